@@ -1,0 +1,372 @@
+"""Legal plays, layered as DESIGN.md asks: one man's step, then a whole play
+under the use-all-dice and higher-die rules, distinct by resulting position,
+then :func:`is_legal`.
+
+Internally a side's men are seen from the player on roll: a 54-tuple
+``s`` where ``s[0]`` is his men borne off, ``s[1..24]`` his men on his own
+points, ``s[25]`` on the bar, ``s[26]`` waiting to enter; ``s[27 + j]`` the
+same for the opponent in the opponent's own numbering (so the opponent's
+men on my point *k* are ``s[52 - k]``).  Flipping the halves gives the
+opponent's view.
+
+>>> from willughby.engine.rules import preset_rules
+>>> from willughby.engine.position import Position
+>>> bg = preset_rules("backgammon")
+>>> start = Position.from_gnubg_id("4HPwATDgc/ABMA")
+>>> len(legal_plays(bg, start, (3, 1)))
+16
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from .errors import InvalidDiceError
+from .position import COLOURS, DARK, LIGHT, Position, colour_index, other
+from .rules import Rules
+
+__all__ = [
+    "Step",
+    "Play",
+    "Relax",
+    "expand_dice",
+    "validate_dice",
+    "is_doublet",
+    "legal_plays",
+    "all_plays",
+    "plays_of_moves",
+    "is_legal",
+    "to_state",
+    "from_state",
+    "step_violations",
+]
+
+BAR = 25
+WAITING = 26
+OFF = 0
+_OPP = 27
+
+
+@dataclass(frozen=True)
+class Step:
+    """One man moved by one die, in the mover's own numbering.
+
+    ``src`` 25 is the bar and 26 a man waiting to enter; ``dst`` 0 is off.
+    """
+
+    src: int
+    dst: int
+    die: int
+    hit: bool = False
+
+
+@dataclass(frozen=True)
+class Relax:
+    """Rules switched off, to find *which* rule an illegal turn broke."""
+
+    bar_first: bool = False
+    blocked: bool = False
+    bear_home: bool = False
+    bear_exact: bool = False
+    hit_needs_home: bool = False
+    enter_all_first: bool = False
+
+
+STRICT = Relax()
+
+
+@dataclass(frozen=True)
+class Play:
+    """A legal play: its steps, the position it leaves, the dice left unused."""
+
+    steps: tuple[Step, ...]
+    position: Position
+    unused: tuple[int, ...] = ()
+
+    @property
+    def notation(self) -> str:
+        """The play in standard notation (``24/18* 13/11``)."""
+        from .notation import format_play  # local: notation imports this module
+        return format_play(self.steps)
+
+
+# ------------------------------------------------------------------ dice
+def validate_dice(rules: Rules, dice: Sequence[int]) -> tuple[int, ...]:
+    """Check that *dice* is a throw of this game (two dice, or three with dice=3).
+
+    >>> from willughby.engine.rules import Rules
+    >>> validate_dice(Rules(), [3, 1])
+    (3, 1)
+    """
+    try:
+        thrown = tuple(dice)
+    except TypeError:
+        raise InvalidDiceError(f"dice must be a list of numbers, not {dice!r}") from None
+    for d in thrown:
+        if not isinstance(d, int) or isinstance(d, bool) or not 1 <= d <= 6:
+            raise InvalidDiceError(f"a die shows 1 to 6, not {d!r}")
+    want = rules.dice_thrown
+    if len(thrown) != want:
+        extra = " (the six of dice=2+6 is implied: give the two thrown)" if rules.dice == "2+6" else ""
+        raise InvalidDiceError(
+            f"this game throws {want} dice, but {len(thrown)} were given: {list(thrown)}{extra}"
+        )
+    return thrown
+
+
+def is_doublet(rules: Rules, dice: Sequence[int]) -> bool:
+    """Whether the throw is a doublet: its two thrown dice alike (with three
+    dice, any two alike -- the choice of this program)."""
+    thrown = validate_dice(rules, dice)
+    return len(set(thrown)) < len(thrown)
+
+
+def expand_dice(rules: Rules, dice: Sequence[int]) -> tuple[int, ...]:
+    """The moves a throw gives, after the doublet rule and the imaginary six.
+
+    >>> from willughby.engine.rules import Rules
+    >>> expand_dice(Rules(doubles="fourfold"), (5, 5))
+    (5, 5, 5, 5)
+    >>> expand_dice(Rules(doubles="pip-total"), (2, 2))
+    (2, 2, 2, 2)
+    >>> expand_dice(Rules(dice="2+6"), (4, 1))
+    (4, 1, 6)
+    """
+    thrown = validate_dice(rules, dice)
+    moves: list[int] = []
+    rest = list(thrown)
+    pair = next((d for d in sorted(set(thrown), reverse=True) if thrown.count(d) >= 2), None)
+    if pair is not None:
+        rest.remove(pair)
+        rest.remove(pair)
+        count = rules.doublet_moves if rules.doublet_moves is not None else 2 * pair
+        moves.extend([pair] * count)
+    moves.extend(rest)
+    if rules.dice == "2+6":
+        moves.append(6)
+    return tuple(moves)
+
+
+# ------------------------------------------------------------ perspective
+def to_state(position: Position, colour: str) -> tuple[int, ...]:
+    """The 54-tuple of *position* seen by *colour* (see the module docstring)."""
+    def half(c: str) -> list[int]:
+        i = colour_index(c)
+        pts = position.points(c)
+        own = pts if c == LIGHT else pts[::-1]
+        return [position.off[i], *own, position.bar[i], position.waiting[i]]
+    return tuple(half(colour) + half(other(colour)))
+
+
+def from_state(state: Sequence[int], colour: str, template: Position, turn: str | None) -> Position:
+    """The :class:`Position` of *state* seen by *colour*; piles and phase from *template*."""
+    mine, theirs = state[:_OPP], state[_OPP:]
+    by_colour = {colour: mine, other(colour): theirs}
+    lt, dk = by_colour[LIGHT], by_colour[DARK]
+    return Position(
+        tuple(lt[1:25]), tuple(dk[24:0:-1]),
+        (lt[25], dk[25]), (lt[0], dk[0]), (lt[26], dk[26]),
+        turn, template.stacked, template.phase,
+    )
+
+
+# ------------------------------------------------------------------ steps
+def _steps(s: tuple[int, ...], d: int, rules: Rules, relax: Relax):
+    """Every legal step of one die *d* from state *s*: (step, new state)."""
+    out = []
+    if s[BAR] and not relax.bar_first:
+        sources: Iterable[int] = (BAR,)
+    elif s[WAITING] and rules.enter_all_first and not relax.enter_all_first:
+        sources = (WAITING,)
+    else:
+        sources = [k for k in range(26, 0, -1) if s[k]]
+    all_home = None
+    has_home = None
+    for src in sources:
+        dst = 25 - d if src >= BAR else src - d
+        if dst <= 0:
+            if rules.stakes == "fill":
+                continue
+            if all_home is None:
+                all_home = not any(s[7:27])
+            if not all_home and not relax.bear_home:
+                continue
+            if dst < 0 and not relax.bear_exact:
+                mode = rules.bear_off
+                if mode == "exact":
+                    continue
+                if mode == "modern" and any(s[src + 1:7]):
+                    continue
+            new = list(s)
+            new[src] -= 1
+            new[OFF] += 1
+            out.append((Step(src, 0, d, False), tuple(new)))
+            continue
+        opp = s[52 - dst]
+        if opp >= 2 and not relax.blocked:
+            continue
+        hit = opp == 1
+        if hit and rules.hit_needs_home and not relax.hit_needs_home:
+            if has_home is None:
+                has_home = any(s[1:7])
+            if not has_home:
+                continue
+        new = list(s)
+        new[src] -= 1
+        new[dst] += 1
+        if opp and hit:
+            new[52 - dst] -= 1
+            new[52] += 1
+        out.append((Step(src, dst, d, hit), tuple(new)))
+    return out
+
+
+def _explore(rules: Rules, start: tuple[int, ...], moves: tuple[int, ...], relax: Relax):
+    """Every node reachable using some of *moves*: {(state, unused dice): steps}.
+
+    Nodes are explored once each (a memo on state and dice left), so a
+    doublet's many orders cost no more than its distinct positions.
+    """
+    found: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[Step, ...]] = {}
+    remaining0 = tuple(sorted(moves, reverse=True))
+    found[(start, remaining0)] = ()
+    stack = [(start, remaining0, ())]
+    while stack:
+        s, remaining, path = stack.pop()
+        tried = set()
+        for i, d in enumerate(remaining):
+            if d in tried:
+                continue
+            tried.add(d)
+            rest = remaining[:i] + remaining[i + 1:]
+            for step, new in _steps(s, d, rules, relax):
+                key = (new, rest)
+                if key not in found:
+                    p = path + (step,)
+                    found[key] = p
+                    stack.append((new, rest, p))
+    return found
+
+
+def _select(rules: Rules, thrown: tuple[int, ...], moves: tuple[int, ...],
+            found: dict, enforce: bool = True) -> dict:
+    """Keep the nodes the use-all-dice and higher-die rules allow."""
+    if not enforce or rules.must_use == "free":
+        return found
+    most = max(len(moves) - len(rest) for (_, rest) in found)
+    kept = {k: v for k, v in found.items() if len(moves) - len(k[1]) == most}
+    if (rules.higher_die and len(thrown) == 2 and rules.dice == "2" and thrown[0] != thrown[1]
+            and most == 1):
+        high = max(thrown)
+        with_high = {k: v for k, v in kept.items() if v[0].die == high}
+        if with_high:
+            kept = with_high
+    return kept
+
+
+def all_plays(rules: Rules, position: Position, dice: Sequence[int], *,
+              relax: Relax = STRICT, enforce_use: bool = True) -> list[Play]:
+    """Every play of *dice*, one per distinct (resulting position, dice unused).
+
+    With ``enforce_use=False`` the use-all-dice and higher-die rules are not
+    applied (used to explain an illegal turn).
+    """
+    colour = _turn_of(position)
+    thrown = validate_dice(rules, dice)
+    turn = colour if (rules.doublet_rethrow and is_doublet(rules, thrown)) else other(colour)
+    return plays_of_moves(rules, position, expand_dice(rules, thrown), thrown=thrown,
+                          relax=relax, enforce_use=enforce_use, turn_after=turn)
+
+
+def plays_of_moves(rules: Rules, position: Position, moves: Sequence[int], *,
+                   thrown: Sequence[int] | None = None, relax: Relax = STRICT,
+                   enforce_use: bool = True, turn_after: str | None = None) -> list[Play]:
+    """Every play of an explicit list of *moves* (die values) for the player
+    whose turn it is; *thrown* is the throw they came from (for the higher-die
+    rule), *turn_after* the turn the resulting positions carry."""
+    colour = _turn_of(position)
+    moves = tuple(moves)
+    start = to_state(position, colour)
+    found = _explore(rules, start, moves, relax)
+    kept = _select(rules, tuple(thrown) if thrown is not None else moves, moves, found, enforce_use)
+    plays = []
+    for (state, rest), path in kept.items():
+        if relax is not STRICT and any(state[k] and state[52 - k] for k in range(1, 25)):
+            continue  # a relaxed landing on a held point: no board can show it
+        plays.append(Play(path, from_state(state, colour, position, turn_after), rest))
+    plays.sort(key=_play_order)
+    return plays
+
+
+def legal_plays(rules: Rules, position: Position, dice: Sequence[int]) -> list[Play]:
+    """Every legal play of *dice* for the player whose turn it is, one per
+    distinct resulting position ("Plays that leave the same position are one
+    play": variants.md).  A throw that cannot be played gives the one empty
+    play that leaves the board as it was.
+    """
+    seen = {}
+    for play in all_plays(rules, position, dice):
+        key = play.position.physical_key()
+        if key not in seen:
+            seen[key] = play
+    return list(seen.values())
+
+
+def is_legal(rules: Rules, position: Position, dice: Sequence[int], after: Position) -> bool:
+    """Whether *after* is a position some legal play of *dice* leaves."""
+    key = after.physical_key()
+    return any(p.position.physical_key() == key for p in legal_plays(rules, position, dice))
+
+
+def step_violations(rules: Rules, state: tuple[int, ...], step: Step) -> list[str]:
+    """The rule keys (``sources.py``) one step breaks, from *state*, under *rules*."""
+    s = state
+    broken: list[str] = []
+    if s[BAR] and step.src != BAR:
+        broken.append("bar.first")
+    elif s[WAITING] and rules.enter_all_first and step.src not in (BAR, WAITING):
+        broken.append("enter.all_first")
+    dst = step.dst
+    if dst == 0:
+        if rules.stakes == "fill":
+            broken.append("bear.fill")
+        if any(s[7:27]):
+            broken.append("bear.suspended" if s[0] or s[BAR] else "bear.home")
+        natural = (25 if step.src >= BAR else step.src) - step.die
+        if natural < 0:
+            if rules.bear_off == "exact":
+                broken.append("bear.exact")
+            elif rules.bear_off == "modern" and any(s[step.src + 1:7]):
+                broken.append("bear.modern")
+    else:
+        if s[52 - dst] >= 2:
+            broken.append("land.blocked")
+        elif s[52 - dst] == 1 and rules.hit_needs_home and not any(s[1:7]):
+            broken.append("hit.needs_home")
+    return broken
+
+
+def apply_step(state: tuple[int, ...], step: Step) -> tuple[int, ...]:
+    """The state after *step*, unchecked (``apply`` does not check; the referee does)."""
+    new = list(state)
+    new[step.src] -= 1
+    if step.dst == 0:
+        new[OFF] += 1
+    else:
+        if new[52 - step.dst] == 1:
+            new[52 - step.dst] = 0
+            new[52] += 1
+        new[step.dst] += 1
+    return tuple(new)
+
+
+def _turn_of(position: Position) -> str:
+    if position.turn not in COLOURS:
+        from .errors import InvalidBoardError
+        raise InvalidBoardError("the position must say whose turn it is (turn: light or dark)")
+    return position.turn
+
+
+def _play_order(play: Play) -> tuple:
+    return tuple((-s.src, -s.dst) for s in sorted(play.steps, key=lambda s: (-s.src, -s.dst))), play.unused

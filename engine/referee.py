@@ -1,0 +1,403 @@
+"""The referee: the position before, the throw, the position after -> a :class:`Ruling`.
+
+An illegal turn is data, not an exception (DESIGN.md, convention 6): the
+ruling says ``illegal``, gives a reason a player can read, and names the
+rule's source.  A legal turn gives the play that explains the change, what it
+did (hits, entering, bearing off, dice lost or used by the opponent, the
+table bound) and, when it ends the game, the winner, the kind of win and the
+stake.
+
+>>> from willughby.engine.rules import preset_rules
+>>> from willughby.engine.position import Position
+>>> bg = preset_rules("backgammon")
+>>> before = Position.from_gnubg_id("4HPwATDgc/ABMA")
+>>> after = next(p.position for p in legal_plays(bg, before, (3, 1)) if p.notation == "8/5 6/5")
+>>> r = judge(bg, before, (3, 1), after)
+>>> r.verdict, r.play
+('legal', '8/5 6/5')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from .errors import InvalidBoardError
+from .moves import (BAR, WAITING, Play, Relax, Step, all_plays, apply_step, is_doublet,
+                    legal_plays, plays_of_moves, step_violations, to_state, validate_dice)
+from .notation import format_play
+from .position import COLOURS, LIGHT, Position, colour_index, other
+from .rules import Rules
+from .sources import PROGRAM_CHOICE, Source, source
+
+__all__ = ["Event", "GameOver", "Ruling", "judge", "game_over", "turn_outcomes", "Outcome"]
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something a turn did.  ``point`` is in ``player``'s own numbering."""
+
+    type: str
+    player: str
+    point: int | None = None
+    die: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type, "player": self.player}
+        if self.point is not None:
+            out["point"] = self.point
+        if self.die is not None:
+            out["die"] = self.die
+        return out
+
+
+@dataclass(frozen=True)
+class GameOver:
+    """The end of a game: who won, how (``single``, ``double``, ``gammon``,
+    ``backgammon``, ``backgammon-double``, ``fill``) and for how much."""
+
+    winner: str
+    kind: str
+    stake: int
+    rule: str = "win.single"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"winner": self.winner, "kind": self.kind, "stake": self.stake}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One way a turn can end: the player's play, then the opponent's use of
+    passed dice (``unused_throw=opponent``), and the final position."""
+
+    play: Play
+    opponent_play: Play | None
+    position: Position
+
+
+@dataclass(frozen=True)
+class Ruling:
+    """The referee's judgement of one turn."""
+
+    verdict: str
+    player: str
+    dice: tuple[int, ...]
+    play: str | None = None
+    events: tuple[Event, ...] = ()
+    reason: str | None = None
+    citation: str | None = None
+    rule: str | None = None
+    game_over: GameOver | None = None
+    after: Position | None = None
+    closest: tuple[str, ...] = ()
+    legal_count: int = 0
+    opponent_play: str | None = None
+
+    @property
+    def legal(self) -> bool:
+        return self.verdict == "legal"
+
+    @property
+    def source(self) -> Source | None:
+        """The full :class:`Source` of the rule applied (illegal turns)."""
+        return source(self.rule) if self.rule else None
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``willughby judge --json`` document (cli.md), with a few extras."""
+        out: dict[str, Any] = {
+            "verdict": self.verdict,
+            "play": self.play,
+            "events": [e.to_json() for e in self.events],
+            "reason": self.reason,
+            "citation": self.citation,
+            "game_over": self.game_over.to_json() if self.game_over else None,
+            "player": self.player,
+            "dice": list(self.dice),
+            "rule": self.rule,
+            "legal_plays": self.legal_count,
+        }
+        if self.opponent_play is not None:
+            out["opponent_play"] = self.opponent_play
+        if self.rule:
+            out["quote"] = source(self.rule).quote
+        if self.closest:
+            out["closest"] = list(self.closest)
+        if self.after is not None:
+            out["board"] = self.after.to_board()
+        return out
+
+
+# ---------------------------------------------------------------- outcomes
+def turn_outcomes(rules: Rules, before: Position, dice: Sequence[int]) -> list[Outcome]:
+    """Every legal way the turn can end, distinct by final position.
+
+    With ``unused_throw=opponent`` a die the player cannot use passes to the
+    opponent, who may use it (any of the passed dice, in any order: in a race
+    game with contact a die can harm, so using one is his choice -- the
+    choice of this program) in the same turn.
+    """
+    colour = _mover(before)
+    outcomes: dict[Any, Outcome] = {}
+    for play in all_plays(rules, before, dice):
+        if (rules.unused_throw == "opponent" and play.unused
+                and game_over(rules, play.position, colour, dice) is None):
+            opp_view = play.position.with_turn(other(colour))
+            for opp in plays_of_moves(rules, opp_view, play.unused, enforce_use=False,
+                                      turn_after=play.position.turn):
+                key = opp.position.physical_key()
+                prev = outcomes.get(key)
+                if prev is None or (prev.opponent_play is not None
+                                    and len(opp.steps) < len(prev.opponent_play.steps)):
+                    outcomes[key] = Outcome(play, opp if opp.steps else None, opp.position)
+        else:
+            key = play.position.physical_key()
+            if key not in outcomes or outcomes[key].opponent_play is not None:
+                outcomes[key] = Outcome(play, None, play.position)
+    return list(outcomes.values())
+
+
+def _mover(position: Position) -> str:
+    if position.turn not in COLOURS:
+        raise InvalidBoardError("the position before must say whose turn it is (turn: light or dark)")
+    for colour in COLOURS:
+        i = colour_index(colour)
+        if position.off[i] and not position.bar[i] and not position.waiting[i] and not any(position.points(colour)):
+            raise InvalidBoardError(f"the game is already over: {colour} has borne off every man")
+    return position.turn
+
+
+# ---------------------------------------------------------------- the end
+def _home_filled(rules: Rules, s: tuple[int, ...]) -> bool:
+    return all(s[k] >= rules.fill_min for k in range(1, 7))
+
+
+def game_over(rules: Rules, position: Position, mover: str, dice: Sequence[int],
+              cube: int = 1) -> GameOver | None:
+    """The end of the game in *position*, reached on *mover*'s throw *dice*, or None.
+
+    The first to bear off all his men wins (``stakes=fill``: the first to fill
+    his home table); the stake follows the ``stakes`` option, times the cube.
+    """
+    doublet = is_doublet(rules, dice)
+    for winner in (mover, other(mover)):
+        s = to_state(position, winner)
+        if rules.stakes == "fill":
+            if _home_filled(rules, s):
+                return GameOver(winner, "fill", cube, "stakes.fill")
+            continue
+        if sum(s[1:27]) == 0 and s[0] > 0:
+            return _stake(rules, s, winner, doublet and winner == mover, cube)
+    return None
+
+
+def _stake(rules: Rules, s: tuple[int, ...], winner: str, doublet: bool, cube: int) -> GameOver:
+    loser = s[27:]
+    loser_outside = any(loser[7:27])  # a man of the loser's not yet in his home table
+    if rules.stakes == "single":
+        return GameOver(winner, "single", cube, "win.single")
+    if rules.stakes in ("willughby", "cotton"):
+        base = {"willughby": (1, 2, 2, 3), "cotton": (1, 2, 3, 4)}[rules.stakes]
+        rule = f"stakes.{rules.stakes}"
+        if loser_outside:
+            return GameOver(winner, "backgammon-double" if doublet else "backgammon",
+                            (base[3] if doublet else base[2]) * cube, rule)
+        return GameOver(winner, "double" if doublet else "single",
+                        (base[1] if doublet else base[0]) * cube, rule)
+    # gammon: the loser has borne off none; backgammon: and has a man on the bar
+    # (or waiting to enter -- the choice of this program) or in the winner's home table.
+    if loser[0] == 0:
+        if loser[25] or loser[26] or any(loser[19:25]):
+            return GameOver(winner, "backgammon", 3 * cube, "stakes.gammon")
+        return GameOver(winner, "gammon", 2 * cube, "stakes.gammon")
+    return GameOver(winner, "single", cube, "stakes.gammon")
+
+
+# ------------------------------------------------------------------ judge
+def judge(rules: Rules, before: Position, dice: Sequence[int], after: Position,
+          cube: int = 1) -> Ruling:
+    """Rule on one turn seen on the board.
+
+    *before* must say whose turn it is; *after* is compared by what the
+    board shows (its ``turn`` is ignored).  *cube* multiplies the stake.
+    """
+    colour = _mover(before)
+    thrown = validate_dice(rules, dice)
+    outcomes = turn_outcomes(rules, before, thrown)
+    target = after.physical_key()
+    for outcome in outcomes:
+        if outcome.position.physical_key() == target:
+            return _legal_ruling(rules, before, thrown, outcome, len(outcomes), cube)
+    return _illegal_ruling(rules, before, thrown, after, outcomes)
+
+
+def _events_of(steps: Sequence[Step], player: str) -> list[Event]:
+    out = []
+    for step in steps:
+        if step.src in (BAR, WAITING):
+            out.append(Event("enter", player, step.dst if step.dst else None))
+        if step.hit:
+            out.append(Event("hit", player, step.dst))
+        if step.dst == 0:
+            out.append(Event("bear_off", player, step.src if step.src <= 24 else None))
+    return out
+
+
+def _legal_ruling(rules: Rules, before: Position, dice: tuple[int, ...], outcome: Outcome,
+                  count: int, cube: int) -> Ruling:
+    colour = before.turn
+    assert colour is not None
+    opponent = other(colour)
+    play = outcome.play
+    events = _events_of(play.steps, colour)
+    if not play.steps:
+        events.append(Event("pass", colour))
+    passed = list(play.unused)
+    opp_text = None
+    if outcome.opponent_play is not None:
+        used = [s.die for s in outcome.opponent_play.steps]
+        for d in used:
+            events.append(Event("opponent_uses_die", opponent, None, d))
+            passed.remove(d)
+        events.extend(_events_of(outcome.opponent_play.steps, opponent))
+        opp_text = format_play(outcome.opponent_play.steps)
+    for d in passed:
+        events.append(Event("lost_die", colour, None, d))
+    final = outcome.position
+    if rules.binding:
+        s = to_state(final, colour)
+        if all(s[k] >= 2 for k in range(1, 7)) and (s[27 + 25] or s[27 + 26]):
+            events.append(Event("bound", colour))
+    over = game_over(rules, final, colour, dice, cube)
+    if over is not None:
+        events.append(Event("win", over.winner))
+    return Ruling("legal", colour, dice, format_play(play.steps), tuple(events),
+                  game_over=over, after=final, legal_count=count, opponent_play=opp_text)
+
+
+# ----------------------------------------------------------- illegal turns
+def _men_seen(position: Position, colour: str) -> int:
+    i = colour_index(colour)
+    return sum(position.points(colour)) + position.bar[i] + position.off[i] + position.waiting[i]
+
+
+def _illegal(colour: str, dice: tuple[int, ...], reason: str, rule: str,
+             closest: tuple[str, ...], count: int) -> Ruling:
+    src = source(rule)
+    return Ruling("illegal", colour, dice, None, (), reason, src.citation, rule,
+                  closest=closest, legal_count=count)
+
+
+def _closest(outcomes: Sequence[Outcome], after: Position, n: int = 3) -> tuple[str, ...]:
+    def distance(o: Outcome) -> int:
+        a, b = o.position, after
+        d = sum(abs(x - y) for x, y in zip(a.light, b.light)) + sum(abs(x - y) for x, y in zip(a.dark, b.dark))
+        d += sum(abs(x - y) for x, y in zip(a.bar, b.bar))
+        d += sum(abs((a.off[i] + a.waiting[i]) - (b.off[i] + b.waiting[i])) for i in (0, 1))
+        return d
+    ranked = sorted(outcomes, key=lambda o: (distance(o), format_play(o.play.steps)))
+    return tuple(format_play(o.play.steps) for o in ranked[:n])
+
+
+def _point_name(colour: str, own: int) -> str:
+    return f"{colour}'s {own} point" if 1 <= own <= 24 else ("the bar" if own == BAR else "off")
+
+
+def _illegal_ruling(rules: Rules, before: Position, dice: tuple[int, ...], after: Position,
+                    outcomes: Sequence[Outcome]) -> Ruling:
+    colour = before.turn
+    assert colour is not None
+    opponent = other(colour)
+    closest = _closest(outcomes, after)
+    count = len(outcomes)
+    def illegal(reason: str, rule: str) -> Ruling:
+        return _illegal(colour, dice, reason, rule, closest, count)
+
+    # 1. men are neither made nor lost
+    for c in (colour, opponent):
+        was, now = _men_seen(before, c), _men_seen(after, c)
+        if was != now:
+            return illegal(f"{c} had {was} men before the turn and {now} after it", "conservation")
+    # 2. the opponent's men move only when hit (or with passed dice)
+    if rules.unused_throw == "lost":
+        b, a = to_state(before, opponent), to_state(after, opponent)
+        for k in range(1, 25):
+            if a[k] > b[k] or (a[k] < b[k] and not (b[k] == 1 and a[k] == 0)):
+                return illegal(f"{opponent}'s men on {_point_name(opponent, k)} changed during "
+                               f"{colour}'s turn", "turn.order")
+        if a[0] != b[0] or a[26] != b[26]:
+            return illegal(f"{opponent}'s men beside the board changed during {colour}'s turn",
+                           "turn.order")
+    target = after.physical_key()
+    # 3. reachable, but with fewer dice than the rules demand
+    loose = [p for p in all_plays(rules, before, dice, enforce_use=False)
+             if p.position.physical_key() == target]
+    if loose:
+        most = max(len(o.play.steps) for o in outcomes)
+        used = min(len(p.steps) for p in loose)
+        if used < most:
+            return illegal(f"{colour} played {_count(used)} of the throw but {_count(most)} "
+                           "could be played", "use.all")
+        high = max(dice)
+        low_die = loose[0].steps[0].die if loose[0].steps else high
+        return illegal(f"{colour} played the {low_die}, but when either die can be played and "
+                       f"not both, the higher ({high}) must be played", "higher.die")
+    # 4. reachable only by breaking one rule: find it along the way
+    relaxations = [Relax(bar_first=True), Relax(enter_all_first=True), Relax(blocked=True),
+                   Relax(bear_home=True), Relax(bear_exact=True), Relax(hit_needs_home=True),
+                   Relax(True, True, True, True, True, True)]
+    for relax in relaxations:
+        for play in all_plays(rules, before, dice, relax=relax, enforce_use=False):
+            if play.position.physical_key() == target:
+                explained = _explain(rules, before, colour, play)
+                if explained is not None:
+                    return illegal(*explained)
+    moves_total = sum(dice)
+    return illegal(f"no play of {'-'.join(map(str, dice))} leads from the board before to the "
+                   f"board after (each die moves one man that many points, {moves_total} in "
+                   "all for the plain throw)", "move.dice")
+
+
+def _count(n: int) -> str:
+    return {0: "no die", 1: "one die"}.get(n, f"{n} dice")
+
+
+def _explain(rules: Rules, before: Position, colour: str, play: Play) -> tuple[str, str] | None:
+    state = to_state(before, colour)
+    for k, step in enumerate(play.steps):
+        broken = step_violations(rules, state, step)
+        if broken:
+            key = broken[0]
+            same_man_goes_on = any(later.src == step.dst for later in play.steps[k + 1:])
+            return _reason(rules, colour, step, key, state, same_man_goes_on)
+        state = apply_step(state, step)
+    return None
+
+
+def _reason(rules: Rules, colour: str, step: Step, key: str, state: tuple[int, ...],
+            goes_on: bool) -> tuple[str, str]:
+    opp = other(colour)
+    where = _point_name(colour, step.dst)
+    if key == "bar.first":
+        return f"{colour} moved a man while one stands on the bar", key
+    if key == "enter.all_first":
+        return f"{colour} moved an entered man on while men still wait to enter", key
+    if key == "land.blocked":
+        held = state[52 - step.dst]
+        if goes_on:
+            return (f"{colour}'s man passed through {where}, which {opp} holds with {held} men: "
+                    "every landing on the way must be legal", "move.intermediate")
+        return f"{colour} landed on {where}, which {opp} holds with {held} men", key
+    if key == "hit.needs_home":
+        return f"{colour} hit the blot on {where} before having a man in his home table", key
+    if key in ("bear.home", "bear.suspended"):
+        return (f"{colour} bore off a man while not all his men were in his home table", key)
+    if key == "bear.exact":
+        return (f"{colour} bore off from his {step.src} point with a {step.die}: a die bears off "
+                "only a man on exactly that point", key)
+    if key == "bear.modern":
+        return (f"{colour} bore off from his {step.src} point with a {step.die} while a man "
+                "stands on a higher point", key)
+    if key == "bear.fill":
+        return (f"{colour} bore off a man, but this game is won by filling the home table and no "
+                "man is borne off", key)
+    return f"{colour} broke the rule {key}", key  # pragma: no cover - every key is named above

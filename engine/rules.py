@@ -1,0 +1,242 @@
+"""Games are data: the :class:`Rules` record and the table of presets.
+
+Every option of ``../shared/specs/variants.md`` is a field of :class:`Rules`;
+a preset is a row of option values plus the things that are not options (how
+many men, where they start, which family of game).  Shared code branches on
+options, never on a preset's name (DESIGN.md, convention 2).
+
+>>> rules = preset_rules("irish", {"bear_off": "exact", "stakes": "gammon", "cube": "true",
+...                                "doubles": "triple"})
+>>> rules.bear_off, rules.doubles, rules.cube
+('exact', 'triple', True)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from typing import Mapping
+
+from .errors import InvalidOptionError
+
+__all__ = [
+    "Rules",
+    "Preset",
+    "PRESETS",
+    "OPTION_VALUES",
+    "OPTION_NAMES",
+    "get_preset",
+    "preset_rules",
+]
+
+# option name -> the values it takes, as written on the command line and in saved games.
+OPTION_VALUES: dict[str, tuple[str, ...]] = {
+    "dice": ("2", "3", "2+6"),
+    "doubles": ("plain", "triple", "fourfold", "pip-total"),
+    "doublet_rethrow": ("true", "false"),
+    "must_use": ("all", "free"),
+    "higher_die": ("true", "false"),
+    "bear_off": ("exact", "over", "modern"),
+    "binding": ("true", "false"),
+    "stakes": ("single", "willughby", "cotton", "gammon", "fill"),
+    "cube": ("true", "false"),
+    "unused_throw": ("lost", "opponent"),
+    "enter_all_first": ("true", "false"),
+    "hit_needs_home": ("true", "false"),
+    "fill_min": ("1", "2"),
+    "opening": ("play", "rethrow"),
+    "players": ("2", "3", "4", "5"),
+}
+OPTION_NAMES: tuple[str, ...] = tuple(OPTION_VALUES)
+
+_BOOL_OPTIONS = {"doublet_rethrow", "higher_die", "binding", "cube", "enter_all_first", "hit_needs_home"}
+_INT_OPTIONS = {"fill_min", "players"}
+
+# A start layout: (own point, men) pairs, the same for both sides.
+Layout = tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The complete rules of one game: option values and the game's structure.
+
+    The option fields carry their ``variants.md`` names and defaults.  The
+    structural fields (``family``, ``men``, ``start``, ``start_waiting``) come
+    from the preset and are not options a user sets.
+    """
+
+    dice: str = "2"
+    doubles: str = "plain"
+    doublet_rethrow: bool = False
+    must_use: str = "all"
+    higher_die: bool = False
+    bear_off: str = "exact"
+    binding: bool = False
+    stakes: str = "single"
+    cube: bool = False
+    unused_throw: str = "lost"
+    enter_all_first: bool = False
+    hit_needs_home: bool = False
+    fill_min: int = 2
+    opening: str = "rethrow"
+    players: int = 2
+    # structure (not options)
+    family: str = "race"
+    men: int = 15
+    start: Layout = field(default=((6, 5), (8, 3), (13, 5), (24, 2)))
+    start_waiting: int = 0
+
+    def __post_init__(self) -> None:
+        for name in OPTION_NAMES:
+            value = _to_text(getattr(self, name))
+            if value not in OPTION_VALUES[name]:
+                raise InvalidOptionError(
+                    f"option {name} cannot be {value!r} (it takes {', '.join(OPTION_VALUES[name])})"
+                )
+        if self.family == "race" and self.players != 2:
+            raise InvalidOptionError(
+                f"option players={self.players} applies to the counting games only; "
+                "a race game has 2 players"
+            )
+        placed = sum(n for _, n in self.start) + self.start_waiting
+        if placed != self.men:
+            raise InvalidOptionError(f"start layout places {placed} men, not {self.men}")
+
+    def options(self) -> dict[str, str]:
+        """The option values as text, in ``variants.md`` order.
+
+        >>> Rules().options()["bear_off"]
+        'exact'
+        """
+        return {name: _to_text(getattr(self, name)) for name in OPTION_NAMES}
+
+    def with_options(self, overrides: Mapping[str, str | bool | int]) -> "Rules":
+        """A copy with some options replaced; values may be text as on the command line.
+
+        >>> Rules().with_options({"cube": "true"}).cube
+        True
+        """
+        changes: dict[str, object] = {}
+        for name, raw in overrides.items():
+            if name not in OPTION_VALUES:
+                raise InvalidOptionError(
+                    f"unknown option {name!r} (options: {', '.join(OPTION_NAMES)})"
+                )
+            changes[name] = _parse_value(name, raw)
+        return replace(self, **changes)
+
+    @property
+    def dice_thrown(self) -> int:
+        """How many dice the players throw (the imaginary six of ``2+6`` is not thrown)."""
+        return 3 if self.dice == "3" else 2
+
+    @property
+    def doublet_moves(self) -> int | None:
+        """Moves a doublet of two dice gives, or None where it depends on the pips (pip-total)."""
+        return {"plain": 2, "triple": 3, "fourfold": 4}.get(self.doubles)
+
+
+def _to_text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _parse_value(name: str, raw: str | bool | int) -> object:
+    text = _to_text(raw).strip().lower() if not isinstance(raw, str) else raw.strip().lower()
+    if text not in OPTION_VALUES[name]:
+        raise InvalidOptionError(
+            f"option {name} cannot be {raw!r} (it takes {', '.join(OPTION_VALUES[name])})"
+        )
+    if name in _BOOL_OPTIONS:
+        return text == "true"
+    if name in _INT_OPTIONS:
+        return int(text)
+    return text
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named game: its id, aliases, display name, source and rules."""
+
+    id: str
+    name: str
+    source: str
+    rules: Rules
+    aliases: tuple[str, ...] = ()
+    notes: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "aliases": list(self.aliases),
+            "family": self.rules.family,
+            "men": self.rules.men,
+            "options": self.rules.options(),
+            "source": self.source,
+        }
+
+
+_IRISH_START: Layout = ((6, 5), (8, 3), (13, 5), (24, 2))
+_PILED_24: Layout = ((24, 15),)
+
+_RACE = [
+    Preset("irish", "Irish", "Willughby c.1665; Cotton 1674",
+           Rules(bear_off="over", binding=True), aliases=("irish-game", "toutes-tables")),
+    Preset("backgammon-willughby", "Backgammon (Willughby)", "Willughby c.1665",
+           Rules(doubles="fourfold", bear_off="over", binding=True, stakes="willughby"),
+           aliases=("willughby",)),
+    Preset("backgammon-cotton", "Backgammon (Cotton)", "Cotton 1674",
+           Rules(doubles="fourfold", bear_off="over", stakes="cotton", opening="play"),
+           aliases=("cotton",)),
+    Preset("backgammon", "Backgammon", "Hoyle 1753; modern rules",
+           Rules(doubles="fourfold", higher_die=True, bear_off="modern", stakes="gammon",
+                 cube=True, opening="play"),
+           aliases=("modern", "bg")),
+    Preset("dutch", "Dutch Backgammon", "seed 003; enter_all_first and hit_needs_home: "
+           "choice of this program, as Dutch backgammon is played today",
+           Rules(doubles="fourfold", higher_die=True, bear_off="modern", stakes="gammon",
+                 cube=True, opening="play", enter_all_first=True, hit_needs_home=True,
+                 start=(), start_waiting=15),
+           aliases=("dutch-backgammon",)),
+    Preset("english", "English Backgammon", "seed 003",
+           Rules(dice="3", bear_off="over", start=_PILED_24),
+           aliases=("english-backgammon",)),
+    Preset("filling", "Filling (Irish Backgammon, second form)", "seed 003",
+           Rules(bear_off="over", stakes="fill", start=_PILED_24),
+           aliases=("irish-backgammon",)),
+]
+
+PRESETS: dict[str, Preset] = {p.id: p for p in _RACE}
+_ALIASES: dict[str, str] = {alias: p.id for p in _RACE for alias in p.aliases}
+
+
+def get_preset(name: str) -> Preset:
+    """The preset called *name* (its id or an alias, case-insensitive).
+
+    >>> get_preset("bg").id
+    'backgammon'
+    """
+    key = name.strip().lower()
+    key = _ALIASES.get(key, key)
+    try:
+        return PRESETS[key]
+    except KeyError:
+        raise InvalidOptionError(
+            f"unknown preset {name!r} (presets: {', '.join(PRESETS)})"
+        ) from None
+
+
+def preset_rules(name: str, overrides: Mapping[str, str | bool | int] | None = None) -> Rules:
+    """The rules of preset *name* with *overrides* applied.
+
+    >>> preset_rules("backgammon", {"cube": "false"}).cube
+    False
+    """
+    rules = get_preset(name).rules
+    return rules.with_options(overrides) if overrides else rules
+
+
+def rules_fields() -> tuple[str, ...]:
+    """Every field of :class:`Rules`, options and structure."""
+    return tuple(f.name for f in fields(Rules))

@@ -1,0 +1,1 @@
+"""Camera frames in, board readings out (issue 3: not built yet)."""

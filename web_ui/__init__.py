@@ -1,0 +1,1 @@
+"""The players' page and JSON API (issue 5: not built yet)."""
