@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from .errors import InvalidBoardError
-from .moves import (BAR, WAITING, Play, Relax, Step, all_plays, apply_step, is_doublet,
+from .moves import (BAR, WAITING, Play, Relax, Step, all_plays, apply_step, expand_dice, is_doublet,
                     legal_plays, plays_of_moves, step_violations, to_state, validate_dice)
 from .notation import format_play
 from .position import COLOURS, LIGHT, Position, colour_index, other
@@ -351,10 +351,21 @@ def _illegal_ruling(rules: Rules, before: Position, dice: tuple[int, ...], after
                 explained = _explain(rules, before, colour, play)
                 if explained is not None:
                     return illegal(*explained)
-    moves_total = sum(dice)
+    expanded = expand_dice(rules, dice)
+    b, a = to_state(before, colour), to_state(after, colour)
+    def pips(s: tuple[int, ...]) -> int:
+        return sum(k * s[k] for k in range(1, 25)) + 25 * (s[BAR] + s[WAITING])
+    moved = pips(b) - pips(a)
+    if a[0] == b[0]:  # nothing borne off: the pips moved must add up to the dice used
+        highest = 25 if (b[BAR] or b[WAITING]) else max((k for k in range(1, 25) if b[k]), default=0)
+        if moved < 0 or any(a[k] for k in range(highest + 1, 25)):
+            return illegal(f"{colour} moved a man backwards: men move only towards the home "
+                           "table", "move.direction")
+        if moved > sum(expanded):
+            return illegal(f"{colour}'s men moved {moved} points in all, but the throw "
+                           f"{'-'.join(map(str, dice))} moves at most {sum(expanded)}", "move.dice")
     return illegal(f"no play of {'-'.join(map(str, dice))} leads from the board before to the "
-                   f"board after (each die moves one man that many points, {moves_total} in "
-                   "all for the plain throw)", "move.dice")
+                   "board after: each die moves one man that many points", "move.dice")
 
 
 def _count(n: int) -> str:

@@ -14,9 +14,12 @@ options, never on a preset's name (DESIGN.md, convention 2).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 from .errors import InvalidOptionError
+
+if TYPE_CHECKING:
+    from .position import Position
 
 __all__ = [
     "Rules",
@@ -26,6 +29,7 @@ __all__ = [
     "OPTION_NAMES",
     "get_preset",
     "preset_rules",
+    "start_position",
 ]
 
 # option name -> the values it takes, as written on the command line and in saved games.
@@ -240,3 +244,20 @@ def preset_rules(name: str, overrides: Mapping[str, str | bool | int] | None = N
 def rules_fields() -> tuple[str, ...]:
     """Every field of :class:`Rules`, options and structure."""
     return tuple(f.name for f in fields(Rules))
+
+
+def start_position(rules: Rules, turn: str | None = None) -> "Position":
+    """The position a game of *rules* starts from, both sides set out alike.
+
+    >>> start_position(get_preset("irish").rules).gnubg_id("light")
+    '4HPwATDgc/ABMA'
+    """
+    from .position import Position
+
+    light = [0] * 24
+    dark = [0] * 24
+    for own, men in rules.start:
+        light[own - 1] += men
+        dark[24 - own] += men
+    return Position(tuple(light), tuple(dark), waiting=(rules.start_waiting, rules.start_waiting),
+                    turn=turn)

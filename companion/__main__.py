@@ -1,0 +1,5 @@
+import sys
+
+from willughby.companion.cli import main
+
+sys.exit(main())

@@ -1,0 +1,189 @@
+"""The ``willughby`` command (``../shared/specs/cli.md``).
+
+Bad input -- an unknown preset or option, a malformed board, dice the game
+cannot throw -- exits with status 2 and one line on standard error naming
+what was wrong; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, NoReturn, Sequence
+
+from willughby.engine.errors import EngineError, InvalidBoardError, InvalidDiceError, InvalidOptionError
+from willughby.engine.moves import legal_plays, validate_dice
+from willughby.engine.position import Position
+from willughby.engine.referee import judge
+from willughby.engine.rules import PRESETS, Rules, get_preset
+
+EXIT_BAD_INPUT = 2
+
+
+class UsageError(Exception):
+    """Bad command-line input: printed as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line, status 2 (cli.md)
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _rules(args: argparse.Namespace) -> tuple[str, Rules]:
+    preset = get_preset(args.variant)
+    overrides: dict[str, str] = {}
+    for item in args.option or []:
+        if "=" not in item:
+            raise InvalidOptionError(f"option {item!r} must be written name=value")
+        name, value = item.split("=", 1)
+        overrides[name.strip()] = value.strip()
+    return preset.id, preset.rules.with_options(overrides)
+
+
+def _dice(text: str) -> list[int]:
+    parts = [p for p in text.replace(" ", ",").replace("-", ",").split(",") if p]
+    out = []
+    for p in parts:
+        if not p.isdigit():
+            raise InvalidDiceError(f"--dice takes numbers like 3,1, not {text!r}")
+        out.append(int(p))
+    return out
+
+
+def _board(text: str, rules: Rules, what: str, require_turn: bool) -> Position:
+    raw: Any = text
+    if text.startswith("@"):
+        path = Path(text[1:])
+        try:
+            raw = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise InvalidBoardError(f"{what}: cannot read {path}: {exc.strerror}") from None
+    try:
+        return Position.from_board(raw, men=rules.men, starts_off_board=rules.start_waiting > 0,
+                                   require_turn=require_turn)
+    except InvalidBoardError as exc:
+        raise InvalidBoardError(f"{what}: {exc}") from None
+
+
+def cmd_variants(args: argparse.Namespace) -> int:
+    presets = [p.to_json() for p in PRESETS.values()]
+    if args.json:
+        print(json.dumps({"presets": presets}))
+        return 0
+    for p in PRESETS.values():
+        differs = {k: v for k, v in p.rules.options().items() if Rules().options()[k] != v}
+        opts = " ".join(f"{k}={v}" for k, v in differs.items())
+        alias = f" (also: {', '.join(p.aliases)})" if p.aliases else ""
+        print(f"{p.id:22} {p.name}{alias}\n{'':22} {opts or 'all options at their defaults'}\n"
+              f"{'':22} source: {p.source}")
+    return 0
+
+
+def cmd_moves(args: argparse.Namespace) -> int:
+    preset_id, rules = _rules(args)
+    if (args.board is None) == (args.gnubg_id is None):
+        raise UsageError("willughby moves: give exactly one of --board or --gnubg-id")
+    if args.board is not None:
+        before = _board(args.board, rules, "--board", require_turn=True)
+    else:
+        before = Position.from_gnubg_id(args.gnubg_id, men=rules.men)
+    dice = validate_dice(rules, _dice(args.dice))
+    plays = [p for p in legal_plays(rules, before, dice) if p.steps]
+    with_gnubg = rules.family == "race" and rules.men == 15
+    out = []
+    for play in plays:
+        entry: dict[str, Any] = {"notation": play.notation, "board": play.position.to_board()}
+        if with_gnubg:
+            entry["gnubg_id"] = play.position.gnubg_id()
+        out.append(entry)
+    if args.json:
+        print(json.dumps({"variant": preset_id, "dice": list(dice), "count": len(out), "plays": out}))
+        return 0
+    print(before)
+    print(f"{before.turn} to play {'-'.join(map(str, dice))} ({preset_id}): "
+          f"{len(out)} legal play{'s' if len(out) != 1 else ''}")
+    for entry in out:
+        print(f"  {entry['notation']:28} {entry.get('gnubg_id', '')}")
+    if not out:
+        print("  (no play: the throw cannot be used)")
+    return 0
+
+
+def cmd_judge(args: argparse.Namespace) -> int:
+    preset_id, rules = _rules(args)
+    before = _board(args.before, rules, "--before", require_turn=True)
+    after = _board(args.after, rules, "--after", require_turn=False)
+    dice = validate_dice(rules, _dice(args.dice))
+    ruling = judge(rules, before, dice, after)
+    if args.json:
+        print(json.dumps(ruling.to_json()))
+        return 0
+    if ruling.legal:
+        print(f"legal: {ruling.play}")
+        for e in ruling.events:
+            bits = [e.type.replace("_", " "), e.player]
+            if e.point is not None:
+                bits.append(f"point {e.point}")
+            if e.die is not None:
+                bits.append(f"die {e.die}")
+            print("  " + ", ".join(bits))
+        if ruling.game_over:
+            g = ruling.game_over
+            print(f"  {g.winner} wins: {g.kind}, stake {g.stake}")
+    else:
+        print(f"illegal: {ruling.reason} ({ruling.citation})")
+        if ruling.closest:
+            print("  closest legal plays: " + "; ".join(ruling.closest))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="willughby", description="A referee for tables games.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("variants", help="list the games and their options")
+    p.add_argument("--json", action="store_true", help="one JSON document on standard output")
+    p.set_defaults(func=cmd_variants)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--variant", required=True, help="preset id or alias (willughby variants)")
+        p.add_argument("-o", dest="option", action="append", metavar="NAME=VALUE",
+                       help="override an option (repeatable)")
+        p.add_argument("--dice", required=True, help="the dice thrown, e.g. 3,1")
+        p.add_argument("--json", action="store_true", help="one JSON document on standard output")
+
+    p = sub.add_parser("moves", help="list every legal play of a throw")
+    common(p)
+    p.add_argument("--board", help="board document: inline JSON or @path")
+    p.add_argument("--gnubg-id", help="GNU Backgammon Position ID; the player on roll is light")
+    p.set_defaults(func=cmd_moves)
+
+    p = sub.add_parser("judge", help="rule on one turn: the board before, the throw, the board after")
+    common(p)
+    p.add_argument("--before", required=True, help="board document before the turn (with turn)")
+    p.add_argument("--after", required=True, help="board document after the turn")
+    p.set_defaults(func=cmd_judge)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; returns the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        return int(args.func(args))
+    except UsageError as exc:
+        print(str(exc).replace("\n", " "), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except EngineError as exc:
+        print(f"willughby: {exc}".replace("\n", " "), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:  # the reader went away (| head): not an error of ours
+        sys.stderr.close()
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
