@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, NoReturn, Sequence
 
 from willughby.engine.errors import EngineError, InvalidBoardError, InvalidDiceError, InvalidOptionError
-from willughby.engine.moves import legal_plays, validate_dice
+from willughby.engine.moves import legal_plays, sorted_plays, validate_dice
 from willughby.engine.position import Position
 from willughby.engine.referee import judge
 from willughby.engine.rules import PRESETS, Rules, get_preset
@@ -90,7 +90,7 @@ def cmd_moves(args: argparse.Namespace) -> int:
     else:
         before = Position.from_gnubg_id(args.gnubg_id, men=rules.men)
     dice = validate_dice(rules, _dice(args.dice))
-    plays = [p for p in legal_plays(rules, before, dice) if p.steps]
+    plays = [p for p in sorted_plays(legal_plays(rules, before, dice)) if p.steps]
     with_gnubg = rules.family == "race" and rules.men == 15
     out = []
     for play in plays:

@@ -40,6 +40,7 @@ __all__ = [
     "to_state",
     "from_state",
     "step_violations",
+    "sorted_plays",
 ]
 
 BAR = 25
@@ -76,19 +77,53 @@ class Relax:
 STRICT = Relax()
 
 
-@dataclass(frozen=True)
 class Play:
-    """A legal play: its steps, the position it leaves, the dice left unused."""
+    """A legal play: its steps, the position it leaves, the dice left unused.
 
-    steps: tuple[Step, ...]
-    position: Position
-    unused: tuple[int, ...] = ()
+    The resulting :class:`Position` is built when first asked for, so listing
+    many plays to choose one stays cheap.
+    """
+
+    __slots__ = ("_raw", "_state", "_colour", "_template", "_turn", "unused", "_steps", "_position")
+
+    def __init__(self, raw: tuple[tuple[int, int, int, bool], ...], state: tuple[int, ...],
+                 colour: str, template: Position, turn: str | None, unused: tuple[int, ...]) -> None:
+        self._raw = raw
+        self._state = state
+        self._colour = colour
+        self._template = template
+        self._turn = turn
+        self.unused = unused
+        self._steps: tuple[Step, ...] | None = None
+        self._position: Position | None = None
+
+    @property
+    def steps(self) -> tuple[Step, ...]:
+        """The steps, in the order played."""
+        if self._steps is None:
+            self._steps = tuple(Step(*r) for r in self._raw)
+        return self._steps
+
+    @property
+    def state(self) -> tuple[int, ...]:
+        """The resulting position as the mover's 54-tuple."""
+        return self._state
+
+    @property
+    def position(self) -> Position:
+        """The position the play leaves (its ``turn`` the next player's)."""
+        if self._position is None:
+            self._position = from_state(self._state, self._colour, self._template, self._turn)
+        return self._position
 
     @property
     def notation(self) -> str:
         """The play in standard notation (``24/18* 13/11``)."""
         from .notation import format_play  # local: notation imports this module
         return format_play(self.steps)
+
+    def __repr__(self) -> str:
+        return f"<Play {self.notation} unused={list(self.unused)}>"
 
 
 # ------------------------------------------------------------------ dice
@@ -164,7 +199,12 @@ def from_state(state: Sequence[int], colour: str, template: Position, turn: str 
     mine, theirs = state[:_OPP], state[_OPP:]
     by_colour = {colour: mine, other(colour): theirs}
     lt, dk = by_colour[LIGHT], by_colour[DARK]
-    return Position(
+    if any(lt[k] and dk[25 - k] for k in range(1, 25)):
+        from .errors import InvalidBoardError
+        bad = next(k for k in range(1, 25) if lt[k] and dk[25 - k])
+        raise InvalidBoardError(f"point {bad} holds men of both colours "
+                                f"({lt[bad]} light, {dk[25 - bad]} dark)")
+    return Position._trusted(
         tuple(lt[1:25]), tuple(dk[24:0:-1]),
         (lt[25], dk[25]), (lt[0], dk[0]), (lt[26], dk[26]),
         turn, template.stacked, template.phase,
@@ -172,19 +212,22 @@ def from_state(state: Sequence[int], colour: str, template: Position, turn: str 
 
 
 # ------------------------------------------------------------------ steps
-def _steps(s: tuple[int, ...], d: int, rules: Rules, relax: Relax):
-    """Every legal step of one die *d* from state *s*: (step, new state)."""
+def _steps(s: tuple[int, ...], d: int, rules: Rules, relax: Relax, bound: int = 26):
+    """Every legal step of one die *d* from state *s*, as ((src, dst, die, hit), new state).
+
+    Only sources at or below *bound* are tried (the canonical order of a doublet).
+    """
     out = []
-    if s[BAR] and not relax.bar_first:
-        sources: Iterable[int] = (BAR,)
-    elif s[WAITING] and rules.enter_all_first and not relax.enter_all_first:
-        sources = (WAITING,)
+    if s[25] and not relax.bar_first:
+        sources: Iterable[int] = (25,) if bound >= 25 else ()
+    elif s[26] and rules.enter_all_first and not relax.enter_all_first:
+        sources = (26,) if bound >= 26 else ()
     else:
-        sources = [k for k in range(26, 0, -1) if s[k]]
+        sources = [k for k in range(min(bound, 26), 0, -1) if s[k]]
     all_home = None
     has_home = None
     for src in sources:
-        dst = 25 - d if src >= BAR else src - d
+        dst = 25 - d if src >= 25 else src - d
         if dst <= 0:
             if rules.stakes == "fill":
                 continue
@@ -200,40 +243,70 @@ def _steps(s: tuple[int, ...], d: int, rules: Rules, relax: Relax):
                     continue
             new = list(s)
             new[src] -= 1
-            new[OFF] += 1
-            out.append((Step(src, 0, d, False), tuple(new)))
+            new[0] += 1
+            out.append(((src, 0, d, False), tuple(new)))
             continue
         opp = s[52 - dst]
-        if opp >= 2 and not relax.blocked:
-            continue
-        hit = opp == 1
-        if hit and rules.hit_needs_home and not relax.hit_needs_home:
-            if has_home is None:
-                has_home = any(s[1:7])
-            if not has_home:
+        if opp:
+            if opp >= 2 and not relax.blocked:
                 continue
+            if opp == 1 and rules.hit_needs_home and not relax.hit_needs_home:
+                if has_home is None:
+                    has_home = any(s[1:7])
+                if not has_home:
+                    continue
+            new = list(s)
+            new[src] -= 1
+            new[dst] += 1
+            if opp == 1:
+                new[52 - dst] = 0
+                new[52] += 1
+                out.append(((src, dst, d, True), tuple(new)))
+            else:
+                out.append(((src, dst, d, False), tuple(new)))
+            continue
         new = list(s)
         new[src] -= 1
         new[dst] += 1
-        if opp and hit:
-            new[52 - dst] -= 1
-            new[52] += 1
-        out.append((Step(src, dst, d, hit), tuple(new)))
+        out.append(((src, dst, d, False), tuple(new)))
     return out
 
 
 def _explore(rules: Rules, start: tuple[int, ...], moves: tuple[int, ...], relax: Relax):
-    """Every node reachable using some of *moves*: {(state, unused dice): steps}.
+    """Every node reachable using some of *moves*: {(state, unused dice): raw steps}.
 
-    Nodes are explored once each (a memo on state and dice left), so a
-    doublet's many orders cost no more than its distinct positions.
+    Nodes are explored once each (a memo on state and dice left).  For a
+    doublet the men are moved in a canonical order -- never from a higher
+    point after a lower one -- which reaches every position exactly when the
+    order of moves cannot matter; it can matter under ``hit_needs_home`` (a
+    man brought home first allows a hit), so there every order is tried.
     """
-    found: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[Step, ...]] = {}
+    found: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple] = {}
     remaining0 = tuple(sorted(moves, reverse=True))
     found[(start, remaining0)] = ()
-    stack = [(start, remaining0, ())]
-    while stack:
-        s, remaining, path = stack.pop()
+    canonical = len(set(moves)) == 1 and not rules.hit_needs_home
+    if canonical:
+        seen = {(start, remaining0, 26)}
+        stack = [(start, remaining0, (), 26)]
+        while stack:
+            s, remaining, path, bound = stack.pop()
+            if not remaining:
+                continue
+            rest = remaining[1:]
+            for step, new in _steps(s, remaining[0], rules, relax, bound):
+                node = (new, rest, step[0])
+                if node in seen:
+                    continue
+                seen.add(node)
+                p = path + (step,)
+                key = (new, rest)
+                if key not in found:
+                    found[key] = p
+                stack.append((new, rest, p, step[0]))
+        return found
+    stack2 = [(start, remaining0, ())]
+    while stack2:
+        s, remaining, path = stack2.pop()
         tried = set()
         for i, d in enumerate(remaining):
             if d in tried:
@@ -245,7 +318,7 @@ def _explore(rules: Rules, start: tuple[int, ...], moves: tuple[int, ...], relax
                 if key not in found:
                     p = path + (step,)
                     found[key] = p
-                    stack.append((new, rest, p))
+                    stack2.append((new, rest, p))
     return found
 
 
@@ -259,7 +332,7 @@ def _select(rules: Rules, thrown: tuple[int, ...], moves: tuple[int, ...],
     if (rules.higher_die and len(thrown) == 2 and rules.dice == "2" and thrown[0] != thrown[1]
             and most == 1):
         high = max(thrown)
-        with_high = {k: v for k, v in kept.items() if v[0].die == high}
+        with_high = {k: v for k, v in kept.items() if v[0][2] == high}
         if with_high:
             kept = with_high
     return kept
@@ -294,8 +367,7 @@ def plays_of_moves(rules: Rules, position: Position, moves: Sequence[int], *,
     for (state, rest), path in kept.items():
         if relax is not STRICT and any(state[k] and state[52 - k] for k in range(1, 25)):
             continue  # a relaxed landing on a held point: no board can show it
-        plays.append(Play(path, from_state(state, colour, position, turn_after), rest))
-    plays.sort(key=_play_order)
+        plays.append(Play(path, state, colour, position, turn_after, rest))
     return plays
 
 
@@ -305,11 +377,10 @@ def legal_plays(rules: Rules, position: Position, dice: Sequence[int]) -> list[P
     play": variants.md).  A throw that cannot be played gives the one empty
     play that leaves the board as it was.
     """
-    seen = {}
+    seen: dict[tuple[int, ...], Play] = {}
     for play in all_plays(rules, position, dice):
-        key = play.position.physical_key()
-        if key not in seen:
-            seen[key] = play
+        if play.state not in seen:
+            seen[play.state] = play
     return list(seen.values())
 
 
@@ -368,5 +439,10 @@ def _turn_of(position: Position) -> str:
     return position.turn
 
 
+def sorted_plays(plays: Iterable[Play]) -> list[Play]:
+    """Plays in a stable reading order: by their men's starting points, highest first."""
+    return sorted(plays, key=_play_order)
+
+
 def _play_order(play: Play) -> tuple:
-    return tuple((-s.src, -s.dst) for s in sorted(play.steps, key=lambda s: (-s.src, -s.dst))), play.unused
+    return sorted(((-r[0], -r[1]) for r in play._raw)), play.unused

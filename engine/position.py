@@ -124,6 +124,20 @@ class Position:
                         f"holds {men} {colour} men"
                     )
 
+    @classmethod
+    def _trusted(cls, light: tuple[int, ...], dark: tuple[int, ...], bar: tuple[int, int],
+                 off: tuple[int, int], waiting: tuple[int, int], turn: str | None,
+                 stacked: tuple[tuple[int, ...], tuple[int, ...]],
+                 phase: tuple[str | None, str | None]) -> "Position":
+        """Build without validation: only for values made from a valid position
+        by the engine's own moves (the hot path of move generation)."""
+        self = object.__new__(cls)
+        for name, value in (("light", light), ("dark", dark), ("bar", bar), ("off", off),
+                            ("waiting", waiting), ("turn", turn), ("stacked", stacked),
+                            ("phase", phase)):
+            object.__setattr__(self, name, value)
+        return self
+
     # ----------------------------------------------------------------- counts
     def points(self, colour: str) -> tuple[int, ...]:
         """The 24 physical counts of *colour*."""
