@@ -62,9 +62,11 @@ class Match:
                     raise InvalidRecordError(f"players names an unknown colour {colour!r}")
                 self.players[colour] = str(name)
         base = start if start is not None else start_position(rules)
-        self.start = base.with_turn(None)
-        self.position: Position = self.start
-        self.phase = "start"
+        # a start with a turn set begins there (a position set up by hand);
+        # without one, the players roll for start
+        self.start = base
+        self.position: Position = base
+        self.phase = "throw" if base.turn else "start"
         self.dice: tuple[int, ...] | None = None
         self.cube_value = 1
         self.cube_owner: str | None = None
