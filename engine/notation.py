@@ -125,15 +125,18 @@ def parse_play(position: Position, text: str) -> Position:
     if colour is None:
         raise InvalidBoardError("the position must say whose turn it is to read a play")
     state = to_state(position, colour)
+    hit_already: set[int] = set()  # "11/7*/3(2)": the second man passes the point the first hit
     for src, hits, dst in parse_moves(text):
         if state[src] == 0:
             raise NotationError(f"{colour} has no man on {_name(src)} to move in {text!r}")
         cur = list(state)
         for h in hits:
-            if cur[52 - h] != 1:
+            if cur[52 - h] == 1:
+                cur[52 - h] = 0
+                cur[52] += 1
+                hit_already.add(h)
+            elif h not in hit_already:
                 raise NotationError(f"there is no blot to hit on {h} in {text!r}")
-            cur[52 - h] = 0
-            cur[52] += 1
         state = apply_step(tuple(cur), Step(src, dst, 0))
     try:
         return from_state(state, colour, position, position.turn)
