@@ -229,7 +229,7 @@ def _steps(s: tuple[int, ...], d: int, rules: Rules, relax: Relax, bound: int = 
     for src in sources:
         dst = 25 - d if src >= 25 else src - d
         if dst <= 0:
-            if rules.stakes == "fill":
+            if rules.stakes == "fill" and not relax.bear_home:
                 continue
             if all_home is None:
                 all_home = not any(s[7:27])

@@ -45,6 +45,21 @@ def format_play(steps: Sequence[Step]) -> str:
                 break
         else:
             chains.append([step.src, [(step.dst, step.hit)]])
+    # Men are alike: "8/5 13/8" leaves what "13/5" leaves, so a chain that ends
+    # where another begins is one man's journey (written once, its hits kept).
+    merged = True
+    while merged:
+        merged = False
+        for a in chains:
+            end = a[1][-1][0]
+            if end == OFF:
+                continue
+            b = next((c for c in chains if c is not a and c[0] == end), None)
+            if b is not None:
+                a[1].extend(b[1])
+                chains.remove(b)
+                merged = True
+                break
     texts: list[tuple[int, int, str]] = []
     for src, route in chains:
         parts = [_name(src)]

@@ -320,7 +320,13 @@ def _illegal_ruling(rules: Rules, before: Position, dice: tuple[int, ...], after
     # 2. the opponent's men move only when hit (or with passed dice)
     if rules.unused_throw == "lost":
         b, a = to_state(before, opponent), to_state(after, opponent)
+        mine = to_state(after, colour)
         for k in range(1, 25):
+            if b[k] >= 2 and a[k] == 0 and mine[25 - k] and a[25] > b[25]:
+                # both men gone to the bar and the mover standing there: he blotted a held point
+                return illegal(f"{colour} landed on {_point_name(colour, 25 - k)}, which {opponent} "
+                               f"held with {b[k]} men: a point of two or more cannot be blotted",
+                               "land.blocked")
             if a[k] > b[k] or (a[k] < b[k] and not (b[k] == 1 and a[k] == 0)):
                 return illegal(f"{opponent}'s men on {_point_name(opponent, k)} changed during "
                                f"{colour}'s turn", "turn.order")

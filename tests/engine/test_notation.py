@@ -22,6 +22,9 @@ START = Position.from_gnubg_id("4HPwATDgc/ABMA")
         ((Step(13, 8, 5, True), Step(8, 4, 4)), "13/8*/4"),
         ((Step(13, 8, 5), Step(8, 4, 4)), "13/4"),
         ((Step(26, 20, 5),), "in/20"),
+        ((Step(8, 5, 3), Step(13, 8, 5)), "13/5"),           # men are alike: one journey
+        ((Step(6, 4, 2), Step(4, 3, 1)), "6/3"),
+        ((Step(6, 4, 2), Step(6, 0, 6)), "6/4 6/off"),
         ((), "(no play)"),
     ],
 )
