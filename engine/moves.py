@@ -212,18 +212,30 @@ def from_state(state: Sequence[int], colour: str, template: Position, turn: str 
 
 
 # ------------------------------------------------------------------ steps
-def _steps(s: tuple[int, ...], d: int, rules: Rules, relax: Relax, bound: int = 26):
+_TOP = 27  # the rank of the bar, above men waiting to enter (26) and the points
+
+
+def _rank(src: int) -> int:
+    """A source's place in a doublet's canonical order: the bar first (it must
+    be entered before anything moves), then men waiting to enter, then the
+    points from the highest down."""
+    return _TOP if src == BAR else src
+
+
+def _steps(s: tuple[int, ...], d: int, rules: Rules, relax: Relax, bound: int = _TOP):
     """Every legal step of one die *d* from state *s*, as ((src, dst, die, hit), new state).
 
-    Only sources at or below *bound* are tried (the canonical order of a doublet).
+    Only sources ranked at or below *bound* are tried (a doublet's canonical order).
     """
     out = []
     if s[25] and not relax.bar_first:
-        sources: Iterable[int] = (25,) if bound >= 25 else ()
+        sources: Iterable[int] = (25,) if bound >= _TOP else ()
     elif s[26] and rules.enter_all_first and not relax.enter_all_first:
         sources = (26,) if bound >= 26 else ()
     else:
-        sources = [k for k in range(min(bound, 26), 0, -1) if s[k]]
+        sources = [k for k in range(min(bound, 26), 0, -1) if s[k] and k != BAR]
+        if s[BAR] and bound >= _TOP:  # only where the bar-first rule is relaxed
+            sources.insert(0, BAR)
     all_home = None
     has_home = None
     for src in sources:
@@ -286,15 +298,16 @@ def _explore(rules: Rules, start: tuple[int, ...], moves: tuple[int, ...], relax
     found[(start, remaining0)] = ()
     canonical = len(set(moves)) == 1 and not rules.hit_needs_home
     if canonical:
-        seen = {(start, remaining0, 26)}
-        stack = [(start, remaining0, (), 26)]
+        seen = {(start, remaining0, _TOP)}
+        stack = [(start, remaining0, (), _TOP)]
         while stack:
             s, remaining, path, bound = stack.pop()
             if not remaining:
                 continue
             rest = remaining[1:]
             for step, new in _steps(s, remaining[0], rules, relax, bound):
-                node = (new, rest, step[0])
+                rank = _rank(step[0])
+                node = (new, rest, rank)
                 if node in seen:
                     continue
                 seen.add(node)
@@ -302,7 +315,7 @@ def _explore(rules: Rules, start: tuple[int, ...], moves: tuple[int, ...], relax
                 key = (new, rest)
                 if key not in found:
                     found[key] = p
-                stack.append((new, rest, p, step[0]))
+                stack.append((new, rest, p, rank))
         return found
     stack2 = [(start, remaining0, ())]
     while stack2:
