@@ -1,0 +1,116 @@
+"""Where things are on the board: the rectified playing surface, the 24
+points, the bar, and the slots men lie in.
+
+The rectified surface has its origin at corner C3 (touching point 13), x along
+the long edge towards C4 (point 24), y across towards C2/C1, in millimetres
+(``board-json.md``: C1 touches point 1, C2 point 12, C3 point 13, C4 point
+24).  Points 13-24 lie along the top edge (y = 0), 12-1 along the bottom.
+
+>>> g = BoardGeometry()
+>>> g.point_centre_x(1), g.point_centre_x(12), g.point_centre_x(13), g.point_centre_x(24)
+(510.0, 20.0, 20.0, 510.0)
+>>> g.slot_centre(1, 0)
+(510.0, 432.0)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .config import VisionConfig
+
+__all__ = ["BoardGeometry", "homography", "corners_array", "CornersError"]
+
+
+class CornersError(ValueError):
+    """Four corners that cannot describe a board (wrong count, not convex...)."""
+
+
+@dataclass(frozen=True)
+class BoardGeometry:
+    """The board's layout in millimetres on the rectified surface."""
+
+    config: VisionConfig = VisionConfig()
+
+    @property
+    def width(self) -> float:
+        return self.config.surface_width
+
+    @property
+    def depth(self) -> float:
+        return self.config.surface_depth
+
+    @property
+    def bar_x(self) -> tuple[float, float]:
+        """Left and right edge of the bar."""
+        c = self.config
+        left = c.half_width + (c.surface_width - 2 * c.half_width - c.bar_width) / 2
+        return left, left + c.bar_width
+
+    def point_centre_x(self, point: int) -> float:
+        """The x of the middle of physical point *point* (1..24)."""
+        if not 1 <= point <= 24:
+            raise ValueError(f"point must be 1..24, not {point}")
+        c = self.config
+        if point <= 12:
+            column = 12 - point          # point 12 is column 0 (leftmost), point 1 column 11
+        else:
+            column = point - 13          # point 13 column 0, point 24 column 11
+        if column < 6:
+            return column * c.point_width + c.point_width / 2
+        return self.width - (11 - column) * c.point_width - c.point_width / 2
+
+    def is_top(self, point: int) -> bool:
+        """Whether *point* lies along the top edge (13..24)."""
+        return point >= 13
+
+    def slot_centre(self, point: int, k: float) -> tuple[float, float]:
+        """The centre of the k-th man of a row on *point* (k = 0 at the edge;
+        a half-integer k is a gap, where a man of the next layer lies)."""
+        r = self.config.man_diameter / 2
+        along = r + k * self.config.man_diameter
+        y = along if self.is_top(point) else self.depth - along
+        return self.point_centre_x(point), y
+
+    def bar_centre(self) -> tuple[float, float]:
+        left, right = self.bar_x
+        return (left + right) / 2, self.depth / 2
+
+    def surface_corners(self) -> np.ndarray:
+        """The rectified corners C1..C4, in millimetres."""
+        return np.array([[self.width, self.depth], [0.0, self.depth], [0.0, 0.0], [self.width, 0.0]],
+                        dtype=np.float64)
+
+
+def corners_array(corners) -> np.ndarray:
+    """Check four (x, y) corners C1..C4 and return them as a 4x2 float array."""
+    try:
+        arr = np.asarray(corners, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise CornersError(f"corners must be four x,y pairs, not {corners!r}") from None
+    if arr.shape != (4, 2) or not np.all(np.isfinite(arr)):
+        raise CornersError(f"corners must be four x,y pairs (C1..C4), not {corners!r}")
+    # the quadrilateral must be convex and not degenerate
+    signs = []
+    for i in range(4):
+        a, b, c = arr[i], arr[(i + 1) % 4], arr[(i + 2) % 4]
+        cross = (b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0])
+        signs.append(cross)
+    if not (all(s > 0 for s in signs) or all(s < 0 for s in signs)):
+        raise CornersError("corners C1..C4 must go round the board in order (a convex quadrilateral)")
+    area = 0.5 * abs(sum(arr[i][0] * arr[(i + 1) % 4][1] - arr[(i + 1) % 4][0] * arr[i][1] for i in range(4)))
+    if area < 100:
+        raise CornersError(f"corners enclose only {area:.0f} square pixels: that is no board")
+    return arr
+
+
+def homography(corners, geometry: BoardGeometry, scale: float | None = None) -> np.ndarray:
+    """The 3x3 homography from image pixels to rectified pixels (mm x scale)."""
+    import cv2
+
+    src = corners_array(corners).astype(np.float32)
+    s = geometry.config.scale if scale is None else scale
+    dst = (geometry.surface_corners() * s).astype(np.float32)
+    return cv2.getPerspectiveTransform(src, dst)
