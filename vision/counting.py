@@ -1,0 +1,130 @@
+"""Counting men on a point by fitting arrangements to the picture.
+
+Men on a point lie in a row from the edge; when the row is full (``row_max``
+men) further men lie on top in the gaps, a second layer, then a third...
+(``../shared/vision-dev/README.md``).  Where the unstacking games start, men
+stand in a pile at the edge.  For each point, each colour and each count, the
+counter draws where those men would cover the rectified board -- each man a
+cylinder, seen from the camera recovered from the corners, so a man high on
+a pile or a top layer appears displaced and enlarged as he really does -- and
+adds up how much better the covered pixels fit that colour of man than the
+bare board.  The count with the best total wins; the margin over the next
+best is the confidence.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .camera import Camera
+from .geometry import BoardGeometry
+
+__all__ = ["Arrangement", "arrangement", "PointFit", "fit_point"]
+
+_CIRCLE = np.stack([np.cos(np.linspace(0, 2 * math.pi, 20, endpoint=False)),
+                    np.sin(np.linspace(0, 2 * math.pi, 20, endpoint=False))], axis=1)
+
+
+@dataclass(frozen=True)
+class Arrangement:
+    """Men on one point: (slot along the point, layer height in men) each, in
+    the order they are laid down, and how many of them stand in a pile."""
+
+    men: tuple[tuple[float, int], ...]
+    stacked: int = 0
+
+
+def arrangement(n: int, row_max: int, pile: int = 0) -> Arrangement:
+    """The usual arrangement of *n* men: a pile of *pile* at the edge (if any),
+    then a row, then further layers in the gaps of the layer below."""
+    men: list[tuple[float, int]] = []
+    if pile >= 2:
+        for level in range(min(pile, n)):
+            men.append((0.0, level))
+        start = 1
+        rest = n - min(pile, n)
+        stacked = min(pile, n)
+    else:
+        start = 0
+        rest = n
+        stacked = 0
+    layer = 0
+    while rest > 0:
+        first = start + layer * 0.5
+        slots = row_max - layer
+        if slots <= 0:
+            slots = 1
+        for k in range(slots):
+            if rest == 0:
+                break
+            men.append((first + k, layer))
+            rest -= 1
+        layer += 1
+    return Arrangement(tuple(men), stacked)
+
+
+@dataclass
+class PointFit:
+    """The best reading of one point."""
+
+    colour: str
+    count: int
+    stacked: int
+    score: float
+    margin: float
+
+
+def _silhouette(camera: Camera, cx: float, cy: float, radius: float, z0: float, t: float,
+                origin: tuple[float, float], scale: float) -> np.ndarray:
+    pts = []
+    for z in (z0, z0 + t):
+        x, y = camera.on_surface(cx, cy, z)
+        r = radius * camera.magnification(z)
+        pts.append(np.column_stack([x + r * _CIRCLE[:, 0], y + r * _CIRCLE[:, 1]]))
+    allp = np.vstack(pts)
+    allp = (allp - np.array(origin)) * scale
+    hull = cv2.convexHull(allp.astype(np.float32))
+    return np.round(hull).astype(np.int32)
+
+
+def fit_point(point: int, geometry: BoardGeometry, camera: Camera, llr: dict[str, np.ndarray],
+              roi: tuple[int, int, int, int], row_max: int, thickness: float,
+              max_men: int = 15, piles: tuple[int, ...] = (0,), penalty: float = 0.0) -> PointFit:
+    """Fit counts 0..max_men of each colour (and pile heights *piles*) to one
+    point; *llr* maps colour to a per-pixel log-likelihood ratio image of the
+    rectified board (man of that colour against bare board), *roi* is
+    (x0, y0, x1, y1) in rectified pixels."""
+    scale = geometry.config.scale
+    x0, y0, x1, y1 = roi
+    origin = (x0 / scale, y0 / scale)
+    r = geometry.config.man_diameter / 2
+    sub = {c: img[y0:y1, x0:x1] for c, img in llr.items()}
+    results: list[tuple[float, str, int, int]] = []
+    for pile in piles:
+        plan = arrangement(max_men, row_max, pile)
+        covered = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        totals = {c: 0.0 for c in sub}
+        scratch = np.zeros_like(covered)
+        for n, (slot, level) in enumerate(plan.men, start=1):
+            cx, cy = geometry.slot_centre(point, slot)
+            hull = _silhouette(camera, cx, cy, r, level * thickness, thickness, origin, scale)
+            scratch[:] = 0
+            cv2.fillConvexPoly(scratch, hull, 1)
+            new = (scratch > covered)
+            covered |= scratch
+            for c, img in sub.items():
+                gain = float(img[new].sum()) - penalty
+                totals[c] += gain
+                stacked = min(pile, n) if pile >= 2 and n >= 2 else 0
+                if pile >= 2 and n < 2:
+                    continue  # one man is no pile: counted by the flat hypothesis
+                results.append((totals[c], c, n, stacked))
+    results.append((0.0, "light", 0, 0))
+    results.sort(key=lambda r: -r[0])
+    best = results[0]
+    second = next((r for r in results[1:] if (r[1], r[2]) != (best[1], best[2]) or r[3] != best[3]), (best[0] - 1e6,))
+    return PointFit(best[1], best[2], best[3], best[0], best[0] - second[0])

@@ -1,0 +1,142 @@
+"""Measure the board reader over a folder of labelled images.
+
+    python -m willughby.vision.evaluate DIR [--limit N] [--show-failures]
+
+Each ``NAME.jpg`` (or ``.png``) has a label ``NAME.json`` in the format of
+``../shared/vision-dev`` (a board document with ``corners`` and
+``occluded``).  Prints per-location accuracy (26 locations -- 24 points,
+the bar and off -- times 2 colours), the share of boards read exactly, the
+share of occluded frames refused (and of clear frames wrongly refused), and
+the median and 95th-percentile milliseconds per frame, single-threaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .config import VisionConfig
+from .reader import MEN_PER_SIDE, read_board
+
+__all__ = ["evaluate", "Report", "main"]
+
+
+@dataclass
+class Report:
+    images: int = 0
+    clear: int = 0
+    occluded: int = 0
+    location_total: int = 0
+    location_right: int = 0
+    exact: int = 0
+    exact_with_stacked: int = 0
+    occluded_refused: int = 0
+    clear_refused: int = 0
+    millis: list[float] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    def lines(self) -> list[str]:
+        def pct(a: int, b: int) -> str:
+            return f"{100 * a / b:.2f}% ({a}/{b})" if b else "n/a (none)"
+        ms = sorted(self.millis)
+        p95 = ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))] if ms else float("nan")
+        return [
+            f"images: {self.images} ({self.clear} clear, {self.occluded} occluded)",
+            f"per-location accuracy (26 locations x 2 colours, clear frames read): {pct(self.location_right, self.location_total)}",
+            f"boards read exactly (counts): {pct(self.exact, self.clear - self.clear_refused)} of those read; "
+            f"{pct(self.exact, self.clear)} of all clear frames",
+            f"boards read exactly (counts and piles): {pct(self.exact_with_stacked, self.clear)} of all clear frames",
+            f"occluded frames refused: {pct(self.occluded_refused, self.occluded)}",
+            f"clear frames wrongly refused: {pct(self.clear_refused, self.clear)}",
+            f"ms per frame (single thread): median {statistics.median(ms) if ms else float('nan'):.1f}, p95 {p95:.1f}",
+        ]
+
+
+def _counts(doc: dict) -> list[int]:
+    light = list(doc["light"])
+    dark = list(doc["dark"])
+    bar = doc.get("bar", {"light": 0, "dark": 0})
+    off_l = MEN_PER_SIDE - sum(light) - bar["light"]
+    off_d = MEN_PER_SIDE - sum(dark) - bar["dark"]
+    return light + [bar["light"], off_l] + dark + [bar["dark"], off_d]
+
+
+def evaluate(folder: str | Path, config: VisionConfig | None = None, limit: int | None = None,
+             progress: bool = True) -> Report:
+    """Read every labelled image of *folder* and compare with its label."""
+    cv2.setNumThreads(1)
+    folder = Path(folder)
+    labels = sorted(folder.glob("*.json"))
+    if limit:
+        labels = labels[:limit]
+    report = Report()
+    for n, label_path in enumerate(labels):
+        image_path = next((label_path.with_suffix(ext) for ext in (".jpg", ".png", ".jpeg")
+                           if label_path.with_suffix(ext).exists()), None)
+        if image_path is None:
+            continue
+        label = json.loads(label_path.read_text())
+        image = cv2.imread(str(image_path))
+        if image is None:
+            report.failures.append(f"{image_path.name}: unreadable image")
+            continue
+        reading = read_board(image, label["corners"], config)
+        report.images += 1
+        report.millis.append(reading.millis)
+        if label.get("occluded"):
+            report.occluded += 1
+            report.occluded_refused += not reading.settled
+            if reading.settled:
+                report.failures.append(f"{image_path.name}: occluded but read")
+            continue
+        report.clear += 1
+        if not reading.settled:
+            report.clear_refused += 1
+            report.failures.append(f"{image_path.name}: clear but refused ({'; '.join(reading.notes)})")
+            continue
+        want = _counts(label)
+        got = _counts(reading.to_board())
+        right = sum(a == b for a, b in zip(want, got))
+        report.location_total += len(want)
+        report.location_right += right
+        if right == len(want):
+            report.exact += 1
+            stacked_ok = reading.stacked == label.get("stacked", reading.stacked)
+            report.exact_with_stacked += stacked_ok
+        else:
+            names = [f"{p}" for p in range(1, 25)] + ["bar", "off"]
+            diffs = [f"{c}:{names[i % 26]} {want[k]}->{got[k]}" for k in range(52)
+                     for c, i in [(("light" if k < 26 else "dark"), k)] if want[k] != got[k]]
+            report.failures.append(f"{image_path.name}: " + ", ".join(diffs))
+        if progress and (n + 1) % 50 == 0:
+            print(f"  ... {n + 1}/{len(labels)} images", file=sys.stderr)
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="willughby vision evaluate", description=__doc__.splitlines()[0])
+    ap.add_argument("folder")
+    ap.add_argument("--limit", type=int)
+    ap.add_argument("--show-failures", action="store_true")
+    args = ap.parse_args(argv)
+    if not Path(args.folder).is_dir():
+        print(f"willughby vision evaluate: {args.folder} is not a folder", file=sys.stderr)
+        return 2
+    report = evaluate(args.folder, limit=args.limit)
+    for line in report.lines():
+        print(line)
+    if args.show_failures:
+        for f in report.failures:
+            print("  " + f)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
