@@ -91,40 +91,71 @@ def _silhouette(camera: Camera, cx: float, cy: float, radius: float, z0: float, 
     return np.round(hull).astype(np.int32)
 
 
+def _edge_support(grad: tuple[np.ndarray, np.ndarray], cx: float, cy: float, radius: float,
+                  scale: float, origin: tuple[float, float], tau: float) -> float:
+    """How much of a circle's outline has a strong edge across it (0..1)."""
+    gx, gy = grad
+    h, w = gx.shape
+    px = ((cx - origin[0]) + radius * _CIRCLE[:, 0]) * scale
+    py = ((cy - origin[1]) + radius * _CIRCLE[:, 1]) * scale
+    ix = np.clip(np.round(px).astype(int), 0, w - 1)
+    iy = np.clip(np.round(py).astype(int), 0, h - 1)
+    radial = np.abs(gx[iy, ix] * _CIRCLE[:, 0] + gy[iy, ix] * _CIRCLE[:, 1])
+    return float(np.minimum(radial / tau, 1.0).mean())
+
+
 def fit_point(point: int, geometry: BoardGeometry, camera: Camera, llr: dict[str, np.ndarray],
               roi: tuple[int, int, int, int], row_max: int, thickness: float,
-              max_men: int = 15, piles: tuple[int, ...] = (0,), penalty: float = 0.0) -> PointFit:
+              max_men: int = 15, piles: tuple[int, ...] = (0,), grad=None,
+              edge_weight: float = 1200.0, edge_base: float = 0.45,
+              pile_penalty: float = 150.0) -> PointFit:
     """Fit counts 0..max_men of each colour (and pile heights *piles*) to one
-    point; *llr* maps colour to a per-pixel log-likelihood ratio image of the
-    rectified board (man of that colour against bare board), *roi* is
-    (x0, y0, x1, y1) in rectified pixels."""
+    point.  *llr* maps colour to a per-pixel log-likelihood-ratio image of the
+    rectified board (a man of that colour against the alternatives); *grad*
+    is the (gx, gy) gradient of lightness, for the outlines of men's tops;
+    *roi* is (x0, y0, x1, y1) in rectified pixels."""
     scale = geometry.config.scale
     x0, y0, x1, y1 = roi
     origin = (x0 / scale, y0 / scale)
     r = geometry.config.man_diameter / 2
     sub = {c: img[y0:y1, x0:x1] for c, img in llr.items()}
-    results: list[tuple[float, str, int, int]] = []
+    gsub = (grad[0][y0:y1, x0:x1], grad[1][y0:y1, x0:x1]) if grad is not None else None
+    results: list[tuple[float, str, int, int]] = [(0.0, "light", 0, 0)]
     for pile in piles:
         plan = arrangement(max_men, row_max, pile)
         covered = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        totals = {c: 0.0 for c in sub}
         scratch = np.zeros_like(covered)
+        totals = {c: 0.0 for c in sub}
+        best_here = {c: 0.0 for c in sub}
         for n, (slot, level) in enumerate(plan.men, start=1):
             cx, cy = geometry.slot_centre(point, slot)
-            hull = _silhouette(camera, cx, cy, r, level * thickness, thickness, origin, scale)
+            z0 = level * thickness
+            hull = _silhouette(camera, cx, cy, r, z0, thickness, origin, scale)
             scratch[:] = 0
             cv2.fillConvexPoly(scratch, hull, 1)
-            new = (scratch > covered)
+            new = scratch > covered
             covered |= scratch
+            edge = 0.0
+            if gsub is not None:
+                tx, ty = camera.on_surface(cx, cy, z0 + thickness)
+                edge = edge_weight * (_edge_support(gsub, tx, ty, r * camera.magnification(z0 + thickness),
+                                                    scale, origin, 8.0) - edge_base)
+            alive = False
             for c, img in sub.items():
-                gain = float(img[new].sum()) - penalty
-                totals[c] += gain
-                stacked = min(pile, n) if pile >= 2 and n >= 2 else 0
+                totals[c] += float(img[new].sum()) + edge
                 if pile >= 2 and n < 2:
-                    continue  # one man is no pile: counted by the flat hypothesis
-                results.append((totals[c], c, n, stacked))
-    results.append((0.0, "light", 0, 0))
+                    alive = True
+                    continue  # one man is no pile: the flat hypothesis counts him
+                stacked = min(pile, n) if pile >= 2 else 0
+                score = totals[c] - (pile_penalty if stacked else 0.0)
+                results.append((score, c, n, stacked))
+                best_here[c] = max(best_here[c], score)
+                if totals[c] > best_here[c] - 3000:
+                    alive = True
+            if not alive:
+                break
     results.sort(key=lambda r: -r[0])
     best = results[0]
-    second = next((r for r in results[1:] if (r[1], r[2]) != (best[1], best[2]) or r[3] != best[3]), (best[0] - 1e6,))
+    second = next((r for r in results[1:] if (r[1], r[2], r[3]) != (best[1], best[2], best[3])
+                   and not (r[2] == 0 and best[2] == 0)), (best[0] - 1e6,))
     return PointFit(best[1], best[2], best[3], best[0], best[0] - second[0])

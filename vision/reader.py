@@ -223,6 +223,8 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     tops = detect_men(config, rect)
     model = learn_board(config, lab, tops)
     llr = evidence(lab, model)
+    L = np.ascontiguousarray(lab[..., 0])
+    grad = (cv2.Sobel(L, cv2.CV_32F, 1, 0, ksize=3) / 4.0, cv2.Sobel(L, cv2.CV_32F, 0, 1, ksize=3) / 4.0)
     s = config.scale
     h, w = lab.shape[:2]
     light = [0] * 24
@@ -237,7 +239,7 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
             xc = geometry.point_centre_x(p)
             roi = (max(0, int((xc - 45) * s)), 0, min(w, int((xc + 45) * s)), h)
             fits.append(fit_point(p, geometry, camera, llr, roi, row_max, 11.0,
-                                  piles=(0, 2, 3)))
+                                  piles=(0,), grad=grad))
         total = sum(f.score for f in fits)
         if best_total is None or total > best_total:
             best_total, best_fits = total, fits
