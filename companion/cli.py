@@ -18,6 +18,7 @@ from willughby.engine.moves import legal_plays, sorted_plays, validate_dice
 from willughby.engine.position import Position
 from willughby.engine.referee import judge
 from willughby.engine.rules import PRESETS, Rules, get_preset
+from willughby.vision.errors import VisionError
 
 EXIT_BAD_INPUT = 2
 
@@ -165,6 +166,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--before", required=True, help="board document before the turn (with turn)")
     p.add_argument("--after", required=True, help="board document after the turn")
     p.set_defaults(func=cmd_judge)
+
+    from willughby.vision.cli import add_reader_commands, add_vision_commands
+
+    add_reader_commands(add_vision_commands(sub))
     return parser
 
 
@@ -177,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(str(exc).replace("\n", " "), file=sys.stderr)
         return EXIT_BAD_INPUT
-    except EngineError as exc:
+    except (EngineError, VisionError) as exc:
         print(f"willughby: {exc}".replace("\n", " "), file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:  # the reader went away (| head): not an error of ours

@@ -48,6 +48,12 @@ class VisionConfig:
     motion_threshold: float = 6.0    # mean absolute grey change (0..255) that counts as motion
     # --- trust
     min_confidence: float = 0.6      # a location read below this is not trusted
+    # --- settling (cont.)
+    settle_thumb_width: int = 64     # width in pixels of the grey thumbnail motion is measured on
+    motion_tile: int = 8             # side (thumbnail pixels) of the squares motion is averaged over;
+                                     # the busiest square counts (>= settle_thumb_width: the whole board)
+    # --- markers
+    marker_max_error: float = 4.0    # pixels: markers that disagree by more than this do not locate the board
 
     def __post_init__(self) -> None:
         for f in fields(self):

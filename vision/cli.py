@@ -1,0 +1,237 @@
+"""The ``willughby vision`` commands of this part: ``markers`` and
+``calibrate`` (``vision read`` and ``vision evaluate`` are added by the
+reader's module to the parser :func:`add_vision_commands` returns).
+
+Errors are the package's own (:class:`~willughby.vision.errors.VisionError`);
+the main command turns them into exit status 2 and one line.
+
+>>> parse_corners("600,420 40,420 40,20 600,20")
+[[600.0, 420.0], [40.0, 420.0], [40.0, 20.0], [600.0, 20.0]]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from .calibration import calibrate, save_calibration
+from .errors import InvalidCornersError, SourceError
+from .markers import MARKER_CORNERS, MARKER_IDS, MARKER_PLACES, check_corners, detect_markers, marker_sheet
+
+__all__ = ["add_vision_commands", "parse_corners", "read_image", "cmd_markers", "cmd_calibrate"]
+
+_NUMBER = r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)"
+_PAIR = re.compile(rf"\s*({_NUMBER})\s*,\s*({_NUMBER})\s*")
+
+
+def parse_corners(text: str) -> list[list[float]]:
+    """Four corners C1..C4 written ``"x1,y1 x2,y2 x3,y3 x4,y4"`` (spaces or
+    semicolons between pairs) as ``[[x, y], ...]``.  Anything else is an
+    :class:`InvalidCornersError` naming the bad text."""
+    if not isinstance(text, str):
+        raise InvalidCornersError(f"--corners takes text like \"x1,y1 x2,y2 x3,y3 x4,y4\", not {text!r}")
+    parts = [p for p in re.split(r"[\s;]+", re.sub(r"\s*,\s*", ",", text.strip())) if p]
+    if len(parts) != 4:
+        raise InvalidCornersError(f"--corners needs four x,y pairs (C1..C4), not {len(parts)} in {text!r}")
+    out = []
+    for k, part in enumerate(parts, start=1):
+        m = _PAIR.fullmatch(part)
+        if not m:
+            raise InvalidCornersError(f"--corners: C{k} {part!r} is not x,y (in {text!r})")
+        x, y = float(m.group(1)), float(m.group(2))
+        if not (math.isfinite(x) and math.isfinite(y)):
+            raise InvalidCornersError(f"--corners: C{k} {part!r} is not a finite x,y (in {text!r})")
+        out.append([x, y])
+    return out
+
+
+def read_image(path: str | Path) -> np.ndarray:
+    """Read an image file as BGR, or a :class:`SourceError` naming it."""
+    p = Path(path)
+    if not p.is_file():
+        raise SourceError(f"no such image file: {p}")
+    try:
+        data = np.fromfile(str(p), dtype=np.uint8)
+    except OSError as exc:
+        raise SourceError(f"cannot read {p}: {exc.strerror or exc}") from None
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        raise SourceError(f"{p} is not an image OpenCV can read")
+    return image
+
+
+def cmd_markers(args: argparse.Namespace) -> int:
+    """``willughby vision markers OUT [--size-mm 40]``."""
+    path = marker_sheet(args.out, size_mm=args.size_mm)
+    places = [{"id": i, "corner": MARKER_CORNERS[i], "place": MARKER_PLACES[i]} for i in MARKER_IDS]
+    if args.json:
+        print(json.dumps({"path": str(path), "size_mm": args.size_mm, "markers": places}))
+        return 0
+    print(f"wrote {path}: print it at 100% (the bar on it must measure 100 mm)")
+    for p in places:
+        print(f"  marker {p['id']}: {p['place']}")
+    print("Stick them flat, outside the playing surface, where no man will cover them; "
+          "then run 'willughby vision calibrate'.")
+    return 0
+
+
+def _marker_warnings(markers: dict[int, np.ndarray], corners: np.ndarray) -> list[str]:
+    """Advice on markers seen while calibrating: inside the surface, or at
+    another corner than the sheet says (corners given in the wrong order?)."""
+    out = []
+    poly = corners.astype(np.float32).reshape(-1, 1, 2)
+    for i, c in sorted(markers.items()):
+        if i not in MARKER_IDS:
+            continue
+        centre = c.mean(axis=0)
+        if cv2.pointPolygonTest(poly, (float(centre[0]), float(centre[1])), False) > 0:
+            out.append(f"marker {i} lies inside the playing surface: men will cover it; "
+                       f"move it onto the frame")
+            continue
+        nearest = int(np.argmin(np.hypot(*(corners - centre).T)))
+        if nearest != i:
+            out.append(f"marker {i} ({MARKER_CORNERS[i]}) is nearest the corner given as C{nearest + 1}: "
+                       f"are the corners in the order C1..C4, and the markers where the sheet says?")
+    return out
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    """``willughby vision calibrate IMAGE --corners "..." --out FILE``."""
+    image = read_image(args.image)
+    corners = parse_corners(args.corners)
+    cal = calibrate(image, corners)
+    found = {i: c for i, c in detect_markers(image).items() if i in MARKER_IDS}
+    warnings = _marker_warnings(found, check_corners(corners))
+    path = save_calibration(args.out, cal)
+    if args.json:
+        print(json.dumps({"path": str(path), "markers": sorted(found),
+                          "marker_calibration": cal.markers is not None, "warnings": warnings,
+                          "calibration": cal.to_json()}))
+        return 0
+    print(f"wrote {path}: corners C1..C4 " + " ".join(f"{x:g},{y:g}" for x, y in cal.corners))
+    if cal.markers is not None:
+        print(f"markers {sorted(found)} found: the board will be found again when nudged")
+    elif found:
+        print(f"only markers {sorted(found)} found: at least 3 are needed; saved without markers")
+    else:
+        print("no markers found: saved the corners only (the board must not move)")
+    for w in warnings:
+        print(f"warning: {w}")
+    return 0
+
+
+def add_vision_commands(subparsers: Any) -> Any:
+    """Add ``vision markers`` and ``vision calibrate`` to a command's
+    subparsers (``parser.add_subparsers()``).  Returns the ``vision``
+    command's own subparsers, for ``vision read`` and ``vision evaluate``."""
+    vision = subparsers.add_parser("vision", help="the camera: markers, calibration, reading")
+    sub = vision.add_subparsers(dest="vision_command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("markers", help="write the printable sheet of board markers")
+    p.add_argument("out", metavar="OUT", help="the sheet to write: a .png or .pdf file")
+    p.add_argument("--size-mm", type=_size_mm, default=40.0, help="marker size in mm (default 40)")
+    p.add_argument("--json", action="store_true", help="one JSON document on standard output")
+    p.set_defaults(func=cmd_markers)
+
+    p = sub.add_parser("calibrate", help="save the board's corners (and its markers) for this camera")
+    p.add_argument("image", metavar="IMAGE", help="a photo from the camera, the board empty or set up")
+    p.add_argument("--corners", required=True, metavar='"x1,y1 x2,y2 x3,y3 x4,y4"',
+                   help="the playing surface's corners C1..C4 in pixels")
+    p.add_argument("--out", required=True, metavar="FILE", help="the calibration file to write")
+    p.add_argument("--json", action="store_true", help="one JSON document on standard output")
+    p.set_defaults(func=cmd_calibrate)
+    return sub
+
+
+def _size_mm(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"takes a number of millimetres, not {text!r}") from None
+    return value
+
+
+# --------------------------------------------------------------- read, evaluate
+def default_data_dir() -> Path:
+    """The user's data directory for Willughby (``$XDG_DATA_HOME/willughby``)."""
+    import os
+
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "willughby"
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    """``vision read IMAGE [--corners ...] [--calibration FILE] [--json]``."""
+    from .calibration import calibration_path, corners_for, load_calibration
+    from .errors import CalibrationMissing
+    from .reader import read_board
+
+    image = read_image(args.image)
+    if args.corners:
+        corners = parse_corners(args.corners)
+    else:
+        path = Path(args.calibration) if args.calibration else calibration_path(default_data_dir())
+        try:
+            calibration = load_calibration(path)
+        except CalibrationMissing:
+            raise CalibrationMissing(
+                f"no --corners given and no calibration at {path}: give the corners, or run "
+                "'willughby vision calibrate' first") from None
+        corners = corners_for(image, calibration).tolist()
+    reading = read_board(image, corners)
+    doc = reading.to_board()
+    if args.json:
+        doc["location_confidence"] = {k: round(v, 3) for k, v in reading.location_confidence.items()}
+        print(json.dumps(doc))
+        return 0
+    from willughby.engine.position import Position
+
+    shown = {k: doc[k] for k in ("format", "light", "dark", "bar", "off", "stacked")}
+    print(Position.from_board(shown))
+    print(f"confidence {doc['confidence']:.2f}, {'settled' if doc['settled'] else 'NOT settled: do not act on it'}"
+          f", read in {reading.millis:.0f} ms")
+    doubtful = sorted((v, k) for k, v in reading.location_confidence.items() if v < 0.6)
+    if doubtful:
+        print("doubtful: " + ", ".join(f"point {k} ({v:.2f})" for v, k in doubtful))
+    return 0
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    """``vision evaluate DIR``: the evaluation report (see :mod:`.evaluate`)."""
+    from .evaluate import evaluate
+
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        raise SourceError(f"{folder} is not a folder of labelled images")
+    report = evaluate(folder, limit=args.limit)
+    for line in report.lines():
+        print(line)
+    if args.show_failures:
+        for failure in report.failures:
+            print("  " + failure)
+    return 0
+
+
+def add_reader_commands(sub: Any) -> None:
+    """Add ``vision read`` and ``vision evaluate`` to the ``vision`` subparsers."""
+    p = sub.add_parser("read", help="read the men on the board in a still image")
+    p.add_argument("image", metavar="IMAGE")
+    p.add_argument("--corners", metavar='"x1,y1 x2,y2 x3,y3 x4,y4"',
+                   help="the playing surface's corners C1..C4 in pixels")
+    p.add_argument("--calibration", metavar="FILE",
+                   help="calibration file (default: the one in the data directory)")
+    p.add_argument("--json", action="store_true", help="one JSON document on standard output")
+    p.set_defaults(func=cmd_read)
+
+    p = sub.add_parser("evaluate", help="measure the reader over a folder of labelled images")
+    p.add_argument("folder", metavar="DIR")
+    p.add_argument("--limit", type=int, help="only the first N images")
+    p.add_argument("--show-failures", action="store_true", help="list every image read wrong")
+    p.set_defaults(func=cmd_evaluate)
