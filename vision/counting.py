@@ -159,3 +159,15 @@ def fit_point(point: int, geometry: BoardGeometry, camera: Camera, llr: dict[str
     second = next((r for r in results[1:] if (r[1], r[2], r[3]) != (best[1], best[2], best[3])
                    and not (r[2] == 0 and best[2] == 0)), (best[0] - 1e6,))
     return PointFit(best[1], best[2], best[3], best[0], best[0] - second[0])
+
+
+def outlines(point: int, geometry: BoardGeometry, camera: Camera, count: int, row_max: int,
+             thickness: float, pile: int = 0) -> list[np.ndarray]:
+    """The outlines (surface mm) of *count* men laid on *point* as the camera sees them."""
+    r = geometry.config.man_diameter / 2
+    out = []
+    for slot, level in arrangement(count, row_max, pile).men:
+        cx, cy = geometry.slot_centre(point, slot)
+        out.append(_silhouette(camera, cx, cy, r, level * thickness, thickness, (0.0, 0.0), 1.0)
+                   .reshape(-1, 2).astype(np.float64))
+    return out

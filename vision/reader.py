@@ -29,7 +29,8 @@ import numpy as np
 
 from .camera import Camera, camera_from_corners
 from .config import VisionConfig
-from .counting import PointFit, fit_point
+from .counting import PointFit, fit_point, outlines
+from .occlusion import check_frame
 from .geometry import BoardGeometry, homography
 
 __all__ = ["Reading", "Man", "read_board", "rectify", "detect_men", "BoardModel"]
@@ -233,6 +234,7 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     conf: dict[str, float] = {}
     best_total = None
     best_fits: list[PointFit] = []
+    best_row = 5
     for row_max in (5, 6):
         fits = []
         for p in range(1, 25):
@@ -242,7 +244,7 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
                                   piles=(0,), grad=grad))
         total = sum(f.score for f in fits)
         if best_total is None or total > best_total:
-            best_total, best_fits = total, fits
+            best_total, best_fits, best_row = total, fits, row_max
     for p, fit in enumerate(best_fits, start=1):
         if fit.count:
             (light if fit.colour == "light" else dark)[p - 1] = fit.count
@@ -258,6 +260,15 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
                 colour = min(model.men, key=lambda c: float(np.linalg.norm(np.array(lab_c) - model.men[c])))
                 bar[colour] += 1
                 placed.append(Man(m.x, m.y, m.radius, colour, "bar"))
+    polys = []
+    for p, fit in enumerate(best_fits, start=1):
+        if fit.count:
+            polys.extend(outlines(p, geometry, camera, fit.count, best_row, 11.0, fit.stacked))
+    frame = check_frame(config, image, corners, polys, camera)
+    notes = []
+    if frame.occluded:
+        notes.append(f"something lies across the frame ({frame.side} side, {frame.run_mm:.0f} mm)")
     confidence = float(min(conf.values())) if conf else 1.0
-    return Reading(light, dark, bar, stacked, confidence, conf, True, men=placed,
+    return Reading(light, dark, bar, stacked, confidence, conf, not frame.occluded,
+                   occluded=frame.occluded, men=placed, notes=notes,
                    millis=(time.perf_counter() - t0) * 1000)
