@@ -205,17 +205,12 @@ def cmd_read(args: argparse.Namespace) -> int:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """``vision evaluate DIR``: the evaluation report (see :mod:`.evaluate`)."""
-    from .evaluate import evaluate
+    from .evaluate import evaluate, print_report
 
     folder = Path(args.folder)
     if not folder.is_dir():
         raise SourceError(f"{folder} is not a folder of labelled images")
-    report = evaluate(folder, limit=args.limit)
-    for line in report.lines():
-        print(line)
-    if args.show_failures:
-        for failure in report.failures:
-            print("  " + failure)
+    print_report(evaluate(folder, limit=args.limit), args.show_failures)
     return 0
 
 

@@ -25,7 +25,7 @@ import numpy as np
 from .config import VisionConfig
 from .reader import MEN_PER_SIDE, read_board
 
-__all__ = ["evaluate", "Report", "main"]
+__all__ = ["evaluate", "Report", "main", "print_report"]
 
 
 @dataclass
@@ -129,13 +129,17 @@ def main(argv: list[str] | None = None) -> int:
     if not Path(args.folder).is_dir():
         print(f"willughby vision evaluate: {args.folder} is not a folder", file=sys.stderr)
         return 2
-    report = evaluate(args.folder, limit=args.limit)
+    print_report(evaluate(args.folder, limit=args.limit), args.show_failures)
+    return 0
+
+
+def print_report(report: Report, show_failures: bool = False) -> None:
+    """Print the figures (and, if asked, every image read wrong)."""
     for line in report.lines():
         print(line)
-    if args.show_failures:
-        for f in report.failures:
-            print("  " + f)
-    return 0
+    if show_failures:
+        for failure in report.failures:
+            print("  " + failure)
 
 
 if __name__ == "__main__":
