@@ -20,7 +20,6 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from .errors import InvalidRecordError, MatchStateError, EngineError
@@ -34,12 +33,6 @@ __all__ = ["Match", "RECORD_FORMAT"]
 
 RECORD_FORMAT = "willughby-game/1"
 CUBE_MAX = 64
-
-
-@dataclass(frozen=True)
-class _Toss:
-    binder: tuple[int, int]
-    other: tuple[int, int]
 
 
 class Match:

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from .errors import InvalidDiceError
+from .errors import InvalidBoardError, InvalidDiceError
 from .position import COLOURS, DARK, LIGHT, Position, colour_index, other
 from .rules import Rules
 
@@ -200,7 +200,6 @@ def from_state(state: Sequence[int], colour: str, template: Position, turn: str 
     by_colour = {colour: mine, other(colour): theirs}
     lt, dk = by_colour[LIGHT], by_colour[DARK]
     if any(lt[k] and dk[25 - k] for k in range(1, 25)):
-        from .errors import InvalidBoardError
         bad = next(k for k in range(1, 25) if lt[k] and dk[25 - k])
         raise InvalidBoardError(f"point {bad} holds men of both colours "
                                 f"({lt[bad]} light, {dk[25 - bad]} dark)")
@@ -447,7 +446,6 @@ def apply_step(state: tuple[int, ...], step: Step) -> tuple[int, ...]:
 
 def _turn_of(position: Position) -> str:
     if position.turn not in COLOURS:
-        from .errors import InvalidBoardError
         raise InvalidBoardError("the position must say whose turn it is (turn: light or dark)")
     return position.turn
 

@@ -273,13 +273,8 @@ class Position:
                     all_home = on_board > 0 and bar[i] == 0 and sum(own[6:]) == 0
                     if not all_home:
                         waiting[i], off_l[i] = off_l[i], 0
-        try:
-            return cls(light, dark, bar, (off_l[0], off_l[1]), (waiting[0], waiting[1]), turn,
-                       stacked, phase)
-        except InvalidBoardError:
-            raise
-        except (TypeError, ValueError) as exc:  # pragma: no cover - guarded above
-            raise InvalidBoardError(str(exc)) from None
+        return cls(light, dark, bar, (off_l[0], off_l[1]), (waiting[0], waiting[1]), turn,
+                   stacked, phase)
 
     # ------------------------------------------------------------- the id
     def id(self) -> str:
@@ -439,15 +434,7 @@ def _counts_field(doc: Mapping[str, Any], name: str, length: int, *, prefix: str
     values = doc[name]
     if not isinstance(values, list):
         raise InvalidBoardError(f"{prefix}{name} must be a list of {length} counts, not {values!r}")
-    if len(values) != length:
-        raise InvalidBoardError(f"{prefix}{name} must have {length} counts, not {len(values)}")
-    for k, v in enumerate(values):
-        if not isinstance(v, int) or isinstance(v, bool):
-            raise InvalidBoardError(f"{prefix}{name}[{k}] must be a whole number, not {v!r}")
-        if v < 0:
-            raise InvalidBoardError(f"{prefix}{name}[{k}] is negative ({v})")
-        if v > MAX_PER_PLACE:
-            raise InvalidBoardError(f"{prefix}{name}[{k}] is {v}, more than {MAX_PER_PLACE} men")
+    _check_counts(prefix + name, tuple(values), length)
     return tuple(values)
 
 

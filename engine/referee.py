@@ -9,6 +9,7 @@ stake.
 
 >>> from willughby.engine.rules import preset_rules
 >>> from willughby.engine.position import Position
+>>> from willughby.engine.moves import legal_plays
 >>> bg = preset_rules("backgammon")
 >>> before = Position.from_gnubg_id("4HPwATDgc/ABMA")
 >>> after = next(p.position for p in legal_plays(bg, before, (3, 1)) if p.notation == "8/5 6/5")
@@ -19,16 +20,16 @@ stake.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from .errors import InvalidBoardError
 from .moves import (BAR, WAITING, Play, Relax, Step, all_plays, apply_step, expand_dice, is_doublet,
-                    legal_plays, plays_of_moves, step_violations, to_state, validate_dice)
+                    plays_of_moves, step_violations, to_state, validate_dice)
 from .notation import format_play
-from .position import COLOURS, LIGHT, Position, colour_index, other
+from .position import COLOURS, Position, colour_index, other
 from .rules import Rules
-from .sources import PROGRAM_CHOICE, Source, source
+from .sources import Source, source
 
 __all__ = ["Event", "GameOver", "Ruling", "judge", "game_over", "turn_outcomes", "Outcome"]
 
@@ -220,7 +221,7 @@ def judge(rules: Rules, before: Position, dice: Sequence[int], after: Position,
     *before* must say whose turn it is; *after* is compared by what the
     board shows (its ``turn`` is ignored).  *cube* multiplies the stake.
     """
-    colour = _mover(before)
+    _mover(before)  # says whose turn it is and that the game is not over
     thrown = validate_dice(rules, dice)
     outcomes = turn_outcomes(rules, before, thrown)
     target = after.physical_key()
@@ -275,11 +276,6 @@ def _legal_ruling(rules: Rules, before: Position, dice: tuple[int, ...], outcome
 
 
 # ----------------------------------------------------------- illegal turns
-def _men_seen(position: Position, colour: str) -> int:
-    i = colour_index(colour)
-    return sum(position.points(colour)) + position.bar[i] + position.off[i] + position.waiting[i]
-
-
 def _illegal(colour: str, dice: tuple[int, ...], reason: str, rule: str,
              closest: tuple[str, ...], count: int) -> Ruling:
     src = source(rule)
@@ -314,7 +310,7 @@ def _illegal_ruling(rules: Rules, before: Position, dice: tuple[int, ...], after
 
     # 1. men are neither made nor lost
     for c in (colour, opponent):
-        was, now = _men_seen(before, c), _men_seen(after, c)
+        was, now = before.men(c), after.men(c)
         if was != now:
             return illegal(f"{c} had {was} men before the turn and {now} after it", "conservation")
     # 2. the opponent's men move only when hit (or with passed dice)

@@ -13,7 +13,7 @@ options, never on a preset's name (DESIGN.md, convention 2).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Mapping
 
 from .errors import InvalidOptionError
@@ -239,11 +239,6 @@ def preset_rules(name: str, overrides: Mapping[str, str | bool | int] | None = N
     """
     rules = get_preset(name).rules
     return rules.with_options(overrides) if overrides else rules
-
-
-def rules_fields() -> tuple[str, ...]:
-    """Every field of :class:`Rules`, options and structure."""
-    return tuple(f.name for f in fields(Rules))
 
 
 def start_position(rules: Rules, turn: str | None = None) -> "Position":

@@ -17,7 +17,7 @@ from typing import Sequence
 
 from .errors import InvalidBoardError
 from .moves import legal_plays
-from .position import DARK, LIGHT, Position, other
+from .position import DARK, LIGHT, Position
 from .referee import game_over
 from .rules import Rules, start_position
 

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
-import numpy as np
 
 from .config import VisionConfig
 from .reader import MEN_PER_SIDE, read_board

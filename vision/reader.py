@@ -27,7 +27,7 @@ from typing import Any, Sequence
 import cv2
 import numpy as np
 
-from .camera import Camera, camera_from_corners
+from .camera import camera_from_corners
 from .config import VisionConfig
 from .counting import PointFit, fit_point, outlines
 from .occlusion import check_frame
