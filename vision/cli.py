@@ -104,9 +104,13 @@ def _marker_warnings(markers: dict[int, np.ndarray], corners: np.ndarray) -> lis
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """``willughby vision calibrate IMAGE --corners "..." --out FILE``."""
+    from .reader import learn_look
+
     image = read_image(args.image)
     corners = parse_corners(args.corners)
-    cal = calibrate(image, corners)
+    cal = calibrate(image, corners)      # checks the corners before anything is read
+    look = learn_look(image, cal.corners)
+    cal = calibrate(image, corners, colours=look.to_json())
     found = {i: c for i, c in detect_markers(image).items() if i in MARKER_IDS}
     warnings = _marker_warnings(found, check_corners(corners))
     path = save_calibration(args.out, cal)
@@ -116,6 +120,13 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
                           "calibration": cal.to_json()}))
         return 0
     print(f"wrote {path}: corners C1..C4 " + " ".join(f"{x:g},{y:g}" for x, y in cal.corners))
+    if len(look.men) == 2:
+        print("learnt the board's look and both colours of men (Lab): "
+              + ", ".join(f"{k} {v[0]:.0f},{v[1]:.0f},{v[2]:.0f}" for k, v in sorted(look.men.items())))
+    else:
+        print("learnt the board's look; " + ("only the " + next(iter(look.men)) + " men were seen" if look.men
+                                             else "no men were seen")
+              + ": for the men's colours, calibrate from a photo of the starting position")
     if cal.markers is not None:
         print(f"markers {sorted(found)} found: the board will be found again when nudged")
     elif found:
@@ -171,9 +182,10 @@ def cmd_read(args: argparse.Namespace) -> int:
     """``vision read IMAGE [--corners ...] [--calibration FILE] [--json]``."""
     from .calibration import calibration_path, corners_for, load_calibration
     from .errors import CalibrationMissing
-    from .reader import read_board
+    from .reader import Look, read_board
 
     image = read_image(args.image)
+    look = None
     if args.corners:
         corners = parse_corners(args.corners)
     else:
@@ -185,7 +197,9 @@ def cmd_read(args: argparse.Namespace) -> int:
                 f"no --corners given and no calibration at {path}: give the corners, or run "
                 "'willughby vision calibrate' first") from None
         corners = corners_for(image, calibration).tolist()
-    reading = read_board(image, corners)
+        if calibration.colours:
+            look = Look.from_json(calibration.colours)
+    reading = read_board(image, corners, look=look)
     doc = reading.to_board()
     if args.json:
         doc["location_confidence"] = {k: round(v, 3) for k, v in reading.location_confidence.items()}
@@ -210,7 +224,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     folder = Path(args.folder)
     if not folder.is_dir():
         raise SourceError(f"{folder} is not a folder of labelled images")
-    print_report(evaluate(folder, limit=args.limit), args.show_failures)
+    print_report(evaluate(folder, limit=args.limit, method=args.method), args.show_failures)
     return 0
 
 
@@ -229,4 +243,7 @@ def add_reader_commands(sub: Any) -> None:
     p.add_argument("folder", metavar="DIR")
     p.add_argument("--limit", type=int, help="only the first N images")
     p.add_argument("--show-failures", action="store_true", help="list every image read wrong")
+    p.add_argument("--method", choices=("auto", "net", "fit"), default="auto",
+                   help="count with the trained point reader (net) or by fitting arrangements (fit); "
+                        "auto: the point reader when installed")
     p.set_defaults(func=cmd_evaluate)

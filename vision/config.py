@@ -43,6 +43,8 @@ class VisionConfig:
     man_diameter: float = 36.0
     # --- rectification
     scale: float = 1.0               # pixels per millimetre of the rectified board
+    margin: float = 30.0             # mm round the surface also rectified (tops of piles, frame)
+    man_thickness: float = 11.0      # mm: a man's height (men are 9-12.6 mm thick)
     # --- settling
     settle_frames: int = 5           # frames the board must stay still
     motion_threshold: float = 6.0    # mean absolute grey change (0..255) that counts as motion

@@ -92,73 +92,142 @@ def _silhouette(camera: Camera, cx: float, cy: float, radius: float, z0: float, 
 
 
 def _edge_support(grad: tuple[np.ndarray, np.ndarray], cx: float, cy: float, radius: float,
-                  scale: float, origin: tuple[float, float], tau: float) -> float:
-    """How much of a circle's outline has a strong edge across it (0..1)."""
+                  scale: float, origin: tuple[float, float], tau: float,
+                  away: tuple[float, float] | None = None) -> float:
+    """How much of a circle's outline has a strong edge across it (0..1);
+    with *away* (a unit vector), only of the half facing that way."""
     gx, gy = grad
     h, w = gx.shape
     px = ((cx - origin[0]) + radius * _CIRCLE[:, 0]) * scale
     py = ((cy - origin[1]) + radius * _CIRCLE[:, 1]) * scale
     ix = np.clip(np.round(px).astype(int), 0, w - 1)
     iy = np.clip(np.round(py).astype(int), 0, h - 1)
-    radial = np.abs(gx[iy, ix] * _CIRCLE[:, 0] + gy[iy, ix] * _CIRCLE[:, 1])
-    return float(np.minimum(radial / tau, 1.0).mean())
+    radial = np.minimum(np.abs(gx[iy, ix] * _CIRCLE[:, 0] + gy[iy, ix] * _CIRCLE[:, 1]) / tau, 1.0)
+    if away is None:
+        return float(radial.mean())
+    far = _CIRCLE @ np.asarray(away) > 0.3
+    return float(radial[far].mean())
 
 
 def fit_point(point: int, geometry: BoardGeometry, camera: Camera, llr: dict[str, np.ndarray],
-              roi: tuple[int, int, int, int], row_max: int, thickness: float,
+              roi: tuple[int, int, int, int], row_max: int | tuple[int, ...], thickness: float,
               max_men: int = 15, piles: tuple[int, ...] = (0,), grad=None,
               edge_weight: float = 1200.0, edge_base: float = 0.45,
-              pile_penalty: float = 150.0) -> PointFit:
+              pile_penalty: float = 150.0, offset: float = 0.0):
     """Fit counts 0..max_men of each colour (and pile heights *piles*) to one
     point.  *llr* maps colour to a per-pixel log-likelihood-ratio image of the
     rectified board (a man of that colour against the alternatives); *grad*
     is the (gx, gy) gradient of lightness, for the outlines of men's tops;
-    *roi* is (x0, y0, x1, y1) in rectified pixels."""
+    *roi* is (x0, y0, x1, y1) in rectified pixels, whose pixel (0, 0) is the
+    surface point (-offset, -offset) mm.
+
+    *row_max* may be a tuple of row lengths: the fits then share the men the
+    arrangements have in common (the first row), and a dict row -> PointFit
+    is returned."""
+    rows = (row_max,) if isinstance(row_max, int) else tuple(row_max)
     scale = geometry.config.scale
     x0, y0, x1, y1 = roi
-    origin = (x0 / scale, y0 / scale)
+    origin = (x0 / scale - offset, y0 / scale - offset)
     r = geometry.config.man_diameter / 2
     sub = {c: img[y0:y1, x0:x1] for c, img in llr.items()}
     gsub = (grad[0][y0:y1, x0:x1], grad[1][y0:y1, x0:x1]) if grad is not None else None
-    results: list[tuple[float, str, int, int]] = [(0.0, "light", 0, 0)]
-    for pile in piles:
-        plan = arrangement(max_men, row_max, pile)
-        covered = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        scratch = np.zeros_like(covered)
-        totals = {c: 0.0 for c in sub}
-        best_here = {c: 0.0 for c in sub}
-        for n, (slot, level) in enumerate(plan.men, start=1):
+    results = {row: [(0.0, "light", 0, 0)] for row in rows}
+    scratch = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    man_cache: dict[tuple[float, int], tuple[np.ndarray, float]] = {}
+
+    def man(slot: float, level: int) -> tuple[np.ndarray, float]:
+        key = (slot, level)
+        if key not in man_cache:
             cx, cy = geometry.slot_centre(point, slot)
             z0 = level * thickness
             hull = _silhouette(camera, cx, cy, r, z0, thickness, origin, scale)
-            scratch[:] = 0
-            cv2.fillConvexPoly(scratch, hull, 1)
-            new = scratch > covered
-            covered |= scratch
             edge = 0.0
             if gsub is not None:
                 tx, ty = camera.on_surface(cx, cy, z0 + thickness)
                 edge = edge_weight * (_edge_support(gsub, tx, ty, r * camera.magnification(z0 + thickness),
                                                     scale, origin, 8.0) - edge_base)
-            alive = False
-            for c, img in sub.items():
-                totals[c] += float(img[new].sum()) + edge
-                if pile >= 2 and n < 2:
-                    alive = True
-                    continue  # one man is no pile: the flat hypothesis counts him
-                stacked = min(pile, n) if pile >= 2 else 0
-                score = totals[c] - (pile_penalty if stacked else 0.0)
-                results.append((score, c, n, stacked))
-                best_here[c] = max(best_here[c], score)
-                if totals[c] > best_here[c] - 3000:
-                    alive = True
-            if not alive:
-                break
-    results.sort(key=lambda r: -r[0])
-    best = results[0]
-    second = next((r for r in results[1:] if (r[1], r[2], r[3]) != (best[1], best[2], best[3])
-                   and not (r[2] == 0 and best[2] == 0)), (best[0] - 1e6,))
-    return PointFit(best[1], best[2], best[3], best[0], best[0] - second[0])
+            man_cache[key] = (hull, edge)
+        return man_cache[key]
+
+    far_cache: dict[int, float] = {}
+
+    def far_edge(level: int) -> float:
+        """Edge support of the far half of the top of a pile of level+1 men at
+        the edge: the half no man above can hide, and no seam imitates."""
+        if level not in far_cache:
+            cx, cy = geometry.slot_centre(point, 0.0)
+            z = (level + 1) * thickness
+            tx, ty = camera.on_surface(cx, cy, z)
+            fx, fy = camera.foot
+            v = np.array([tx - fx, ty - fy])
+            norm = float(np.hypot(*v))
+            away = tuple(v / norm) if norm > 1e-6 else (0.0, 0.0)
+            far_cache[level] = edge_weight * _edge_support(gsub, tx, ty, r * camera.magnification(z), scale,
+                                                           origin, 8.0, away) if gsub is not None else 0.0
+        return far_cache[level]
+
+    for pile in piles:
+        # the walk of the first row length is remembered man by man, so the
+        # others start from where their arrangement departs from it
+        states: list[tuple[np.ndarray, dict[str, float], dict[str, float], list]] = []
+        first_plan: tuple = ()
+        for row in rows:
+            plan = arrangement(max_men, row, pile).men
+            shared = 0
+            while shared < min(len(plan), len(first_plan)) and plan[shared] == first_plan[shared]:
+                shared += 1
+            shared = min(shared, len(states))
+            if shared:
+                covered_s, totals_s, best_s, found = states[shared - 1]
+                covered = covered_s.copy()
+                totals, best_here = dict(totals_s), dict(best_s)
+                results[row].extend(found)
+            else:
+                covered = np.zeros_like(scratch)
+                totals = {c: 0.0 for c in sub}
+                best_here = {c: 0.0 for c in sub}
+            remember = not first_plan
+            found_so_far = list(states[shared - 1][3]) if shared else []
+            for n in range(shared + 1, len(plan) + 1):
+                slot, level = plan[n - 1]
+                hull, edge = man(slot, level)
+                if pile >= 2 and slot == 0.0 and level >= 1:
+                    # on a pile only the top man's outline shows: his credit
+                    # replaces that of the man beneath him
+                    edge = far_edge(level) - far_edge(level - 1)
+                scratch[:] = 0
+                cv2.fillConvexPoly(scratch, hull, 1)
+                new = scratch > covered
+                covered |= scratch
+                alive = False
+                found = []
+                for c, img in sub.items():
+                    totals[c] += float(img[new].sum()) + edge
+                    if pile >= 2 and n < 2:
+                        alive = True
+                        continue  # one man is no pile: the flat hypothesis counts him
+                    stacked = min(pile, n) if pile >= 2 else 0
+                    score = totals[c] - (pile_penalty if stacked else 0.0)
+                    found.append((score, c, n, stacked))
+                    best_here[c] = max(best_here[c], score)
+                    if totals[c] > best_here[c] - 3000:
+                        alive = True
+                results[row].extend(found)
+                if remember:
+                    found_so_far = found_so_far + found
+                    states.append((covered.copy(), dict(totals), dict(best_here), found_so_far))
+                if not alive:
+                    break
+            if remember:
+                first_plan = plan
+    fits = {}
+    for row in rows:
+        ranked = sorted(results[row], key=lambda t: -t[0])
+        best = ranked[0]
+        second = next((t for t in ranked[1:] if (t[1], t[2], t[3]) != (best[1], best[2], best[3])
+                       and not (t[2] == 0 and best[2] == 0)), (best[0] - 1e6,))
+        fits[row] = PointFit(best[1], best[2], best[3], best[0], best[0] - second[0])
+    return fits[rows[0]] if isinstance(row_max, int) else fits
 
 
 def outlines(point: int, geometry: BoardGeometry, camera: Camera, count: int, row_max: int,

@@ -68,7 +68,7 @@ def _counts(doc: dict) -> list[int]:
 
 
 def evaluate(folder: str | Path, config: VisionConfig | None = None, limit: int | None = None,
-             progress: bool = True) -> Report:
+             progress: bool = True, method: str = "auto") -> Report:
     """Read every labelled image of *folder* and compare with its label."""
     cv2.setNumThreads(1)
     folder = Path(folder)
@@ -86,7 +86,7 @@ def evaluate(folder: str | Path, config: VisionConfig | None = None, limit: int 
         if image is None:
             report.failures.append(f"{image_path.name}: unreadable image")
             continue
-        reading = read_board(image, label["corners"], config)
+        reading = read_board(image, label["corners"], config, method=method)
         report.images += 1
         report.millis.append(reading.millis)
         if label.get("occluded"):
@@ -124,11 +124,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("folder")
     ap.add_argument("--limit", type=int)
     ap.add_argument("--show-failures", action="store_true")
+    ap.add_argument("--method", choices=("auto", "net", "fit"), default="auto",
+                    help="the point reader (net), fitting arrangements (fit), or the first installed (auto)")
     args = ap.parse_args(argv)
     if not Path(args.folder).is_dir():
         print(f"willughby vision evaluate: {args.folder} is not a folder", file=sys.stderr)
         return 2
-    print_report(evaluate(args.folder, limit=args.limit), args.show_failures)
+    print_report(evaluate(args.folder, limit=args.limit, method=args.method), args.show_failures)
     return 0
 
 

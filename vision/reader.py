@@ -21,6 +21,7 @@ Stages (DESIGN.md, convention 10), each a function of ``(config, image)``:
 from __future__ import annotations
 
 import time
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -30,12 +31,16 @@ import numpy as np
 from .camera import camera_from_corners
 from .config import VisionConfig
 from .counting import PointFit, fit_point, outlines
+from . import pointnet
 from .occlusion import check_frame
+from .strips import point_strips
 from .geometry import BoardGeometry, homography
 
-__all__ = ["Reading", "Man", "read_board", "rectify", "detect_men", "BoardModel"]
+__all__ = ["Reading", "Man", "read_board", "rectify", "detect_men", "BoardModel", "Look", "learn_look",
+           "observe", "Observation"]
 
 MEN_PER_SIDE = 15
+PILES = (0,)         # pile heights tried at a point's edge (0: men laid flat)
 
 
 @dataclass(frozen=True)
@@ -80,16 +85,20 @@ class Reading:
         }
 
 
-def rectify(config: VisionConfig, image: np.ndarray, corners: Sequence[Sequence[float]]) -> np.ndarray:
-    """The playing surface, warped top-down (``config.scale`` px per mm)."""
+def rectify(config: VisionConfig, image: np.ndarray, corners: Sequence[Sequence[float]],
+            margin: float = 0.0) -> np.ndarray:
+    """The playing surface, warped top-down (``config.scale`` px per mm),
+    with *margin* mm of what lies around it on every side."""
     geometry = BoardGeometry(config)
-    H = homography(corners, geometry)
-    size = (int(round(geometry.width * config.scale)), int(round(geometry.depth * config.scale)))
+    s = config.scale
+    T = np.array([[1, 0, margin * s], [0, 1, margin * s], [0, 0, 1]], dtype=np.float64)
+    H = T @ homography(corners, geometry)
+    size = (int(round((geometry.width + 2 * margin) * s)), int(round((geometry.depth + 2 * margin) * s)))
     return cv2.warpPerspective(image, H, size, flags=cv2.INTER_LINEAR)
 
 
-def detect_men(config: VisionConfig, rect: np.ndarray) -> list[Man]:
-    """Round tops of a man's size on the rectified board."""
+def detect_men(config: VisionConfig, rect: np.ndarray, margin: float = 0.0) -> list[Man]:
+    """Round tops of a man's size on the rectified board (surface mm)."""
     s = config.scale
     gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
     r = config.man_diameter / 2 * s
@@ -97,7 +106,7 @@ def detect_men(config: VisionConfig, rect: np.ndarray) -> list[Man]:
                                param1=80, param2=20, minRadius=int(r * 0.85), maxRadius=int(r * 1.3))
     if circles is None:
         return []
-    return [Man(float(x) / s, float(y) / s, float(rad) / s) for x, y, rad in circles[0]]
+    return [Man(float(x) / s - margin, float(y) / s - margin, float(rad) / s) for x, y, rad in circles[0]]
 
 
 # ------------------------------------------------------------------ the board's look
@@ -107,13 +116,21 @@ class BoardModel:
 
     expected: np.ndarray          # rectified Lab image of the bare board
     men: dict[str, np.ndarray]    # colour -> Lab of that colour's men
+    field: np.ndarray | None = None   # Lab of the open field
+    points: tuple[np.ndarray, np.ndarray] | None = None   # Lab of odd, even points
+    bar: np.ndarray | None = None
 
 
 def _lab(rect: np.ndarray) -> np.ndarray:
-    return cv2.cvtColor(rect.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    """CIE Lab (L 0..100), from the 8-bit conversion (a table lookup, fast)."""
+    lab8 = cv2.cvtColor(rect, cv2.COLOR_BGR2Lab).astype(np.float32)
+    lab8[..., 0] *= 100.0 / 255.0
+    lab8[..., 1:] -= 128.0
+    return lab8
 
 
-def _triangle(geometry: BoardGeometry, point: int, scale: float, frac: tuple[float, float] = (0.0, 1.0)) -> np.ndarray:
+def _triangle(geometry: BoardGeometry, point: int, scale: float, frac: tuple[float, float] = (0.0, 1.0),
+              margin: float = 0.0) -> np.ndarray:
     c = geometry.config
     xc = geometry.point_centre_x(point)
     half = c.point_width / 2
@@ -124,146 +141,307 @@ def _triangle(geometry: BoardGeometry, point: int, scale: float, frac: tuple[flo
     else:
         d = geometry.depth
         poly = [(xc - w0, d - a0), (xc + w0, d - a0), (xc + w1, d - a1), (xc - w1, d - a1)]
-    return np.round(np.array(poly) * scale).astype(np.int32)
+    return np.round((np.array(poly) + margin) * scale).astype(np.int32)
 
 
-def learn_board(config: VisionConfig, lab: np.ndarray, men: list[Man]) -> BoardModel:
-    """Learn the bare board's look and the men's colours from this picture."""
+# regions of the layout map
+_FIELD, _BAR, _AROUND, _POINT0 = 0, 1, 2, 3     # _POINT0 + parity: the two point colours
+
+
+@dataclass(frozen=True)
+class _Layout:
+    regions: np.ndarray                 # rectified image of region numbers
+    tips: tuple[np.ndarray, ...]        # flat pixel indices of each point's tip half
+    field: np.ndarray                   # flat indices: the open field (not the bar)
+    bar: np.ndarray
+    around: np.ndarray                  # the margin round the playing surface
+
+
+@lru_cache(maxsize=8)
+def _layout(config: VisionConfig, margin: float) -> _Layout:
+    """Where the layout puts each part of the bare board, in rectified pixels
+    (the same for every frame of a board: computed once)."""
     geometry = BoardGeometry(config)
     s = config.scale
-    h, w = lab.shape[:2]
-    men_mask = np.zeros((h, w), np.uint8)
-    for m in men:
-        cv2.circle(men_mask, (int(m.x * s), int(m.y * s)), int(m.radius * s * 1.15), 255, -1)
-    free = men_mask == 0
-    # the points: their tip halves, where men seldom lie
+    w = int(round((geometry.width + 2 * margin) * s))
+    h = int(round((geometry.depth + 2 * margin) * s))
+    m0, mx, my = int(round(margin * s)), int(round((geometry.width + margin) * s)), int(round((geometry.depth + margin) * s))
+    regions = np.full((h, w), _AROUND, np.uint8)
+    regions[m0:my, m0:mx] = _FIELD
+    left, right = geometry.bar_x
+    regions[m0:my, int((left + margin) * s):int((right + margin) * s)] = _BAR
     tips = []
     for p in range(1, 25):
+        cv2.fillConvexPoly(regions, _triangle(geometry, p, s, margin=margin), _POINT0 + p % 2)
         mask = np.zeros((h, w), np.uint8)
-        cv2.fillConvexPoly(mask, _triangle(geometry, p, s, (0.45, 0.92)), 255)
-        sel = (mask > 0) & free
-        if sel.sum() < 20:
-            sel = mask > 0
-        tips.append(np.median(lab[sel], axis=0))
-    tips_arr = np.array(tips, np.float32)
-    # points alternate in colour along the track, so a point's parity is its colour
-    labels = np.array([p % 2 for p in range(1, 25)])
-    colour_of = {k: np.median(tips_arr[labels == k], axis=0) for k in (0, 1)}
-    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.1)
-    left, right = geometry.bar_x
-    bar_mask = np.zeros((h, w), bool)
-    bar_mask[:, int(left * s):int(right * s)] = True
-    field_mask = np.zeros((h, w), bool)
+        cv2.fillConvexPoly(mask, _triangle(geometry, p, s, (0.45, 0.92), margin), 1)
+        tips.append(np.flatnonzero(mask))
+    field = np.zeros((h, w), bool)
     c = config
-    field_mask[int((c.point_length + 8) * s):int((geometry.depth - c.point_length - 8) * s), :] = True
-    field_mask &= ~bar_mask
-    fsel = field_mask & free
-    field_colour = np.median(lab[fsel if fsel.sum() > 50 else field_mask], axis=0)
-    bsel = bar_mask & free
-    bar_colour = np.median(lab[bsel if bsel.sum() > 50 else bar_mask], axis=0)
-    expected = np.empty_like(lab)
-    expected[:] = field_colour
-    for p in range(1, 25):
-        mask = np.zeros((h, w), np.uint8)
-        cv2.fillConvexPoly(mask, _triangle(geometry, p, s), 255)
-        expected[mask > 0] = colour_of[int(labels[p - 1])]
-    expected[bar_mask] = bar_colour
+    field[int((c.point_length + 8 + margin) * s):int((geometry.depth - c.point_length - 8 + margin) * s), :] = True
+    field &= regions == _FIELD
+    return _Layout(regions, tuple(tips), np.flatnonzero(field), np.flatnonzero(regions == _BAR),
+                   np.flatnonzero(regions == _AROUND))
+
+
+@dataclass(frozen=True)
+class Look:
+    """What calibration learns of one board from a photo (of the starting
+    position, or of the empty board): the Lab colours of each colour of men
+    (absent if no men were in the photo), of the two kinds of point, of the
+    field and of the bar.  Stored in the calibration file (``to_json``)."""
+
+    men: dict[str, tuple[float, float, float]]
+    points: tuple[tuple[float, float, float], tuple[float, float, float]]
+    field: tuple[float, float, float]
+    bar: tuple[float, float, float]
+
+    def to_json(self) -> dict[str, Any]:
+        r = lambda v: [round(float(x), 2) for x in v]  # noqa: E731
+        return {"format": "willughby-look/1", "men": {k: r(v) for k, v in self.men.items()},
+                "points": [r(p) for p in self.points], "field": r(self.field), "bar": r(self.bar)}
+
+    @classmethod
+    def from_json(cls, doc: Any) -> "Look":
+        from .errors import CalibrationError
+        try:
+            if doc.get("format") != "willughby-look/1":
+                raise ValueError("not a willughby-look/1 object")
+            trip = lambda v: tuple(float(x) for x in v)  # noqa: E731
+            men = {k: trip(v) for k, v in doc["men"].items()}
+            if set(men) - {"light", "dark"} or any(len(v) != 3 for v in men.values()):
+                raise ValueError("men must map light/dark to three numbers")
+            points = tuple(trip(p) for p in doc["points"])
+            look = cls(men, points, trip(doc["field"]), trip(doc["bar"]))
+            if len(points) != 2 or any(len(p) != 3 for p in points) or len(look.field) != 3 or len(look.bar) != 3:
+                raise ValueError("points, field and bar must be Lab colours")
+            return look
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            raise CalibrationError(f"the calibration's colours are not a board look: {exc}") from None
+
+
+def _men_colours(samples: list[np.ndarray], look: Look | None) -> dict[str, np.ndarray]:
+    """The two colours of men, from the middles of the round tops found.
+    Two clearly different groups are the two colours; otherwise there is
+    one colour on the board, and the calibrated look (or, without one, its
+    lightness) says which."""
+    known = {k: np.array(v, np.float32) for k, v in (look.men if look else {}).items()}
+
+    def nearest(colour: np.ndarray) -> str:
+        if len(known) == 2:
+            return min(known, key=lambda k: float(np.linalg.norm(colour - known[k])))
+        return "light" if colour[0] >= 50 else "dark"
+
+    out: dict[str, np.ndarray] = {}
+    if len(samples) >= 2:
+        arr = np.array(samples, np.float32)
+        criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.1)
+        _, labels, centres = cv2.kmeans(arr, 2, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
+        lightk = int(np.argmax(centres[:, 0]))
+        two = abs(float(centres[0, 0] - centres[1, 0])) >= 12
+        if two and len(known) == 2 and nearest(centres[0]) == nearest(centres[1]):
+            two = False                    # one colour, in light and shade
+        if two:
+            out["light"] = np.median(arr[labels.ravel() == lightk], axis=0)
+            out["dark"] = np.median(arr[labels.ravel() != lightk], axis=0)
+        else:
+            only = np.median(arr, axis=0)
+            out[nearest(only)] = only
+    elif samples:
+        only = np.array(samples[0], np.float32)
+        out[nearest(only)] = only
+    for k, v in known.items():             # a colour not on the board: as calibrated
+        out.setdefault(k, v)
+    return out
+
+
+def _lut(palette: np.ndarray) -> np.ndarray:
+    lut = np.zeros((1, 256, 3), np.float32)
+    lut[0, :len(palette)] = palette
+    return lut
+
+
+def _median_where(flat_lab: np.ndarray, idx: np.ndarray, free: np.ndarray, least: int) -> np.ndarray:
+    sel = idx[free[idx]]
+    return np.median(flat_lab[sel if sel.size >= least else idx], axis=0)
+
+
+def learn_board(config: VisionConfig, lab: np.ndarray, men: list[Man], margin: float = 0.0,
+                look: Look | None = None) -> BoardModel:
+    """Learn the bare board's look and the men's colours from this picture;
+    *look*, what calibration learnt of this board, says which colour is
+    which when the picture alone cannot (one colour of men, or none, on the
+    board)."""
+    s = config.scale
+    h, w = lab.shape[:2]
+    layout = _layout(config, margin)
+    men_mask = np.zeros((h, w), np.uint8)
+    for m in men:
+        cv2.circle(men_mask, (int((m.x + margin) * s), int((m.y + margin) * s)), int(m.radius * s * 1.15), 255, -1)
+    free = (men_mask == 0).ravel()
+    flat = lab.reshape(-1, 3)
+    # the points: their tip halves, where men seldom lie; points alternate in
+    # colour along the track, so a point's parity is its colour
+    tips = np.array([_median_where(flat, idx, free, 20) for idx in layout.tips], np.float32)
+    parity = np.array([p % 2 for p in range(1, 25)])
+    palette = np.zeros((_POINT0 + 2, 3), np.float32)
+    for k in (0, 1):
+        palette[_POINT0 + k] = np.median(tips[parity == k], axis=0)
+    palette[_FIELD] = _median_where(flat, layout.field, free, 50)
+    palette[_BAR] = _median_where(flat, layout.bar, free, 50)
+    palette[_AROUND] = _median_where(flat, layout.around, free, 50) if layout.around.size else palette[_FIELD]
+    expected = cv2.LUT(cv2.merge([layout.regions] * 3), _lut(palette))
     # the men's colours: the middle of each round top, in two groups
     samples = []
     for m in men:
-        mask = np.zeros((h, w), np.uint8)
-        cv2.circle(mask, (int(m.x * s), int(m.y * s)), max(2, int(m.radius * s * 0.5)), 255, -1)
-        samples.append(cv2.mean(lab, mask)[:3])
-    men_colours: dict[str, np.ndarray] = {}
-    if len(samples) >= 2:
-        arr = np.array(samples, np.float32)
-        _, mlabels, centres = cv2.kmeans(arr, 2, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
-        lightk = int(np.argmax(centres[:, 0]))
-        if abs(float(centres[0, 0] - centres[1, 0])) >= 12:
-            men_colours["light"] = np.median(arr[mlabels.ravel() == lightk], axis=0)
-            men_colours["dark"] = np.median(arr[mlabels.ravel() != lightk], axis=0)
-        else:
-            only = np.median(arr, axis=0)
-            men_colours["light" if only[0] >= 50 else "dark"] = only
-    elif samples:
-        only = np.array(samples[0], np.float32)
-        men_colours["light" if only[0] >= 50 else "dark"] = only
-    return BoardModel(expected, men_colours)
+        x, y, rr = int((m.x + margin) * s), int((m.y + margin) * s), max(2, int(m.radius * s * 0.5))
+        patch = lab[max(0, y - rr):y + rr + 1, max(0, x - rr):x + rr + 1]
+        if patch.size:
+            samples.append(patch.reshape(-1, 3).mean(axis=0))
+    men_colours = _men_colours(samples, look)
+    return BoardModel(expected, men_colours, palette[_FIELD].copy(),
+                      (palette[_POINT0].copy(), palette[_POINT0 + 1].copy()), palette[_BAR].copy())
+
+
+_WEIGHTS = np.array([[0.5, 1.0, 1.0]], np.float32)   # lightness counts half: shading moves it
 
 
 def _distance(lab: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    d = lab - ref
-    return np.sqrt(0.5 * d[..., 0] ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
+    """Per pixel, the (lightness half-weighted) Lab distance to *ref*, a colour or an image."""
+    if ref.shape != lab.shape:
+        ref = np.broadcast_to(ref.reshape(1, 1, 3), lab.shape)
+    d = cv2.subtract(lab, np.ascontiguousarray(ref, np.float32))
+    return cv2.sqrt(cv2.transform(cv2.multiply(d, d), _WEIGHTS))
 
 
 def evidence(lab: np.ndarray, model: BoardModel) -> dict[str, np.ndarray]:
     """Per pixel and colour: how much better a man of that colour explains it than the board."""
     cap = 60.0
     d_bg = np.minimum(_distance(lab, model.expected), cap)
-    d_men = {c: np.minimum(_distance(lab, ref.reshape(1, 1, 3)), cap) for c, ref in model.men.items()}
+    d_men = {c: np.minimum(_distance(lab, ref), cap) for c, ref in model.men.items()}
     out = {}
     for colour, d_c in d_men.items():
         rival = d_bg
         for other, d_o in d_men.items():
             if other != colour:
                 rival = np.minimum(rival, d_o)
-        out[colour] = np.clip((rival - d_c) / 10.0, -2.0, 2.0).astype(np.float32) - 0.25
+        diff = cv2.subtract(rival, d_c)
+        cv2.multiply(diff, 0.1, dst=diff)
+        np.clip(diff, -2.0, 2.0, out=diff)
+        diff -= 0.25
+        out[colour] = diff
     return out
 
 
-def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
-               config: VisionConfig | None = None) -> Reading:
-    """Read the men on the board in *image*, whose playing surface has the
-    corners *corners* (C1..C4, pixels)."""
-    config = config or VisionConfig()
-    t0 = time.perf_counter()
+@dataclass
+class Observation:
+    """The stages before counting, for one frame."""
+
+    geometry: BoardGeometry
+    camera: Any
+    margin: float
+    lab: np.ndarray
+    tops: list[Man]
+    model: BoardModel
+    llr: dict[str, np.ndarray]
+
+
+def observe(image: np.ndarray, corners: Sequence[Sequence[float]], config: VisionConfig,
+            look: Look | None = None) -> Observation:
+    """Rectify, learn the board's look and the men's colours, weigh the evidence."""
     geometry = BoardGeometry(config)
-    rect = rectify(config, image, corners)
+    margin = config.margin
+    rect = rectify(config, image, corners, margin)
     camera = camera_from_corners(corners, (image.shape[1], image.shape[0]), geometry)
     lab = _lab(rect)
-    tops = detect_men(config, rect)
-    model = learn_board(config, lab, tops)
-    llr = evidence(lab, model)
+    tops = detect_men(config, rect, margin)
+    model = learn_board(config, lab, tops, margin, look)
+    return Observation(geometry, camera, margin, lab, tops, model, evidence(lab, model))
+
+
+def _count_by_fit(config: VisionConfig, obs: Observation) -> tuple[list[tuple[str, int, int, float]], int]:
+    """Count each point by fitting arrangements of men (``counting``): the
+    reader used when the trained point reader is not installed, and the
+    baseline it is measured against."""
+    geometry, lab = obs.geometry, obs.lab
     L = np.ascontiguousarray(lab[..., 0])
     grad = (cv2.Sobel(L, cv2.CV_32F, 1, 0, ksize=3) / 4.0, cv2.Sobel(L, cv2.CV_32F, 0, 1, ksize=3) / 4.0)
+    s = config.scale
+    h, w = lab.shape[:2]
+    rows = (5, 6)
+    fits_by_row: dict[int, list[PointFit]] = {row: [] for row in rows}
+    for p in range(1, 25):
+        xc = geometry.point_centre_x(p) + obs.margin
+        roi = (max(0, int((xc - 45) * s)), 0, min(w, int((xc + 45) * s)), h)
+        fits = fit_point(p, geometry, obs.camera, obs.llr, roi, rows, config.man_thickness,
+                         piles=PILES, grad=grad, offset=obs.margin)
+        for row in rows:
+            fits_by_row[row].append(fits[row])
+    best_row = max(rows, key=lambda row: sum(f.score for f in fits_by_row[row]))
+    return [(f.colour, f.count, f.stacked, float(1 - np.exp(-max(f.margin, 0.0) / 150.0)))
+            for f in fits_by_row[best_row]], best_row
+
+
+def learn_look(image: np.ndarray, corners: Sequence[Sequence[float]],
+               config: VisionConfig | None = None) -> Look:
+    """The calibration step: learn this board's look from one photo of the
+    starting position (both colours of men) or of the empty board."""
+    config = config or VisionConfig()
+    obs = observe(image, corners, config)
+    m = obs.model
+    trip = lambda v: tuple(float(x) for x in v)  # noqa: E731
+    return Look({k: trip(v) for k, v in m.men.items()}, (trip(m.points[0]), trip(m.points[1])),
+                trip(m.field), trip(m.bar))
+
+
+def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
+               config: VisionConfig | None = None, method: str = "auto", look: Look | None = None) -> Reading:
+    """Read the men on the board in *image*, whose playing surface has the
+    corners *corners* (C1..C4, pixels).  *method*: ``"net"`` (the trained
+    point reader), ``"fit"`` (fitting arrangements of men), or ``"auto"``
+    (the point reader when installed).  *look*: what calibration learnt of
+    this board (``learn_look``), if anything."""
+    if method not in ("auto", "net", "fit"):
+        raise ValueError(f"method must be auto, net or fit, not {method!r}")
+    config = config or VisionConfig()
+    t0 = time.perf_counter()
+    obs = observe(image, corners, config, look)
+    geometry, camera, margin, lab, tops, model, llr = (obs.geometry, obs.camera, obs.margin, obs.lab,
+                                                      obs.tops, obs.model, obs.llr)
     s = config.scale
     h, w = lab.shape[:2]
     light = [0] * 24
     dark = [0] * 24
     stacked = {"light": [0] * 24, "dark": [0] * 24}
     conf: dict[str, float] = {}
-    best_total = None
-    best_fits: list[PointFit] = []
-    best_row = 5
-    for row_max in (5, 6):
-        fits = []
-        for p in range(1, 25):
-            xc = geometry.point_centre_x(p)
-            roi = (max(0, int((xc - 45) * s)), 0, min(w, int((xc + 45) * s)), h)
-            fits.append(fit_point(p, geometry, camera, llr, roi, row_max, 11.0,
-                                  piles=(0,), grad=grad))
-        total = sum(f.score for f in fits)
-        if best_total is None or total > best_total:
-            best_total, best_fits, best_row = total, fits, row_max
-    for p, fit in enumerate(best_fits, start=1):
-        if fit.count:
-            (light if fit.colour == "light" else dark)[p - 1] = fit.count
-            stacked[fit.colour][p - 1] = fit.stacked
-        conf[str(p)] = float(1 - np.exp(-max(fit.margin, 0.0) / 150.0))
+    if method == "net" or (method == "auto" and pointnet.available()):
+        field = float(model.field[0]) if model.field is not None else 50.0
+        strips = point_strips(geometry, camera, llr, lab, field, margin)
+        readings = [(r.colour, r.count, r.stacked, r.confidence * (r.pile_confidence if r.stacked else 1.0))
+                    for r in pointnet.read_points(strips)]
+        best_row = 5
+    else:
+        readings, best_row = _count_by_fit(config, obs)
+    for p, (colour, count, pile, c) in enumerate(readings, start=1):
+        if count:
+            (light if colour == "light" else dark)[p - 1] = count
+            stacked[colour][p - 1] = pile
+        conf[str(p)] = c
     bar = {"light": 0, "dark": 0}
     left, right = geometry.bar_x
     placed = []
     for m in tops:
         if left - 2 <= m.x <= right + 2 and config.point_length * 0.5 < m.y < geometry.depth - config.point_length * 0.5:
-            lab_c = cv2.mean(lab, cv2.circle(np.zeros((h, w), np.uint8), (int(m.x * s), int(m.y * s)), max(2, int(m.radius * s * 0.5)), 255, -1))[:3]
+            x, y, rr = int((m.x + margin) * s), int((m.y + margin) * s), max(2, int(m.radius * s * 0.5))
+            lab_c = lab[y - rr:y + rr + 1, x - rr:x + rr + 1].reshape(-1, 3).mean(axis=0)
             if model.men:
-                colour = min(model.men, key=lambda c: float(np.linalg.norm(np.array(lab_c) - model.men[c])))
+                colour = min(model.men, key=lambda c: float(np.linalg.norm(lab_c - model.men[c])))
                 bar[colour] += 1
                 placed.append(Man(m.x, m.y, m.radius, colour, "bar"))
     polys = []
-    for p, fit in enumerate(best_fits, start=1):
-        if fit.count:
-            polys.extend(outlines(p, geometry, camera, fit.count, best_row, 11.0, fit.stacked))
+    for p, (colour, count, pile, c) in enumerate(readings, start=1):
+        if count:
+            polys.extend(outlines(p, geometry, camera, count, best_row, config.man_thickness, pile))
     frame = check_frame(config, image, corners, polys, camera)
     notes = []
     if frame.occluded:

@@ -1,0 +1,74 @@
+"""The calibration step that learns a board's look from one photo."""
+
+import json
+
+import numpy as np
+import pytest
+
+from willughby.companion.cli import main
+from willughby.vision.errors import CalibrationError
+from willughby.vision.reader import Look, _men_colours, learn_look
+from willughby.vision.synth import SceneSpec, render
+
+
+@pytest.fixture(scope="module")
+def start_photo():
+    spec = SceneSpec(position_kind="backgammon_start", men="white_red", points="ivory_ebony",
+                     n_dice=0, occluded=False, tilt_deg=12.0)
+    return render(np.random.default_rng(11), spec)
+
+
+def test_learns_both_colours_of_men_and_the_points_from_the_starting_position(start_photo):
+    image, label = start_photo
+    look = learn_look(image, label["corners"])
+    assert set(look.men) == {"light", "dark"}
+    light, dark = np.array(look.men["light"]), np.array(look.men["dark"])
+    assert light[0] > dark[0] + 20            # the light men are lighter
+    assert dark[1] > 20                       # ... and these dark men are red (Lab a > 0)
+    assert abs(look.points[0][0] - look.points[1][0]) > 20   # ivory and ebony points
+
+
+def test_one_colour_on_the_board_is_named_by_the_calibrated_look():
+    look = Look({"light": (48.0, 2.0, 10.0), "dark": (20.0, 30.0, 20.0)},
+                ((80.0, 0.0, 10.0), (30.0, 0.0, 0.0)), (60.0, 0.0, 20.0), (55.0, 5.0, 20.0))
+    dim_light_men = [np.array([44.0 + k, 2.0, 9.0], np.float32) for k in range(4)]
+    # without a look, lightness alone calls men of L 44..47 dark
+    assert set(_men_colours(dim_light_men, None)) == {"dark"}
+    got = _men_colours(dim_light_men, look)
+    assert got["light"][0] == pytest.approx(45.5, abs=1)
+    # the colour absent from the board keeps its calibrated look
+    assert tuple(got["dark"]) == pytest.approx(look.men["dark"])
+
+
+def test_two_shades_of_one_colour_are_not_taken_for_two_colours():
+    look = Look({"light": (85.0, 0.0, 5.0), "dark": (25.0, 0.0, 0.0)},
+                ((80.0, 0.0, 10.0), (30.0, 0.0, 0.0)), (60.0, 0.0, 20.0), (55.0, 5.0, 20.0))
+    shaded = [np.array([70.0, 0, 5], np.float32)] * 3 + [np.array([90.0, 0, 5], np.float32)] * 3
+    assert set(_men_colours(shaded, look)) == {"light", "dark"}
+    assert _men_colours(shaded, look)["light"][0] == pytest.approx(80, abs=11)
+    assert tuple(_men_colours(shaded, look)["dark"]) == pytest.approx((25.0, 0.0, 0.0))
+
+
+def test_look_round_trips_and_rejects_garbage():
+    look = Look({"light": (80.0, 1.0, 2.0)}, ((1.0, 2.0, 3.0), (4.0, 5.0, 6.0)), (7.0, 8.0, 9.0), (1.0, 1.0, 1.0))
+    assert Look.from_json(json.loads(json.dumps(look.to_json()))) == look
+    for bad in ({}, {"format": "willughby-look/1"}, {**look.to_json(), "points": [[1, 2, 3]]},
+                {**look.to_json(), "men": {"blue": [1, 2, 3]}}, "text"):
+        with pytest.raises(CalibrationError):
+            Look.from_json(bad)
+
+
+def test_calibrate_command_stores_the_look_and_read_uses_it(start_photo, tmp_path, capsys):
+    import cv2
+    image, label = start_photo
+    photo = tmp_path / "start.png"
+    cv2.imwrite(str(photo), image)
+    corners = " ".join(f"{x},{y}" for x, y in label["corners"])
+    cal = tmp_path / "calibration.json"
+    assert main(["vision", "calibrate", str(photo), "--corners", corners, "--out", str(cal)]) == 0
+    assert "both colours of men" in capsys.readouterr().out
+    stored = json.loads(cal.read_text())["colours"]
+    assert set(Look.from_json(stored).men) == {"light", "dark"}
+    assert main(["vision", "read", str(photo), "--calibration", str(cal), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert sum(doc["light"]) + sum(doc["dark"]) > 0

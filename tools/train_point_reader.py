@@ -1,0 +1,141 @@
+"""Train the point reader: a small convolutional network, from point strips
+(``tools/point_reader_data.py``) to the men on a point, exported as ONNX
+for OpenCV's own inference (``willughby.vision.pointnet``).
+
+Training needs PyTorch and onnx, which the package itself does not (at run
+time OpenCV reads the exported file, on the CPU)::
+
+    python -m venv /tmp/trainenv
+    /tmp/trainenv/bin/pip install torch==2.13.0 onnx numpy
+    /tmp/trainenv/bin/python tools/train_point_reader.py DATA.npz [DATA2.npz ...] \
+        --out vision/data/point_reader.onnx
+
+It prints the loss and the held-out accuracy after each epoch.  The held-out
+frames are whole frames (all 24 points of a frame on one side of the split).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+import torch
+from torch import nn
+
+CLASSES = 31          # 0 empty, 1..15 light, 16..30 dark
+PILES = 3             # no pile, a pile of 2, a pile of 3
+
+
+class PointNet(nn.Module):
+    def __init__(self, channels: int = 4, aux: int = 6, length: int = 140, width: int = 28) -> None:
+        super().__init__()
+        self.features = nn.Sequential(
+            nn.Conv2d(channels, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(16, 24, 3, padding=1), nn.BatchNorm2d(24), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(24, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
+        )
+        flat = 32 * (length // 8) * (width // 8)
+        self.head = nn.Sequential(nn.Linear(flat + aux, 160), nn.ReLU(), nn.Dropout(0.2))
+        self.cls = nn.Linear(160, CLASSES)
+        self.pile = nn.Linear(160, PILES)
+
+    def forward(self, maps: torch.Tensor, aux: torch.Tensor):
+        f = self.features(maps).flatten(1)
+        h = self.head(torch.cat([f, aux], dim=1))
+        return torch.softmax(self.cls(h), dim=1), torch.softmax(self.pile(h), dim=1)
+
+    def logits(self, maps, aux):
+        f = self.features(maps).flatten(1)
+        h = self.head(torch.cat([f, aux], dim=1))
+        return self.cls(h), self.pile(h)
+
+
+def mirror(maps: torch.Tensor, aux: torch.Tensor):
+    """The same point seen in a mirror across its axis: the strip flipped
+    across, and the across components of the camera numbers negated."""
+    aux = aux.clone()
+    aux[:, 0] = -aux[:, 0]
+    aux[:, 2] = -aux[:, 2]
+    return torch.flip(maps, dims=[3]), aux
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("data", nargs="+")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--epochs", type=int, default=14)
+    ap.add_argument("--batch", type=int, default=256)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--held-out", type=float, default=0.05)
+    ap.add_argument("--keep-empty", type=float, default=0.4,
+                    help="share of the empty points to learn from (they are most of the points)")
+    args = ap.parse_args(argv)
+    torch.manual_seed(0)
+    parts = [np.load(p) for p in args.data]
+    maps = np.concatenate([d["maps"] for d in parts])
+    aux = np.concatenate([d["aux"] for d in parts]).astype(np.float32)
+    cls = np.concatenate([d["cls"] for d in parts])
+    pile = np.concatenate([d["pile"] for d in parts])
+    frame = np.concatenate([d["image"] + 100000 * k for k, d in enumerate(parts)])
+    rng = np.random.default_rng(0)
+    frames = np.unique(frame)
+    held = set(rng.choice(frames, int(len(frames) * args.held_out), replace=False).tolist())
+    test = np.array([f in held for f in frame])
+    print(f"{len(cls)} points ({(~test).sum()} to learn from, {test.sum()} held out); "
+          f"classes {np.bincount(cls, minlength=CLASSES).tolist()}", flush=True)
+    Xm = torch.from_numpy(maps)
+    Xa = torch.from_numpy(aux)
+    Yc = torch.from_numpy(cls)
+    Yp = torch.from_numpy(pile)
+    train_idx = np.flatnonzero(~test & ((cls > 0) | (rng.random(len(cls)) < args.keep_empty)))
+    test_idx = torch.from_numpy(np.flatnonzero(test))
+    net = PointNet()
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    steps = args.epochs * (len(train_idx) // args.batch + 1)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps)
+    ce = nn.CrossEntropyLoss()
+    for epoch in range(args.epochs):
+        net.train()
+        t0 = time.perf_counter()
+        order = rng.permutation(train_idx)
+        total = 0.0
+        for k in range(0, len(order), args.batch):
+            b = torch.from_numpy(order[k:k + args.batch])
+            m, a = Xm[b].float(), Xa[b]
+            if rng.random() < 0.5:
+                m, a = mirror(m, a)
+            lc, lp = net.logits(m, a)
+            loss = ce(lc, Yc[b]) + 0.5 * ce(lp, Yp[b])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss) * len(b)
+        net.eval()
+        with torch.no_grad():
+            right_c = right_p = 0
+            for k in range(0, len(test_idx), 1024):
+                b = test_idx[k:k + 1024]
+                pc, pp = net(Xm[b].float(), Xa[b])
+                right_c += int((pc.argmax(1) == Yc[b]).sum())
+                right_p += int(((pc.argmax(1) == Yc[b]) & (pp.argmax(1) == Yp[b])).sum())
+        print(f"epoch {epoch + 1}/{args.epochs}: loss {total / len(order):.4f}, held-out points "
+              f"{right_c / len(test_idx):.4%} counts right, {right_p / len(test_idx):.4%} with piles "
+              f"({time.perf_counter() - t0:.0f} s)", flush=True)
+    net.eval()
+    dummy = (torch.zeros(1, *maps.shape[1:]), torch.zeros(1, aux.shape[1]))
+    torch.onnx.export(net, dummy, args.out, input_names=["maps", "aux"], output_names=["count", "pile"],
+                      dynamic_axes={"maps": {0: "n"}, "aux": {0: "n"}, "count": {0: "n"}, "pile": {0: "n"}},
+                      opset_version=13, dynamo=False)
+    with torch.no_grad():
+        pc, pp = net(Xm[test_idx[:64]].float(), Xa[test_idx[:64]])
+    np.savez(args.out + ".check.npz", maps=Xm[test_idx[:64]].float().numpy(), aux=Xa[test_idx[:64]].numpy(),
+             count=pc.numpy(), pile=pp.numpy())
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""The point reader: a small convolutional network that reads a point's men
+from its strip (``strips``).
+
+It was trained offline on frames of the project's own generator
+(``tools/point_reader_data.py``, ``tools/train_point_reader.py``; never on
+the dev set, which is kept for evaluation) and ships as an ONNX file in
+``vision/data/``; OpenCV's own inference runs it on the CPU, so nothing is
+downloaded and no other library is needed at run time.
+
+For each point it gives a probability for every reading: empty, 1..15
+light men, 1..15 dark men; and for the men at the edge: laid flat, a pile
+of 2, a pile of 3.  The most probable reading is the answer and its
+probability is the location's confidence, so a point the network is unsure
+of is one the companion asks about.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .errors import VisionError
+from .strips import Strips
+
+__all__ = ["MODEL_PATH", "PointReading", "read_points", "available"]
+
+MODEL_PATH = Path(__file__).with_name("data") / "point_reader.onnx"
+_PILE_OF = (0, 2, 3)
+
+
+@dataclass(frozen=True)
+class PointReading:
+    colour: str          # "light" or "dark" ("light" with count 0 for an empty point)
+    count: int
+    stacked: int
+    confidence: float    # probability of this count and colour
+    pile_confidence: float
+
+
+@lru_cache(maxsize=2)
+def _net(path: str):
+    try:
+        net = cv2.dnn.readNetFromONNX(path)
+    except cv2.error as exc:
+        raise VisionError(f"cannot load the point reader {path}: {exc}") from None
+    net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+    net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
+    return net
+
+
+def available(path: Path = MODEL_PATH) -> bool:
+    """Whether the trained point reader is installed."""
+    return path.is_file()
+
+
+def probabilities(strips: Strips, path: Path = MODEL_PATH) -> tuple[np.ndarray, np.ndarray]:
+    """(24, 31) count probabilities and (24, 3) pile probabilities."""
+    net = _net(str(path))
+    net.setInput(np.ascontiguousarray(strips.maps, np.float32), "maps")
+    net.setInput(np.ascontiguousarray(strips.aux, np.float32), "aux")
+    count, pile = net.forward(["count", "pile"])
+    return count, pile
+
+
+def read_points(strips: Strips, path: Path = MODEL_PATH) -> list[PointReading]:
+    """The most probable reading of each of the 24 points."""
+    count, pile = probabilities(strips, path)
+    out = []
+    for pc, pp in zip(count, pile):
+        k = int(np.argmax(pc))
+        colour = "dark" if k > 15 else "light"
+        n = k - 15 if k > 15 else k
+        j = int(np.argmax(pp)) if n >= 2 else 0
+        stacked = min(_PILE_OF[j], n)
+        out.append(PointReading(colour, n, stacked, float(pc[k]), float(pp[j]) if n >= 2 else 1.0))
+    return out

@@ -1,0 +1,108 @@
+"""One strip of evidence per point: what the point reader looks at.
+
+A point is a long narrow place: its men lie in a row from the board's edge
+toward the middle, further men on top, a pile at the edge.  For each of the
+24 points this module cuts the same strip out of the rectified board (with
+the margin round the surface, where the tops of piles and tall points seen
+from the side appear), turned so that the board's edge is always at the
+strip's top, and stacks four maps of it:
+
+0. how much better each pixel fits a **light** man than the alternatives
+   (the bare board there, or a dark man),
+1. the same for a **dark** man,
+2. lightness, relative to the open field (so the board's own brightness and
+   the room's light do not matter),
+3. the strength of the lightness edges (the outlines of men's tops).
+
+The two colour maps come from the colours learnt from the picture itself
+(``reader.learn_board``), so the strip is the same whatever the board's and
+the men's colours.  Besides the maps, a few numbers tell where the camera
+is: how far, and which way, the top of a man of a given height appears
+displaced from his foot on this point (``aux``).  Those are what a pile or a
+second layer looks like from there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .camera import Camera
+from .geometry import BoardGeometry
+
+__all__ = ["STRIP_MM", "STRIP_PX", "Strips", "point_strips", "CHANNELS", "AUX"]
+
+STRIP_MM = (56.0, 280.0)        # width across the point, length from 30 mm beyond the edge
+STRIP_BEYOND = 30.0             # mm of the strip outside the playing surface (the margin)
+MM_PER_PX = 2.0
+STRIP_PX = (int(STRIP_MM[0] / MM_PER_PX), int(STRIP_MM[1] / MM_PER_PX))   # (width, length)
+CHANNELS = 4
+AUX = 6
+_PROBE_HEIGHT = 33.0            # mm: three men's height, where the aux displacement is measured
+
+
+@dataclass
+class Strips:
+    """The 24 points' strips (24, CHANNELS, length, width) and camera numbers (24, AUX)."""
+
+    maps: np.ndarray
+    aux: np.ndarray
+
+
+def point_strips(geometry: BoardGeometry, camera: Camera, llr: dict[str, np.ndarray],
+                 lab: np.ndarray, field_lightness: float, margin: float) -> Strips:
+    """Cut the 24 strips out of the rectified maps (``config.scale`` px per
+    mm, *margin* mm round the surface, as ``reader.read_board`` makes them)."""
+    if margin < STRIP_BEYOND:
+        raise ValueError(f"the rectified board needs a margin of at least {STRIP_BEYOND} mm")
+    s = geometry.config.scale
+    h, w = lab.shape[:2]
+    zero = np.zeros((h, w), np.float32)
+    L = np.ascontiguousarray(lab[..., 0])
+    gx = cv2.Sobel(L, cv2.CV_32F, 1, 0, ksize=3) / 4.0
+    gy = cv2.Sobel(L, cv2.CV_32F, 0, 1, ksize=3) / 4.0
+    stack = np.dstack([
+        llr.get("light", zero) / 2.0,
+        llr.get("dark", zero) / 2.0,
+        (L - field_lightness) / 25.0,
+        np.minimum(cv2.magnitude(gx, gy) / 20.0, 2.0),
+    ]).astype(np.float32)
+    if MM_PER_PX * s > 1.0:                # average before taking every other pixel
+        k = int(round(MM_PER_PX * s))
+        stack = cv2.blur(stack, (k, k))
+    sw, sl = STRIP_PX
+    maps = np.empty((24, CHANNELS, sl, sw), np.float32)
+    aux = np.empty((24, AUX), np.float32)
+    half = STRIP_MM[0] / 2
+    for p in range(1, 25):
+        xc = geometry.point_centre_x(p)
+        top = geometry.is_top(p)
+        # the strip in rectified pixels: the edge of the board at its top
+        if top:
+            y0, y1 = -STRIP_BEYOND, STRIP_MM[1] - STRIP_BEYOND
+        else:
+            y0, y1 = geometry.depth - STRIP_MM[1] + STRIP_BEYOND, geometry.depth + STRIP_BEYOND
+        x0, x1 = xc - half, xc + half
+        src = np.float32([[(x0 + margin) * s, (y0 + margin) * s], [(x1 + margin) * s, (y0 + margin) * s],
+                          [(x0 + margin) * s, (y1 + margin) * s]])
+        dst = np.float32([[0, 0], [sw, 0], [0, sl]])
+        if not top:                       # turned: the edge at the strip's top
+            dst = np.float32([[sw, sl], [0, sl], [sw, 0]])
+        A = cv2.getAffineTransform(src, dst)
+        cut = cv2.warpAffine(stack, A, (sw, sl), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        maps[p - 1] = cut.transpose(2, 0, 1)
+        # where the tops of three men appear, from two places on the point
+        sign = 1.0 if top else -1.0
+        feats = []
+        for along in (18.0, 162.0):
+            bx, by = geometry.slot_centre(p, 0.0)
+            by = by + sign * (along - 18.0)
+            tx, ty = camera.on_surface(bx, by, _PROBE_HEIGHT)
+            # in strip axes: across (x) and along (away from the edge)
+            feats.extend([sign * (tx - bx) / 10.0, sign * (ty - by) / 10.0])
+        feats.append((camera.magnification(_PROBE_HEIGHT) - 1.0) * 20.0)
+        feats.append(camera.tilt_deg / 30.0)
+        aux[p - 1] = feats
+    return Strips(maps, aux)
