@@ -69,6 +69,7 @@ def main(argv=None) -> int:
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--held-out", type=float, default=0.05)
+    ap.add_argument("--init", help="start from these weights (a .pt file this script wrote)")
     ap.add_argument("--keep-empty", type=float, default=0.4,
                     help="share of the empty points to learn from (they are most of the points)")
     args = ap.parse_args(argv)
@@ -92,6 +93,8 @@ def main(argv=None) -> int:
     train_idx = np.flatnonzero(~test & ((cls > 0) | (rng.random(len(cls)) < args.keep_empty)))
     test_idx = torch.from_numpy(np.flatnonzero(test))
     net = PointNet()
+    if args.init:
+        net.load_state_dict(torch.load(args.init))
     opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
     steps = args.epochs * (len(train_idx) // args.batch + 1)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps)
@@ -112,7 +115,7 @@ def main(argv=None) -> int:
             loss.backward()
             opt.step()
             sched.step()
-            total += float(loss) * len(b)
+            total += float(loss.detach()) * len(b)
         net.eval()
         with torch.no_grad():
             right_c = right_p = 0
@@ -125,6 +128,7 @@ def main(argv=None) -> int:
               f"{right_c / len(test_idx):.4%} counts right, {right_p / len(test_idx):.4%} with piles "
               f"({time.perf_counter() - t0:.0f} s)", flush=True)
     net.eval()
+    torch.save(net.state_dict(), args.out + ".pt")
     dummy = (torch.zeros(1, *maps.shape[1:]), torch.zeros(1, aux.shape[1]))
     torch.onnx.export(net, dummy, args.out, input_names=["maps", "aux"], output_names=["count", "pile"],
                       dynamic_axes={"maps": {0: "n"}, "aux": {0: "n"}, "count": {0: "n"}, "pile": {0: "n"}},

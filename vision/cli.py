@@ -203,6 +203,7 @@ def cmd_read(args: argparse.Namespace) -> int:
     doc = reading.to_board()
     if args.json:
         doc["location_confidence"] = {k: round(v, 3) for k, v in reading.location_confidence.items()}
+        doc["dice"] = [{"value": d.value, "at_mm": [round(d.x, 1), round(d.y, 1)]} for d in reading.dice]
         print(json.dumps(doc))
         return 0
     from willughby.engine.position import Position

@@ -66,12 +66,55 @@ def probabilities(strips: Strips, path: Path = MODEL_PATH) -> tuple[np.ndarray, 
     return count, pile
 
 
-def read_points(strips: Strips, path: Path = MODEL_PATH) -> list[PointReading]:
-    """The most probable reading of each of the 24 points."""
+def _decode(logp: np.ndarray, capacity: tuple[int, int]) -> list[int]:
+    """The most probable class of each point such that no colour has more
+    men on the points than *capacity* (light, dark): 15 less those on the
+    bar.  A dynamic programme over (light men so far, dark men so far)."""
+    n_points = logp.shape[0]
+    cap_l, cap_d = max(0, capacity[0]), max(0, capacity[1])
+    neg = -np.inf
+    dp = np.full((cap_l + 1, cap_d + 1), neg)
+    dp[0, 0] = 0.0
+    choice = np.zeros((n_points, cap_l + 1, cap_d + 1), np.int16)
+    for p in range(n_points):
+        best = dp + logp[p, 0]
+        arg = np.zeros(dp.shape, np.int16)
+        for n in range(1, 16):
+            if n <= cap_l:                              # n light men here
+                cand = np.full(dp.shape, neg)
+                cand[n:, :] = dp[:-n, :] + logp[p, n]
+                better = cand > best
+                best[better], arg[better] = cand[better], n
+            if n <= cap_d:                              # n dark men here
+                cand = np.full(dp.shape, neg)
+                cand[:, n:] = dp[:, :-n] + logp[p, 15 + n]
+                better = cand > best
+                best[better], arg[better] = cand[better], 15 + n
+        dp, choice[p] = best, arg
+    l, d = np.unravel_index(int(np.argmax(dp)), dp.shape)
+    out = [0] * n_points
+    for p in range(n_points - 1, -1, -1):
+        k = int(choice[p, l, d])
+        out[p] = k
+        if 1 <= k <= 15:
+            l -= k
+        elif k > 15:
+            d -= k - 15
+    return out
+
+
+def read_points(strips: Strips, path: Path = MODEL_PATH, capacity: tuple[int, int] = (15, 15)) -> list[PointReading]:
+    """The most probable reading of each of the 24 points, with no more than
+    *capacity* (light, dark) men of a colour on the points in all (each side
+    has 15 men: those on the bar are not on the points)."""
     count, pile = probabilities(strips, path)
+    classes = [int(np.argmax(pc)) for pc in count]
+    light = sum(k for k in classes if 1 <= k <= 15)
+    dark = sum(k - 15 for k in classes if k > 15)
+    if light > capacity[0] or dark > capacity[1]:
+        classes = _decode(np.log(np.maximum(count, 1e-12)), capacity)
     out = []
-    for pc, pp in zip(count, pile):
-        k = int(np.argmax(pc))
+    for k, pc, pp in zip(classes, count, pile):
         colour = "dark" if k > 15 else "light"
         n = k - 15 if k > 15 else k
         j = int(np.argmax(pp)) if n >= 2 else 0

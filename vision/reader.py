@@ -30,6 +30,7 @@ import numpy as np
 
 from .camera import camera_from_corners
 from .config import VisionConfig
+from .dice import Die, find_dice
 from .counting import PointFit, fit_point, outlines
 from . import pointnet
 from .occlusion import check_frame
@@ -67,6 +68,7 @@ class Reading:
     settled: bool
     occluded: bool = False
     men: list[Man] = field(default_factory=list)
+    dice: list[Die] = field(default_factory=list)
     millis: float = 0.0
     notes: list[str] = field(default_factory=list)
 
@@ -344,6 +346,7 @@ class Observation:
     tops: list[Man]
     model: BoardModel
     llr: dict[str, np.ndarray]
+    rect: np.ndarray | None = None
 
 
 def observe(image: np.ndarray, corners: Sequence[Sequence[float]], config: VisionConfig,
@@ -356,7 +359,7 @@ def observe(image: np.ndarray, corners: Sequence[Sequence[float]], config: Visio
     lab = _lab(rect)
     tops = detect_men(config, rect, margin)
     model = learn_board(config, lab, tops, margin, look)
-    return Observation(geometry, camera, margin, lab, tops, model, evidence(lab, model))
+    return Observation(geometry, camera, margin, lab, tops, model, evidence(lab, model), rect)
 
 
 def _count_by_fit(config: VisionConfig, obs: Observation) -> tuple[list[tuple[str, int, int, float]], int]:
@@ -410,23 +413,14 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
                                                       obs.tops, obs.model, obs.llr)
     s = config.scale
     h, w = lab.shape[:2]
+    m0 = int(round(margin * s))
+    surface = np.ascontiguousarray(obs.rect[m0:m0 + int(round(geometry.depth * s)),
+                                            m0:m0 + int(round(geometry.width * s))])
+    dice = find_dice(config, surface, camera)
     light = [0] * 24
     dark = [0] * 24
     stacked = {"light": [0] * 24, "dark": [0] * 24}
     conf: dict[str, float] = {}
-    if method == "net" or (method == "auto" and pointnet.available()):
-        field = float(model.field[0]) if model.field is not None else 50.0
-        strips = point_strips(geometry, camera, llr, lab, field, margin)
-        readings = [(r.colour, r.count, r.stacked, r.confidence * (r.pile_confidence if r.stacked else 1.0))
-                    for r in pointnet.read_points(strips)]
-        best_row = 5
-    else:
-        readings, best_row = _count_by_fit(config, obs)
-    for p, (colour, count, pile, c) in enumerate(readings, start=1):
-        if count:
-            (light if colour == "light" else dark)[p - 1] = count
-            stacked[colour][p - 1] = pile
-        conf[str(p)] = c
     bar = {"light": 0, "dark": 0}
     left, right = geometry.bar_x
     placed = []
@@ -438,6 +432,20 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
                 colour = min(model.men, key=lambda c: float(np.linalg.norm(lab_c - model.men[c])))
                 bar[colour] += 1
                 placed.append(Man(m.x, m.y, m.radius, colour, "bar"))
+    if method == "net" or (method == "auto" and pointnet.available()):
+        field = float(model.field[0]) if model.field is not None else 50.0
+        strips = point_strips(geometry, camera, llr, lab, field, margin)
+        readings = [(r.colour, r.count, r.stacked, r.confidence * (r.pile_confidence if r.stacked else 1.0))
+                    for r in pointnet.read_points(strips, capacity=(MEN_PER_SIDE - bar["light"],
+                                                                    MEN_PER_SIDE - bar["dark"]))]
+        best_row = 5
+    else:
+        readings, best_row = _count_by_fit(config, obs)
+    for p, (colour, count, pile, c) in enumerate(readings, start=1):
+        if count:
+            (light if colour == "light" else dark)[p - 1] = count
+            stacked[colour][p - 1] = pile
+        conf[str(p)] = c
     polys = []
     for p, (colour, count, pile, c) in enumerate(readings, start=1):
         if count:
@@ -448,5 +456,5 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
         notes.append(f"something lies across the frame ({frame.side} side, {frame.run_mm:.0f} mm)")
     confidence = float(min(conf.values())) if conf else 1.0
     return Reading(light, dark, bar, stacked, confidence, conf, not frame.occluded,
-                   occluded=frame.occluded, men=placed, notes=notes,
+                   occluded=frame.occluded, men=placed, dice=dice, notes=notes,
                    millis=(time.perf_counter() - t0) * 1000)
