@@ -56,10 +56,8 @@ class VisionConfig:
                                      # the busiest square counts (>= settle_thumb_width: the whole board)
     # --- occlusion: something lying across the frame
     frame_height: float = 15.0       # mm the frame's top stands above the playing surface
-    frame_band_inner: float = 8.0    # mm outside the playing surface where the frame band starts
-    frame_band_outer: float = 18.0   # ... and ends
+    frame_band_outer: float = 18.0   # mm: the frame is at least this wide
     frame_corner_skip: float = 50.0  # mm left out at each corner (the markers' place)
-    frame_contrast: float = 18.0     # Lab distance from the side's own colour that counts as foreign
     frame_run_mm: float = 30.0       # a foreign stretch this long (mm) is something across the frame
     # --- markers
     marker_max_error: float = 4.0    # pixels: markers that disagree by more than this do not locate the board

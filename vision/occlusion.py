@@ -1,11 +1,58 @@
-"""Is something (a hand, a sleeve) lying across the board?
+"""Is something (a hand, a forearm, a sleeve) lying across the board?
 
 An arm reaches the board from outside it, so it crosses the board's frame.
-Along each side of the playing surface, the frame just outside it is one
-material (wood, leather) whose colour changes only slowly along the side; a
-stretch of several centimetres that differs sharply from the rest of that
-side is something lying across it.  Corners are left out: that is where the
-markers go.
+Seen from above, each side of the frame has one cross-section that repeats
+along its whole length: the playing surface's edge, the frame's top, its
+outer edge (and outer wall, when the camera looks from that side), the
+board's shadow, the table.  Sampled on the plane of the frame's top
+(``frame_height`` above the surface) in *columns* straight out from the
+playing surface, every column of a side looks like its neighbours; a stretch
+of columns that does not is something lying across the frame.
+
+Each column is compared with its side's *usual look*: per row, a slow trend
+along the side (a parabola through the medians of ten stretches of it, the
+three most unusual stretches left out, so an arm does not teach it), and a
+lightness change shared by the whole column that varies slowly along the side
+(a lamp's fall-off, vignetting) is taken for light.  Two cues then judge the
+column:
+
+* **colour**: the frame's own rows *and* the rows beyond them (wall, shadow,
+  table) are both far from the usual look, each measured against how much
+  that row varies along the side anyway.  Light that varies over the table
+  alone is not an arm: an arm lies on the frame too; and a column whose
+  edges are all where they should be is lit differently (a lamp's spot
+  burning the table and frame white), not covered.
+* **edges**: the edges across the column (surface to frame, frame to wall,
+  wall to table, the board's shadow) are not where the usual look has them.
+  A hand or forearm is one smooth blob that hides them whatever its colour,
+  so this catches skin against wood of the same colour; it is only asked
+  where the side has edges that stand out of its texture.
+
+Either cue alone, or both half-way, marks the column crossed.  An arm may
+cross a side aslant, so columns are also summed along slanted lines.  A run
+of crossed columns ``frame_run_mm`` long or longer is a refusal.
+
+Men are not mistaken for a hand: the outlines of the men the reader found
+(``men``) are left out, the edge cue does not use the surface's own edge
+(where men lie), and a man overhanging the frame covers only the frame's
+inner rows, never the table beyond.  The corners (``frame_corner_skip``),
+where the printed markers go, are judged without the surface's rows, and
+there black ink and white paper side by side are taken for a marker.  The
+strips run on past each corner over the frame's corner block, so an arm
+crossing at a corner is seen by both sides.
+
+Of the configuration, ``frame_height``, ``frame_band_outer`` (the frame is at
+least this wide), ``frame_corner_skip`` and ``frame_run_mm`` are used.  The
+method's own numbers are the module's constants below.  What the check cannot see it does not refuse: a frame
+wholly outside the picture, or an arm that matches frame, table and their
+edges alike.
+
+>>> import numpy as np
+>>> from willughby.vision.config import VisionConfig
+>>> image = np.full((720, 1280, 3), 120, np.uint8)
+>>> corners = [[1000, 620], [280, 620], [280, 100], [1000, 100]]
+>>> check_frame(VisionConfig(), image, corners).occluded
+False
 """
 
 from __future__ import annotations
@@ -15,16 +62,59 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .camera import Camera
+from .camera import Camera, camera_from_corners
 from .config import VisionConfig
+from .errors import FrameError
 from .geometry import BoardGeometry, corners_array
 
-__all__ = ["FrameCheck", "check_frame"]
+__all__ = ["FrameCheck", "check_frame", "frame_cues", "SideCues"]
+
+# ---- Tunables that VisionConfig does not hold: they belong to this method, not
+# ---- to a board (config.py is shared with the reader).  They were chosen on the
+# ---- dev set and synthetic frames (seeds 7, 11, 21, 22, 23) and checked on
+# ---- other seeds; ``python -m willughby.vision.occlusion FOLDER`` measures them.
+STEP_MM = 3.0              # sampling step of the strips (mm); an arm is >= 40 mm wide
+RING_IN_MM = -6.0          # rows start this far inside the surface's edge (the edge itself is a cue)
+RING_OUT_MM = 90.0         # ... and end this far outside it: past any frame and its shadow, on the table
+CORNER_EXT_MM = 18.0       # each strip runs on this far past its corners, over the frame's corner block
+CORNER_EXT_INNER_MM = 4.0  # ... where the surface's edge is missing: nearer rows are not used
+EDGE_FROM_MM = 2.0         # the edge cue uses rows from here out (the surface's edge: men lie there)
+FRAME_ROWS_EXTRA_MM = 4.0  # rows out to frame_band_outer plus this are the frame's top; beyond, wall and table
+BAR_INNER_MM = 6.0         # at the bar the surface's edge is missing: nearer rows are not used there
+KNOTS = 10                 # stretches along a side whose medians give its usual look ...
+KNOTS_DROPPED = 3          # ... the most unusual of them left out (an arm covers up to three)
+GAIN_WINDOW_MM = 160.0     # a column's lightness change, smoothed (running median) over this, is light
+BLUR = (5, 3)              # samples (along, across) a difference from the usual look is averaged over
+SPREAD_FLOOR = 1.0         # Lab units: the least spread a row is credited with
+Z_CAP = 12.0               # z beyond this counts as this (one wild sample does not make a column)
+Z_FRAME = 3.5              # colour cue: the frame's rows are foreign at this mean z ...
+Z_BEYOND = 9.0             # ... and the rows beyond them at this
+COLOUR_VETO_CORR = 0.7     # ... unless the column's usual edges are all there (correlation this or more)
+MIX_COLOUR = 0.5           # both cues half-way (colour ratio this, correlation below MIX_CORR) also cross
+MIX_CORR = 0.5             # ... (the correlation's half-way mark)
+CORR_CROSSED = 0.25        # edge cue: a column whose edges correlate less than this with the usual ones ...
+EDGE_SNR = 2.0             # ... if its usual edges carry this much more energy than the texture ...
+EDGE_SHARE = 0.25          # ... and it keeps this share of its side's usual edge energy
+MIN_SEEN_MM = 24.0         # a column must show this much of the ring to be judged
+MIN_SEEN_CORNER_MM = 12.0  # ... near a corner
+SHEARS = (0.0, -0.6, 0.6)  # slants (tangents) of the columns tried: an arm may cross aslant
+MARKER_CHROMA = 12.0       # a marker's black and white: Lab chroma below this, and
+MARKER_BLACK = 30.0        # ... lightness below this (ink)
+MARKER_WHITE = 75.0        # ... or above this (paper)
+MARKER_NEAR_MM = 10.0      # ... ink and paper this near each other
+MARKER_PAD_MM = 12.0       # ... and this much round them is left out too (the paper's edge, its shadow)
+L_WEIGHT = 0.7             # lightness counts this much against colour (light varies more than hue)
+
+_SIDES = ("top", "bottom", "left", "right")
+_GAP = 36                  # empty columns between the sides in the panel (> the widest slant's shift)
 
 
 @dataclass(frozen=True)
 class FrameCheck:
-    """The result: whether the frame is crossed, where, and the worst contrast seen."""
+    """The result: whether the frame is crossed, on which side, how long the
+    longest crossed stretch is (mm; refused from ``frame_run_mm``), and the
+    strongest colour evidence of that side (its largest colour ratio, 1.0
+    being the colour cue's bar)."""
 
     occluded: bool
     side: str | None
@@ -32,73 +122,439 @@ class FrameCheck:
     contrast: float
 
 
-def _band_image(config: VisionConfig, image: np.ndarray, corners,
-                camera: Camera | None) -> tuple[np.ndarray, float]:
-    """The board warped onto the plane of the frame's top (``frame_height``
-    above the surface), with a margin all round: the frame then lies where
-    it is, whatever the tilt, and its inner wall is not mistaken for it."""
-    geometry = BoardGeometry(config)
-    margin = config.frame_band_outer + 4
-    src = corners_array(corners).astype(np.float32)
-    Hs = cv2.getPerspectiveTransform(src, geometry.surface_corners().astype(np.float32)).astype(np.float64)
+@dataclass
+class SideCues:
+    """One side's columns as judged (for evaluation and pictures): positions
+    *t* (mm along the side), the colour ratio (>= 1: foreign), the edge
+    correlation, whether the edge cue applies, the verdict per column, the
+    slant used and the longest run (columns)."""
+
+    name: str
+    t: np.ndarray
+    colour: np.ndarray
+    corr: np.ndarray
+    reliable: np.ndarray
+    crossed: np.ndarray
+    tan: float
+    run: int
+    z: np.ndarray
+    judged: np.ndarray
+    bgr: np.ndarray
+    zin: np.ndarray | None = None       # mean z of the frame's rows, per column
+    zout: np.ndarray | None = None      # ... of the rows beyond
+    snr: np.ndarray | None = None       # usual edge energy against texture
+    edge_share: np.ndarray | None = None  # usual edge energy kept, against the side's
+
+
+def _as_bgr(image) -> np.ndarray:
+    """The frame as an 8-bit BGR image (a grey one is widened)."""
+    if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or not (
+            image.ndim == 2 or (image.ndim == 3 and image.shape[2] in (1, 3))) or min(image.shape[:2]) < 8:
+        what = f"{image.dtype} array of shape {image.shape}" if isinstance(image, np.ndarray) else type(image).__name__
+        raise FrameError(f"a frame must be an 8-bit BGR or grey image, not a {what}")
+    if image.ndim == 2 or image.shape[2] == 1:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    return image
+
+
+def _lift(config: VisionConfig, camera: Camera | None) -> np.ndarray:
+    """Surface mm (as the camera sees them) to the frame-top plane's mm: the
+    ray through a point of the frame's top meets the surface further from the
+    camera's foot, by the factor ``camera.magnification(frame_height)``."""
     S = np.eye(3)
     if camera is not None and camera.height > config.frame_height * 2:
-        k = camera.height / (camera.height - config.frame_height)
+        k = camera.magnification(config.frame_height)
         fx, fy = camera.foot
         S = np.array([[1 / k, 0, fx * (1 - 1 / k)], [0, 1 / k, fy * (1 - 1 / k)], [0, 0, 1]])
-    T = np.array([[1, 0, margin], [0, 1, margin], [0, 0, 1]], dtype=np.float64)
-    size = (int(geometry.width + 2 * margin), int(geometry.depth + 2 * margin))
-    return cv2.warpPerspective(image, T @ S @ Hs, size, flags=cv2.INTER_AREA), margin
+    return S
+
+
+def _side_affine(name: str, W: float, D: float) -> np.ndarray:
+    """(t along the side, s outward from the surface, 1) -> frame-top (x, y, 1)."""
+    return {
+        "top": np.array([[1.0, 0, 0], [0, -1.0, 0], [0, 0, 1]]),
+        "bottom": np.array([[1.0, 0, 0], [0, 1.0, D], [0, 0, 1]]),
+        "left": np.array([[0, -1.0, 0], [1.0, 0, 0], [0, 0, 1]]),
+        "right": np.array([[0, 1.0, W], [1.0, 0, 0], [0, 0, 1]]),
+    }[name]
+
+
+@dataclass
+class _Panel:
+    """The four sides' strips side by side (gaps between): rows are *s*
+    (mm outward), columns positions *t* along their side."""
+
+    s: np.ndarray            # rows
+    t: np.ndarray            # per column (NaN in gaps)
+    side: np.ndarray         # per column: 0..3, -1 in gaps
+    length: np.ndarray       # per side: its length (mm)
+    lab: np.ndarray          # 3, rows, cols (Lab, L weighted)
+    known: np.ndarray        # in the picture and not under a man
+    bgr: np.ndarray
+
+
+def _panel(config: VisionConfig, image: np.ndarray, corners, men, camera) -> _Panel:
+    geometry = BoardGeometry(config)
+    W, D = geometry.width, geometry.depth
+    src = corners_array(corners).astype(np.float32)
+    Hs = cv2.getPerspectiveTransform(src, geometry.surface_corners().astype(np.float32)).astype(np.float64)
+    lift = _lift(config, camera)
+    to_image = np.linalg.inv(lift @ Hs)
+    h, w = image.shape[:2]
+    ns = int(round((RING_OUT_MM - RING_IN_MM) / STEP_MM))
+    s = (RING_IN_MM + (np.arange(ns) + 0.5) * STEP_MM).astype(np.float32)
+    ext = int(round(CORNER_EXT_MM / STEP_MM))
+    xs, ys, ts, sides, offsets = [], [], [], [], []
+    col = 0
+    for i, name in enumerate(_SIDES):
+        L = W if name in ("top", "bottom") else D
+        n = int(round(L / STEP_MM)) + 2 * ext
+        t = ((np.arange(n) - ext + 0.5) * STEP_MM).astype(np.float32)
+        M = (to_image @ _side_affine(name, W, D)).astype(np.float32)
+        Z = M[2, 0] * t[None, :] + M[2, 1] * s[:, None] + M[2, 2]
+        bad = Z <= 1e-6
+        Z[bad] = 1.0
+        X = (M[0, 0] * t[None, :] + M[0, 1] * s[:, None] + M[0, 2]) / Z
+        Y = (M[1, 0] * t[None, :] + M[1, 1] * s[:, None] + M[1, 2]) / Z
+        X[bad] = -100
+        xs += [X, np.full((ns, _GAP), -100, np.float32)]
+        ys += [Y, np.full((ns, _GAP), -100, np.float32)]
+        ts += [t, np.full(_GAP, np.nan, np.float32)]
+        sides += [np.full(n, i), np.full(_GAP, -1)]
+        offsets.append(col)
+        col += n + _GAP
+    mx = np.concatenate(xs, 1)
+    my = np.concatenate(ys, 1)
+    known = (mx >= 1) & (my >= 1) & (mx <= w - 2) & (my <= h - 2)
+    bgr = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    lab = cv2.cvtColor(bgr.astype(np.float32) * (1 / 255.0), cv2.COLOR_BGR2Lab)
+    lab = np.ascontiguousarray(lab.transpose(2, 0, 1))
+    lab[0] *= L_WEIGHT
+    polys = []
+    if men:
+        polys = [p for p in (np.asarray(m, np.float64).reshape(-1, 2) for m in men) if len(p) >= 3]
+    if polys:
+        hidden = np.zeros(known.shape, np.uint8)
+        pts = []
+        sizes = [len(p) for p in polys]
+        allp = np.vstack([np.vstack(polys).T, np.ones(sum(sizes))])
+        for i, name in enumerate(_SIDES):
+            q = (np.linalg.inv(_side_affine(name, W, D)) @ lift) @ allp
+            c = (q[0] / q[2] + CORNER_EXT_MM) / STEP_MM - 0.5 + offsets[i]
+            r = (q[1] / q[2] - RING_IN_MM) / STEP_MM - 0.5
+            cr = np.round(np.clip(np.column_stack([c, r]), -1e5, 1e5) * 4).astype(np.int32)
+            for piece, rr in zip(np.split(cr, np.cumsum(sizes)[:-1]), np.split(r, np.cumsum(sizes)[:-1])):
+                if rr.min() < ns and rr.max() > 0:
+                    pts.append(piece)
+        if pts:
+            cv2.fillPoly(hidden, pts, 1, shift=2)
+            known &= cv2.dilate(hidden, np.ones((3, 3), np.uint8)) == 0
+    length = np.array([W, W, D, D], np.float32)
+    return _Panel(s, np.concatenate(ts), np.concatenate(sides), length, lab, known, bgr)
+
+
+def _masked_median(X: np.ndarray, ok: np.ndarray, min_count: int = 3) -> np.ndarray:
+    """Median along the last axis of X over the entries where *ok* (which
+    broadcasts to X); NaN where fewer than *min_count* entries are ok."""
+    Y = np.where(ok, X, np.float32(np.nan)).astype(np.float32, copy=False)
+    Y.sort(axis=-1)                                   # NaN sorts last
+    n = np.broadcast_to(ok, X.shape).sum(-1)
+    lo = np.clip((n - 1) // 2, 0, X.shape[-1] - 1)
+    hi = np.clip(n // 2, 0, X.shape[-1] - 1)
+    med = 0.5 * (np.take_along_axis(Y, lo[..., None], -1)[..., 0] + np.take_along_axis(Y, hi[..., None], -1)[..., 0])
+    med[n < min_count] = np.nan
+    return med
+
+
+def _by_side(P: _Panel, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Column indices (4, n) of the selected columns of each side, padded,
+    and their validity."""
+    groups = [np.nonzero(sel & (P.side == i))[0] for i in range(4)]
+    n = max(1, max(len(g) for g in groups))
+    idx = np.zeros((4, n), np.int64)
+    ok = np.zeros((4, n), bool)
+    for i, g in enumerate(groups):
+        idx[i, :len(g)] = g
+        ok[i, :len(g)] = True
+    return idx, ok
+
+
+def _row_medians(X: np.ndarray, mask: np.ndarray, idx: np.ndarray, ok: np.ndarray, min_count: int = 10) -> np.ndarray:
+    """Per row and side, the median of X (rows, cols) over the side's columns
+    *idx* where *mask*: (rows, 4)."""
+    return _masked_median(X[:, idx], mask[:, idx] & ok[None], min_count)
+
+
+def _usual_look(P: _Panel, judged: np.ndarray) -> np.ndarray:
+    """Each side's usual look per row as a parabola along the side, fitted to
+    the medians of KNOTS stretches, the KNOTS_DROPPED most unusual left out;
+    held constant past the first and last stretch's middle."""
+    per = []
+    for i in range(4):
+        inside = np.nonzero((P.side == i) & (P.t > 0) & (P.t < P.length[i]))[0]
+        k = len(inside) // KNOTS
+        start = (len(inside) - k * KNOTS) // 2
+        per.append(inside[start:start + k * KNOTS].reshape(KNOTS, k))
+    width = max(p.shape[1] for p in per)
+    idx = np.zeros((4, KNOTS, width), np.int64)
+    ok = np.zeros((4, KNOTS, width), bool)
+    for i, p in enumerate(per):
+        idx[i, :, :p.shape[1]] = p
+        ok[i, :, :p.shape[1]] = True
+    K = _masked_median(P.lab[:, :, idx], (judged[:, idx] & ok[None])[None])   # ch, rows, 4, K
+    good = np.isfinite(K).all(0)                                              # rows, 4, K
+    Kz = np.where(good[None], K, 0)
+    level = _masked_median(K, good[None], 1)[..., None]
+    level = np.where(np.isfinite(level), level, 0)
+    err = np.where(good, ((Kz - level) ** 2).sum(0), np.inf)
+    rank = np.argsort(np.argsort(err, axis=2), axis=2)
+    wgt = (good & (rank < KNOTS - KNOTS_DROPPED)).astype(np.float32)
+    x = np.linspace(-1, 1, KNOTS, dtype=np.float32)
+    V = np.stack([np.ones_like(x), x, x * x], 1)                              # K, 3
+    G = np.einsum("rik,ka,kb->riab", wgt, V, V) + np.eye(3, dtype=np.float32) * 1e-4
+    rhs = np.einsum("rik,ka,crik->riac", wgt, V, Kz, optimize=True)
+    coef = np.linalg.solve(G, rhs).astype(np.float32)                        # rows, 4, 3, ch
+    usual = np.zeros_like(P.lab)
+    for i, p in enumerate(per):
+        cols = np.nonzero(P.side == i)[0]
+        first, last = P.t[p[0]].mean(), P.t[p[-1]].mean()
+        tc = np.clip((P.t[cols] - first) / max(last - first, 1e-6) * 2 - 1, -1, 1)
+        Vt = np.stack([np.ones_like(tc), tc, tc * tc], 1)
+        usual[:, :, cols] = coef[:, i].transpose(2, 0, 1) @ Vt.T
+    return usual
+
+
+def _marker_like(lab: np.ndarray) -> np.ndarray:
+    """Samples that could be a printed marker: black ink and white paper side
+    by side (a dark table alone is not a marker)."""
+    L = lab[0] / L_WEIGHT
+    grey = (lab[1] ** 2 + lab[2] ** 2) < MARKER_CHROMA ** 2
+    black = (grey & (L < MARKER_BLACK)).astype(np.uint8)
+    white = (grey & (L > MARKER_WHITE)).astype(np.uint8)
+    if not black.any() or not white.any():
+        return np.zeros(L.shape, bool)
+    k = 2 * int(round(MARKER_NEAR_MM / STEP_MM)) + 1
+    near = np.ones((k, k), np.uint8)
+    both = cv2.dilate(black, near) & cv2.dilate(white, near) & (black | white)
+    k = 2 * int(round(MARKER_PAD_MM / STEP_MM)) + 1
+    return cv2.dilate(both, np.ones((k, k), np.uint8)) > 0
+
+
+def _longest_run(flags: np.ndarray) -> tuple[int, int]:
+    """Length and start of the longest run of True."""
+    if not flags.any():
+        return 0, 0
+    f = np.concatenate([[0], flags.astype(np.int8), [0]])
+    d = np.diff(f)
+    starts, ends = np.nonzero(d == 1)[0], np.nonzero(d == -1)[0]
+    k = int(np.argmax(ends - starts))
+    return int(ends[k] - starts[k]), int(starts[k])
+
+
+def frame_cues(config: VisionConfig, image: np.ndarray, corners,
+               men: list[np.ndarray] | None = None, camera: Camera | None = None,
+               all_slants: bool = False) -> list[SideCues]:
+    """The cues of every side, at the slant that gives its longest run (or
+    at every slant, *all_slants*), for :func:`check_frame` and for looking at."""
+    geometry = BoardGeometry(config)
+    image = _as_bgr(image)
+    if camera is None:
+        camera = camera_from_corners(corners, (image.shape[1], image.shape[0]), geometry)
+    P = _panel(config, image, corners, men, camera)
+    s, t, side = P.s, P.t, P.side
+    in_side = side >= 0
+    sidx = np.maximum(side, 0)
+    L = P.length[sidx]
+    with np.errstate(invalid="ignore"):
+        corner = in_side & ((t < config.frame_corner_skip) | (t > L - config.frame_corner_skip))
+        beyond = in_side & ((t < 0) | (t > L))
+        left, right = geometry.bar_x
+        bar = (side <= 1) & in_side & (t > left - 4) & (t < right + 4)
+    mid = in_side & ~corner
+    frame_rows_mm = config.frame_band_outer + FRAME_ROWS_EXTRA_MM
+    judged = P.known.copy()
+    judged[np.ix_(s < BAR_INNER_MM, bar)] = False
+    judged[np.ix_(s < 0, corner)] = False
+    judged[np.ix_(s < CORNER_EXT_INNER_MM, beyond)] = False
+    marker = _marker_like(P.lab) & corner[None, :]
+    # a column a marker takes much of is the marker's, not judged at all
+    marked = marker.sum(0) > 0.25 * np.maximum(judged.sum(0), 1)
+    judged &= ~marker
+    judged[:, marked] = False
+    usual = _usual_look(P, judged)
+    # ---- colour: how far each sample is from the usual look
+    delta = (P.lab - usual) * judged[None]
+    # a column's lightness change, where it varies slowly along the side, is light
+    gain = _masked_median(delta[0].T, judged.T, 4)
+    half = int(GAIN_WINDOW_MM / STEP_MM / 2)
+    for i in range(4):
+        cols = np.nonzero(side == i)[0]
+        gi = gain[cols]
+        fin = np.isfinite(gi)
+        if not fin.any():
+            gain[cols] = 0
+            continue
+        gi = np.where(fin, gi, np.median(gi[fin]))
+        q = np.clip(np.round(gi * 2 + 128), 0, 255).astype(np.uint8).reshape(1, -1)
+        gain[cols] = (cv2.medianBlur(np.repeat(q, 3, 0), min(2 * half + 1, 255))[1].astype(np.float32) - 128) / 2
+    delta[0] -= np.where(np.isfinite(gain), gain, 0)[None, :] * judged
+    wsum = np.maximum(cv2.blur(judged.astype(np.float32), BLUR), 1e-3)
+    d2 = np.zeros(judged.shape, np.float32)
+    for c in range(3):
+        b = cv2.blur(delta[c], BLUR)
+        d2 += b * b
+    d = np.sqrt(d2) / wsum
+    idx_mid, ok_mid = _by_side(P, mid)
+    spread = _row_medians(d, judged, idx_mid, ok_mid)          # rows, 4
+    for i in range(4):
+        col = spread[:, i]
+        col[~np.isfinite(col)] = np.nanmax(col) if np.isfinite(col).any() else 1e3
+    spread = np.maximum(1.4826 * spread, SPREAD_FLOOR)
+    z = d / spread[:, sidx]
+    zc = np.minimum(z, Z_CAP)
+    frame_rows = (s <= frame_rows_mm)[:, None]
+    j_in, j_out = judged & frame_rows, judged & ~frame_rows
+    # ---- edges across the side: gradients along s against the usual look's
+    g = P.lab[:, 2:] - P.lab[:, :-2]
+    gE = usual[:, 2:] - usual[:, :-2]
+    kg = judged[2:] & judged[:-2] & (s[1:-1] >= EDGE_FROM_MM)[:, None]
+    rows, ncols = judged.shape
+    prod = np.zeros((rows, ncols), np.float32)
+    eng = np.zeros((rows, ncols), np.float32)
+    ggs = np.zeros((rows, ncols), np.float32)
+    resid = np.zeros((rows, ncols), np.float32)
+    prod[1:-1] = (g[0] * gE[0] + g[1] * gE[1] + g[2] * gE[2]) * kg
+    eng[1:-1] = (gE[0] * gE[0] + gE[1] * gE[1] + gE[2] * gE[2]) * kg
+    ggs[1:-1] = (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * kg
+    r = g - gE
+    resid[1:-1] = r[0] * r[0] + r[1] * r[1] + r[2] * r[2]
+    kgp = np.zeros_like(judged)
+    kgp[1:-1] = kg
+    noise = _row_medians(resid, kgp, idx_mid, ok_mid)          # rows, 4
+    noise = np.where(np.isfinite(noise), noise, 0)
+    noise_px = noise[:, sidx] * kgp
+    idx_ref, ok_ref = _by_side(P, mid & ~bar)
+    idx_bar, ok_bar = _by_side(P, mid & bar)
+    colour_maps = cv2.merge([j_in.astype(np.float32), zc * j_in, j_out.astype(np.float32), zc * j_out])
+    edge_maps = cv2.merge([prod, eng, ggs, noise_px])
+    need = np.where(corner, MIN_SEEN_CORNER_MM, MIN_SEEN_MM) / STEP_MM
+    pivot = (frame_rows_mm / 2 - s[0]) / STEP_MM
+    results: list[SideCues] = []
+    best: dict[int, SideCues] = {}
+    for tan in SHEARS:
+        # sums along slanted columns: the sample at (c + tan (r - pivot), r)
+        A = np.array([[1.0, tan, -tan * pivot], [0.0, 1.0, 0.0]])
+        flags = cv2.WARP_INVERSE_MAP | cv2.INTER_NEAREST
+        if tan:
+            cs = cv2.warpAffine(colour_maps, A, (ncols, rows), flags=flags).sum(0)
+            es = cv2.warpAffine(edge_maps, A, (ncols, rows), flags=flags).sum(0)
+        else:
+            cs, es = colour_maps.sum(0), edge_maps.sum(0)
+        seen_in, seen_out = cs[:, 0], cs[:, 2]
+        zin = cs[:, 1] / np.maximum(seen_in, 1)
+        zout = cs[:, 3] / np.maximum(seen_out, 1)
+        seen = seen_in + seen_out
+        ok = (seen >= need) & in_side
+        colour = np.where(ok & (seen_in > 0) & (seen_out > 0), np.minimum(zin / Z_FRAME, zout / Z_BEYOND), 0.0)
+        num, ee, gg, nz = es[:, 0], es[:, 1], es[:, 2], es[:, 3]
+        corr = num / np.sqrt(ee * gg + 1e-6)
+        corr = cv2.blur(corr.reshape(1, -1).astype(np.float32), (3, 1)).ravel()
+        snr = ee / np.maximum(nz, 1e-6)
+        # the column must keep most of its side's usual edge energy (at the
+        # bar, where the surface's edge is missing, the bar's columns are the reference)
+        ref_side = _masked_median(ee[idx_ref], ok_ref, 1)
+        ref_bar = _masked_median(ee[idx_bar], ok_bar, 1)
+        ref = np.where(bar, ref_bar[sidx], ref_side[sidx])
+        ref = np.where(np.isfinite(ref), ref, np.inf)
+        reliable = ok & (snr >= EDGE_SNR) & (ee >= EDGE_SHARE * ref)
+        edge = np.where(reliable, corr, 1.0)
+        # colour with the usual edges all in place is light (a lamp, a highlight), not an arm
+        foreign = (colour >= 1.0) & ~(reliable & (corr >= COLOUR_VETO_CORR))
+        crossed = ok & (foreign | (edge < CORR_CROSSED) | ((colour >= MIX_COLOUR) & (edge < MIX_CORR)))
+        for i, name in enumerate(_SIDES):
+            cols = np.nonzero(side == i)[0]
+            run, _ = _longest_run(crossed[cols])
+            if all_slants or i not in best or run > best[i].run:
+                cue = SideCues(name, t[cols], colour[cols], corr[cols], reliable[cols], crossed[cols], tan, run,
+                               z[:, cols], judged[:, cols], P.bgr[:, cols], zin[cols] * ok[cols],
+                               zout[cols] * ok[cols], snr[cols], (ee / np.maximum(ref, 1e-6))[cols])
+                if all_slants:
+                    results.append(cue)
+                if i not in best or run > best[i].run:
+                    best[i] = cue
+    return results if all_slants else [best[i] for i in range(4)]
 
 
 def check_frame(config: VisionConfig, image: np.ndarray, corners,
                 men: list[np.ndarray] | None = None, camera: Camera | None = None) -> FrameCheck:
-    """Look along the frame for something lying across it.  *men* are the
-    outlines (surface mm, as the camera sees them) of men read on the board:
-    a man on an edge point, seen from the side, may overhang the frame, and
-    the frame under him is not looked at."""
-    warped, m = _band_image(config, image, corners, camera)
-    lab = cv2.cvtColor(warped.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
-    h, w = lab.shape[:2]
-    hidden = np.zeros((h, w), np.uint8)
-    for poly in men or []:
-        cv2.fillPoly(hidden, [np.round(poly + m).astype(np.int32)], 1)
-    if men:
-        hidden = cv2.dilate(hidden, np.ones((9, 9), np.uint8))
-    inner, outer = int(config.frame_band_inner), int(config.frame_band_outer)
-    skip = int(config.frame_corner_skip)
-    mi = int(m)
-    pieces = {
-        "top": (slice(mi - outer, mi - inner), slice(mi + skip, w - mi - skip), True),
-        "bottom": (slice(h - mi + inner, h - mi + outer), slice(mi + skip, w - mi - skip), True),
-        "left": (slice(mi + skip, h - mi - skip), slice(mi - outer, mi - inner), False),
-        "right": (slice(mi + skip, h - mi - skip), slice(w - mi + inner, w - mi + outer), False),
-    }
+    """Look along the frame for something lying across it (see the module's
+    description).  *corners* are the playing surface's C1..C4 in *image*;
+    *men* are the outlines (surface mm, as the camera sees them) of men read
+    on the board: a man on an edge point, seen from the side, may overhang
+    the frame, and the frame under him is not looked at; *camera* (from
+    :func:`~willughby.vision.camera.camera_from_corners`) puts the strips on
+    the plane of the frame's top rather than the surface's."""
     worst = FrameCheck(False, None, 0.0, 0.0)
-    for name, (rows, cols, across) in pieces.items():
-        band = lab[rows, cols]
-        mask = hidden[rows, cols]
-        if across:
-            band, mask = band.transpose(1, 0, 2), mask.T
-        if band.size == 0:
-            continue
-        visible = mask.mean(axis=1) < 0.3            # positions along the side we may judge
-        if visible.sum() < 20:
-            continue
-        profile = np.median(band, axis=1)            # one colour per mm along the side
-        ref = np.median(profile[visible], axis=0)
-        d = profile - ref
-        dist = np.sqrt(0.5 * d[:, 0] ** 2 + d[:, 1] ** 2 + d[:, 2] ** 2)
-        dist = cv2.blur(dist.reshape(-1, 1).astype(np.float32), (1, 9)).ravel()
-        run = best = 0
-        for flag, seen in zip(dist > config.frame_contrast, visible):
-            if not seen:
-                continue                              # under a man: neither extends nor breaks a run
-            run = run + 1 if flag else 0
-            best = max(best, run)
-        contrast = float(np.percentile(dist[visible], 98))
-        if best >= config.frame_run_mm and best > worst.run_mm:
-            worst = FrameCheck(True, name, float(best), contrast)
-        elif not worst.occluded and contrast > worst.contrast:
-            worst = FrameCheck(False, None, float(best), contrast)
+    for cue in frame_cues(config, image, corners, men, camera):
+        run_mm = cue.run * STEP_MM
+        contrast = float(cue.colour.max()) if cue.colour.size else 0.0
+        if run_mm >= config.frame_run_mm and run_mm > worst.run_mm:
+            worst = FrameCheck(True, cue.name, run_mm, contrast)
+        elif not worst.occluded and run_mm > worst.run_mm:
+            worst = FrameCheck(False, None, run_mm, contrast)
     return worst
+
+
+def main(argv=None) -> int:
+    """``python -m willughby.vision.occlusion FOLDER...``: over labelled
+    frames (``img_NNNN.jpg`` + ``.json`` with ``corners`` and ``occluded``),
+    how many frames with a hand are refused, how many clear ones are, the
+    longest crossed run seen on each kind, and the time per frame (one
+    thread).  The men's outlines are not used (``men=None``)."""
+    import argparse
+    import json
+    import time
+    from pathlib import Path
+
+    parser = argparse.ArgumentParser(prog="python -m willughby.vision.occlusion", description=main.__doc__)
+    parser.add_argument("folders", nargs="+", help="folders of labelled frames")
+    parser.add_argument("--misses", action="store_true", help="name every wrong verdict")
+    args = parser.parse_args(argv)
+    cv2.setNumThreads(1)
+    config = VisionConfig()
+    geometry = BoardGeometry(config)
+    for folder in args.folders:
+        hit = miss = wrong = clear = 0
+        runs = {True: [], False: []}
+        millis = []
+        for label_path in sorted(Path(folder).glob("img_*.json")):
+            label = json.loads(label_path.read_text())
+            image = cv2.imread(str(label_path.with_suffix(".jpg")))
+            if image is None:
+                continue
+            camera = camera_from_corners(label["corners"], (image.shape[1], image.shape[0]), geometry)
+            t0 = time.perf_counter()
+            result = check_frame(config, image, label["corners"], None, camera)
+            millis.append((time.perf_counter() - t0) * 1000)
+            occluded = bool(label["occluded"])
+            runs[occluded].append(result.run_mm)
+            if occluded:
+                hit += result.occluded
+                miss += not result.occluded
+            else:
+                wrong += result.occluded
+                clear += not result.occluded
+            if args.misses and result.occluded != occluded:
+                print(f"  {'missed' if occluded else 'wrongly refused'}: {label_path.stem} {result}")
+        if not millis:
+            print(f"{folder}: no labelled frames")
+            continue
+        print(f"{folder}: hand refused {hit}/{hit + miss}, clear wrongly refused {wrong}/{wrong + clear}, "
+              f"shortest run with a hand {min(runs[True], default=float('nan')):.0f} mm, "
+              f"longest clear {max(runs[False], default=float('nan')):.0f} mm (refusal at {config.frame_run_mm:.0f}), "
+              f"{np.median(millis):.1f} ms per frame (median)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -362,6 +362,17 @@ def observe(image: np.ndarray, corners: Sequence[Sequence[float]], config: Visio
     return Observation(geometry, camera, margin, lab, tops, model, evidence(lab, model), rect)
 
 
+def _one_per_man(tops: list[Man], apart: float) -> list[Man]:
+    """Round tops closer than *apart* mm are one man (seen at a tilt, a man's
+    top and the rim of his base both look round); men lying flat are a whole
+    man's width apart."""
+    kept: list[Man] = []
+    for m in tops:                       # HoughCircles lists the best first
+        if all((m.x - k.x) ** 2 + (m.y - k.y) ** 2 >= apart ** 2 for k in kept):
+            kept.append(m)
+    return kept
+
+
 def _count_by_fit(config: VisionConfig, obs: Observation) -> tuple[list[tuple[str, int, int, float]], int]:
     """Count each point by fitting arrangements of men (``counting``): the
     reader used when the trained point reader is not installed, and the
@@ -424,7 +435,7 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     bar = {"light": 0, "dark": 0}
     left, right = geometry.bar_x
     placed = []
-    for m in tops:
+    for m in _one_per_man(tops, config.man_diameter * 0.7):
         if left - 2 <= m.x <= right + 2 and config.point_length * 0.5 < m.y < geometry.depth - config.point_length * 0.5:
             x, y, rr = int((m.x + margin) * s), int((m.y + margin) * s), max(2, int(m.radius * s * 0.5))
             lab_c = lab[y - rr:y + rr + 1, x - rr:x + rr + 1].reshape(-1, 3).mean(axis=0)
