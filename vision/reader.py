@@ -34,7 +34,7 @@ from .dice import Die, find_dice
 from .counting import PointFit, fit_point, outlines
 from . import pointnet
 from .occlusion import check_frame
-from .strips import point_strips
+from .strips import edge_patches, maps as strip_maps, point_strips
 from .geometry import BoardGeometry, homography
 
 __all__ = ["Reading", "Man", "read_board", "rectify", "detect_men", "BoardModel", "Look", "learn_look",
@@ -310,9 +310,11 @@ _WEIGHTS = np.array([[0.5, 1.0, 1.0]], np.float32)   # lightness counts half: sh
 
 def _distance(lab: np.ndarray, ref: np.ndarray) -> np.ndarray:
     """Per pixel, the (lightness half-weighted) Lab distance to *ref*, a colour or an image."""
-    if ref.shape != lab.shape:
-        ref = np.broadcast_to(ref.reshape(1, 1, 3), lab.shape)
-    d = cv2.subtract(lab, np.ascontiguousarray(ref, np.float32))
+    if ref.shape != lab.shape:                  # one colour: subtract it as a scalar
+        r = np.asarray(ref, np.float64).ravel()
+        d = cv2.subtract(lab, (float(r[0]), float(r[1]), float(r[2]), 0.0))
+    else:
+        d = cv2.subtract(lab, ref)
     return cv2.sqrt(cv2.transform(cv2.multiply(d, d), _WEIGHTS))
 
 
@@ -445,10 +447,19 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
                 placed.append(Man(m.x, m.y, m.radius, colour, "bar"))
     if method == "net" or (method == "auto" and pointnet.available()):
         field = float(model.field[0]) if model.field is not None else 50.0
-        strips = point_strips(geometry, camera, llr, lab, field, margin)
-        readings = [(r.colour, r.count, r.stacked, r.confidence * (r.pile_confidence if r.stacked else 1.0))
-                    for r in pointnet.read_points(strips, capacity=(MEN_PER_SIDE - bar["light"],
-                                                                    MEN_PER_SIDE - bar["dark"]))]
+        stack = strip_maps(geometry, llr, lab, field)
+        strips = point_strips(geometry, camera, llr, lab, field, margin, stack)
+        capacity = (MEN_PER_SIDE - bar["light"], MEN_PER_SIDE - bar["dark"])
+        count, pile = pointnet.probabilities(strips)
+        points = pointnet.decide(count, pile, capacity)
+        if pointnet.available(pointnet.PILE_MODEL_PATH):
+            occupied = [i for i, r in enumerate(points) if r.count]
+            if occupied:
+                patches = edge_patches(geometry, camera, stack, margin, [i + 1 for i in occupied])
+                probs = pointnet.pile_probabilities(patches)
+                points = pointnet.settle_piles(points, count, dict(zip(occupied, probs)))
+        readings = [(r.colour, r.count, r.stacked, r.confidence * (r.pile_confidence if r.count >= 2 else 1.0))
+                    for r in points]
         best_row = 5
     else:
         readings, best_row = _count_by_fit(config, obs)

@@ -32,7 +32,7 @@ import numpy as np
 from .camera import Camera
 from .geometry import BoardGeometry
 
-__all__ = ["STRIP_MM", "STRIP_PX", "Strips", "point_strips", "CHANNELS", "AUX"]
+__all__ = ["STRIP_MM", "STRIP_PX", "Strips", "point_strips", "edge_patches", "maps", "CHANNELS", "AUX", "EDGE_MM"]
 
 STRIP_MM = (56.0, 280.0)        # width across the point, length from 30 mm beyond the edge
 STRIP_BEYOND = 30.0             # mm of the strip outside the playing surface (the margin)
@@ -40,6 +40,7 @@ MM_PER_PX = 2.0
 STRIP_PX = (int(STRIP_MM[0] / MM_PER_PX), int(STRIP_MM[1] / MM_PER_PX))   # (width, length)
 CHANNELS = 4
 AUX = 6
+EDGE_MM = 100.0                 # the edge patch: 30 mm beyond the edge to 70 mm in
 _PROBE_HEIGHT = 33.0            # mm: three men's height, where the aux displacement is measured
 
 
@@ -51,39 +52,39 @@ class Strips:
     aux: np.ndarray
 
 
-def point_strips(geometry: BoardGeometry, camera: Camera, llr: dict[str, np.ndarray],
-                 lab: np.ndarray, field_lightness: float, margin: float) -> Strips:
-    """Cut the 24 strips out of the rectified maps (``config.scale`` px per
-    mm, *margin* mm round the surface, as ``reader.read_board`` makes them)."""
-    if margin < STRIP_BEYOND:
-        raise ValueError(f"the rectified board needs a margin of at least {STRIP_BEYOND} mm")
-    s = geometry.config.scale
+def _maps(geometry: BoardGeometry, llr: dict[str, np.ndarray], lab: np.ndarray,
+          field_lightness: float) -> np.ndarray:
+    """The four maps, stacked as channels of one rectified image."""
     h, w = lab.shape[:2]
     zero = np.zeros((h, w), np.float32)
     L = np.ascontiguousarray(lab[..., 0])
     gx = cv2.Sobel(L, cv2.CV_32F, 1, 0, ksize=3) / 4.0
     gy = cv2.Sobel(L, cv2.CV_32F, 0, 1, ksize=3) / 4.0
-    stack = np.dstack([
-        llr.get("light", zero) / 2.0,
-        llr.get("dark", zero) / 2.0,
-        (L - field_lightness) / 25.0,
-        np.minimum(cv2.magnitude(gx, gy) / 20.0, 2.0),
-    ]).astype(np.float32)
-    if MM_PER_PX * s > 1.0:                # average before taking every other pixel
-        k = int(round(MM_PER_PX * s))
-        stack = cv2.blur(stack, (k, k))
-    sw, sl = STRIP_PX
-    maps = np.empty((24, CHANNELS, sl, sw), np.float32)
-    aux = np.empty((24, AUX), np.float32)
+    return cv2.merge([
+        cv2.multiply(llr.get("light", zero), 0.5),
+        cv2.multiply(llr.get("dark", zero), 0.5),
+        cv2.multiply(cv2.subtract(L, field_lightness), 1 / 25.0),
+        np.minimum(cv2.magnitude(gx, gy) * (1 / 20.0), 2.0),
+    ])
+
+
+def _cut(geometry: BoardGeometry, camera: Camera, stack: np.ndarray, margin: float, points,
+         length_mm: float, mm_per_px: float) -> Strips:
+    """Cut, for each of *points*, the strip 56 mm across and *length_mm*
+    long from 30 mm beyond the edge, at *mm_per_px*."""
+    s = geometry.config.scale
+    sw, sl = int(STRIP_MM[0] / mm_per_px), int(length_mm / mm_per_px)
+    maps = np.empty((len(points), CHANNELS, sl, sw), np.float32)
+    aux = np.empty((len(points), AUX), np.float32)
     half = STRIP_MM[0] / 2
-    for p in range(1, 25):
+    for i, p in enumerate(points):
         xc = geometry.point_centre_x(p)
         top = geometry.is_top(p)
         # the strip in rectified pixels: the edge of the board at its top
         if top:
-            y0, y1 = -STRIP_BEYOND, STRIP_MM[1] - STRIP_BEYOND
+            y0, y1 = -STRIP_BEYOND, length_mm - STRIP_BEYOND
         else:
-            y0, y1 = geometry.depth - STRIP_MM[1] + STRIP_BEYOND, geometry.depth + STRIP_BEYOND
+            y0, y1 = geometry.depth - length_mm + STRIP_BEYOND, geometry.depth + STRIP_BEYOND
         x0, x1 = xc - half, xc + half
         src = np.float32([[(x0 + margin) * s, (y0 + margin) * s], [(x1 + margin) * s, (y0 + margin) * s],
                           [(x0 + margin) * s, (y1 + margin) * s]])
@@ -92,17 +93,50 @@ def point_strips(geometry: BoardGeometry, camera: Camera, llr: dict[str, np.ndar
             dst = np.float32([[sw, sl], [0, sl], [sw, 0]])
         A = cv2.getAffineTransform(src, dst)
         cut = cv2.warpAffine(stack, A, (sw, sl), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-        maps[p - 1] = cut.transpose(2, 0, 1)
-        # where the tops of three men appear, from two places on the point
-        sign = 1.0 if top else -1.0
-        feats = []
-        for along in (18.0, 162.0):
-            bx, by = geometry.slot_centre(p, 0.0)
-            by = by + sign * (along - 18.0)
-            tx, ty = camera.on_surface(bx, by, _PROBE_HEIGHT)
-            # in strip axes: across (x) and along (away from the edge)
-            feats.extend([sign * (tx - bx) / 10.0, sign * (ty - by) / 10.0])
-        feats.append((camera.magnification(_PROBE_HEIGHT) - 1.0) * 20.0)
-        feats.append(camera.tilt_deg / 30.0)
-        aux[p - 1] = feats
+        maps[i] = cut.transpose(2, 0, 1)
+        aux[i] = _camera_numbers(geometry, camera, p)
     return Strips(maps, aux)
+
+
+def _camera_numbers(geometry: BoardGeometry, camera: Camera, p: int) -> list[float]:
+    """Where the tops of three men appear, from two places on the point, in
+    strip axes (across, and along away from the edge), in cm; the
+    magnification there, and the tilt."""
+    top = geometry.is_top(p)
+    sign = 1.0 if top else -1.0
+    feats = []
+    for along in (18.0, 162.0):
+        bx, by = geometry.slot_centre(p, 0.0)
+        by = by + sign * (along - 18.0)
+        tx, ty = camera.on_surface(bx, by, _PROBE_HEIGHT)
+        feats.extend([sign * (tx - bx) / 10.0, sign * (ty - by) / 10.0])
+    feats.append((camera.magnification(_PROBE_HEIGHT) - 1.0) * 20.0)
+    feats.append(camera.tilt_deg / 30.0)
+    return feats
+
+
+def point_strips(geometry: BoardGeometry, camera: Camera, llr: dict[str, np.ndarray],
+                 lab: np.ndarray, field_lightness: float, margin: float,
+                 stack: np.ndarray | None = None) -> Strips:
+    """Cut the 24 strips out of the rectified maps (``config.scale`` px per
+    mm, *margin* mm round the surface, as ``reader.read_board`` makes them)."""
+    if margin < STRIP_BEYOND:
+        raise ValueError(f"the rectified board needs a margin of at least {STRIP_BEYOND} mm")
+    s = geometry.config.scale
+    if stack is None:
+        stack = _maps(geometry, llr, lab, field_lightness)
+    if MM_PER_PX * s > 1.0:                # average before taking every other pixel
+        k = int(round(MM_PER_PX * s))
+        stack = cv2.blur(stack, (k, k))
+    return _cut(geometry, camera, stack, margin, range(1, 25), STRIP_MM[1], MM_PER_PX)
+
+
+def edge_patches(geometry: BoardGeometry, camera: Camera, stack: np.ndarray, margin: float,
+                 points) -> Strips:
+    """The edge end of the strips of *points* (``EDGE_MM`` long, from 30 mm
+    beyond the edge) at 1 mm per pixel: where a pile stands, in the detail
+    that tells a pile of 2 from a pile of 3.  *stack* is ``maps(...)``."""
+    return _cut(geometry, camera, stack, margin, list(points), EDGE_MM, 1.0)
+
+
+maps = _maps
