@@ -182,8 +182,9 @@ def _layout(config: VisionConfig, margin: float) -> _Layout:
     c = config
     field[int((c.point_length + 8 + margin) * s):int((geometry.depth - c.point_length - 8 + margin) * s), :] = True
     field &= regions == _FIELD
-    return _Layout(regions, tuple(tips), np.flatnonzero(field), np.flatnonzero(regions == _BAR),
-                   np.flatnonzero(regions == _AROUND))
+    # the field, the bar and the margin are large: every third pixel gives the same median
+    return _Layout(regions, tuple(tips), np.flatnonzero(field)[::3], np.flatnonzero(regions == _BAR)[::3],
+                   np.flatnonzero(regions == _AROUND)[::3])
 
 
 @dataclass(frozen=True)
