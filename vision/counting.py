@@ -92,10 +92,8 @@ def _silhouette(camera: Camera, cx: float, cy: float, radius: float, z0: float, 
 
 
 def _edge_support(grad: tuple[np.ndarray, np.ndarray], cx: float, cy: float, radius: float,
-                  scale: float, origin: tuple[float, float], tau: float,
-                  away: tuple[float, float] | None = None) -> float:
-    """How much of a circle's outline has a strong edge across it (0..1);
-    with *away* (a unit vector), only of the half facing that way."""
+                  scale: float, origin: tuple[float, float], tau: float) -> float:
+    """How much of a circle's outline has a strong edge across it (0..1)."""
     gx, gy = grad
     h, w = gx.shape
     px = ((cx - origin[0]) + radius * _CIRCLE[:, 0]) * scale
@@ -103,10 +101,7 @@ def _edge_support(grad: tuple[np.ndarray, np.ndarray], cx: float, cy: float, rad
     ix = np.clip(np.round(px).astype(int), 0, w - 1)
     iy = np.clip(np.round(py).astype(int), 0, h - 1)
     radial = np.minimum(np.abs(gx[iy, ix] * _CIRCLE[:, 0] + gy[iy, ix] * _CIRCLE[:, 1]) / tau, 1.0)
-    if away is None:
-        return float(radial.mean())
-    far = _CIRCLE @ np.asarray(away) > 0.3
-    return float(radial[far].mean())
+    return float(radial.mean())
 
 
 def fit_point(point: int, geometry: BoardGeometry, camera: Camera, llr: dict[str, np.ndarray],
@@ -149,23 +144,6 @@ def fit_point(point: int, geometry: BoardGeometry, camera: Camera, llr: dict[str
             man_cache[key] = (hull, edge)
         return man_cache[key]
 
-    far_cache: dict[int, float] = {}
-
-    def far_edge(level: int) -> float:
-        """Edge support of the far half of the top of a pile of level+1 men at
-        the edge: the half no man above can hide, and no seam imitates."""
-        if level not in far_cache:
-            cx, cy = geometry.slot_centre(point, 0.0)
-            z = (level + 1) * thickness
-            tx, ty = camera.on_surface(cx, cy, z)
-            fx, fy = camera.foot
-            v = np.array([tx - fx, ty - fy])
-            norm = float(np.hypot(*v))
-            away = tuple(v / norm) if norm > 1e-6 else (0.0, 0.0)
-            far_cache[level] = edge_weight * _edge_support(gsub, tx, ty, r * camera.magnification(z), scale,
-                                                           origin, 8.0, away) if gsub is not None else 0.0
-        return far_cache[level]
-
     for pile in piles:
         # the walk of the first row length is remembered man by man, so the
         # others start from where their arrangement departs from it
@@ -194,7 +172,7 @@ def fit_point(point: int, geometry: BoardGeometry, camera: Camera, llr: dict[str
                 if pile >= 2 and slot == 0.0 and level >= 1:
                     # on a pile only the top man's outline shows: his credit
                     # replaces that of the man beneath him
-                    edge = far_edge(level) - far_edge(level - 1)
+                    edge -= man(slot, level - 1)[1]
                 scratch[:] = 0
                 cv2.fillConvexPoly(scratch, hull, 1)
                 new = scratch > covered
