@@ -16,17 +16,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from train_point_reader import mirror
+from train_point_reader import conv_features, mirror
 
 
 class PileNet(nn.Module):
     def __init__(self, channels: int = 4, aux: int = 6, length: int = 100, width: int = 56) -> None:
         super().__init__()
-        self.features = nn.Sequential(
-            nn.Conv2d(channels, 12, 3, padding=1), nn.BatchNorm2d(12), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(12, 24, 3, padding=1), nn.BatchNorm2d(24), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(24, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
-        )
+        self.features = conv_features(channels, (12, 24, 32))
         flat = 32 * (length // 8) * (width // 8)
         self.head = nn.Sequential(nn.Linear(flat + aux, 64), nn.ReLU(), nn.Dropout(0.2), nn.Linear(64, 3))
 

@@ -28,14 +28,19 @@ CLASSES = 31          # 0 empty, 1..15 light, 16..30 dark
 PILES = 3             # no pile, a pile of 2, a pile of 3
 
 
+def conv_features(channels: int, widths: tuple[int, ...]) -> nn.Sequential:
+    """3x3 convolutions, each normalised, rectified and halved by pooling."""
+    layers: list[nn.Module] = []
+    for width in widths:
+        layers += [nn.Conv2d(channels, width, 3, padding=1), nn.BatchNorm2d(width), nn.ReLU(), nn.MaxPool2d(2)]
+        channels = width
+    return nn.Sequential(*layers)
+
+
 class PointNet(nn.Module):
     def __init__(self, channels: int = 4, aux: int = 6, length: int = 140, width: int = 28) -> None:
         super().__init__()
-        self.features = nn.Sequential(
-            nn.Conv2d(channels, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(16, 24, 3, padding=1), nn.BatchNorm2d(24), nn.ReLU(), nn.MaxPool2d(2),
-            nn.Conv2d(24, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(), nn.MaxPool2d(2),
-        )
+        self.features = conv_features(channels, (16, 24, 32))
         flat = 32 * (length // 8) * (width // 8)
         self.head = nn.Sequential(nn.Linear(flat + aux, 160), nn.ReLU(), nn.Dropout(0.2))
         self.cls = nn.Linear(160, CLASSES)
