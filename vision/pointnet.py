@@ -26,11 +26,9 @@ import numpy as np
 from .errors import VisionError
 from .strips import Strips
 
-__all__ = ["MODEL_PATH", "PILE_MODEL_PATH", "PointReading", "read_points", "decide", "probabilities",
-           "pile_probabilities", "settle_piles", "available"]
+__all__ = ["MODEL_PATH", "PointReading", "read_points", "decide", "probabilities", "available"]
 
 MODEL_PATH = Path(__file__).with_name("data") / "point_reader.onnx"
-PILE_MODEL_PATH = Path(__file__).with_name("data") / "pile_reader.onnx"
 _PILE_OF = (0, 2, 3)
 
 
@@ -102,38 +100,6 @@ def _decode(logp: np.ndarray, capacity: tuple[int, int]) -> list[int]:
             l -= k
         elif k > 15:
             d -= k - 15
-    return out
-
-
-def pile_probabilities(patches: Strips, path: Path = PILE_MODEL_PATH) -> np.ndarray:
-    """(n, 3) probabilities of no pile, a pile of 2, a pile of 3 at the edge
-    of each patch (``strips.edge_patches``)."""
-    net = _net(str(path))
-    net.setInput(np.ascontiguousarray(patches.maps, np.float32), "maps")
-    net.setInput(np.ascontiguousarray(patches.aux, np.float32), "aux")
-    return net.forward("pile")
-
-
-def settle_piles(readings: list[PointReading], count: np.ndarray, piles: dict[int, np.ndarray]) -> list[PointReading]:
-    """Let the pile reader, which sees the edge at twice the detail, say how
-    high the men at the edge stand.  *piles* maps a point (0-based) to its
-    pile probabilities.  The men beyond the edge man are as the point reader
-    counted them: a point read as n men with a pile of p has
-    n - max(p, 1) men besides those at the edge."""
-    out = list(readings)
-    for i, pp in piles.items():
-        r = readings[i]
-        if r.count < 1:
-            continue
-        j = int(np.argmax(pp))
-        k = _PILE_OF[j]
-        rest = r.count - max(r.stacked, 1)
-        n = rest + max(k, 1)
-        if n > 15:
-            continue
-        base = 15 if r.colour == "dark" else 0
-        mass = float(count[i, base + r.count]) + (float(count[i, base + n]) if n != r.count else 0.0)
-        out[i] = PointReading(r.colour, n, k, min(1.0, mass), float(pp[j]))
     return out
 
 

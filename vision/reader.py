@@ -34,7 +34,7 @@ from .dice import Die, find_dice
 from .counting import PointFit, fit_point, outlines
 from . import pointnet
 from .occlusion import check_frame
-from .strips import edge_patches, maps as strip_maps, point_strips
+from .strips import point_strips
 from .geometry import BoardGeometry, homography
 
 __all__ = ["Reading", "Man", "read_board", "rectify", "detect_men", "BoardModel", "Look", "learn_look",
@@ -448,17 +448,10 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
                 placed.append(Man(m.x, m.y, m.radius, colour, "bar"))
     if method == "net" or (method == "auto" and pointnet.available()):
         field = float(model.field[0]) if model.field is not None else 50.0
-        stack = strip_maps(geometry, llr, lab, field)
-        strips = point_strips(geometry, camera, llr, lab, field, margin, stack)
+        strips = point_strips(geometry, camera, llr, lab, field, margin)
         capacity = (MEN_PER_SIDE - bar["light"], MEN_PER_SIDE - bar["dark"])
         count, pile = pointnet.probabilities(strips)
         points = pointnet.decide(count, pile, capacity)
-        if pointnet.available(pointnet.PILE_MODEL_PATH):
-            occupied = [i for i, r in enumerate(points) if r.count]
-            if occupied:
-                patches = edge_patches(geometry, camera, stack, margin, [i + 1 for i in occupied])
-                probs = pointnet.pile_probabilities(patches)
-                points = pointnet.settle_piles(points, count, dict(zip(occupied, probs)))
         readings = [(r.colour, r.count, r.stacked, r.confidence * (r.pile_confidence if r.count >= 2 else 1.0))
                     for r in points]
         best_row = 5

@@ -32,7 +32,7 @@ import numpy as np
 from .camera import Camera
 from .geometry import BoardGeometry
 
-__all__ = ["STRIP_MM", "STRIP_PX", "Strips", "point_strips", "edge_patches", "maps", "CHANNELS", "AUX", "EDGE_MM"]
+__all__ = ["STRIP_MM", "STRIP_PX", "Strips", "point_strips", "CHANNELS", "AUX"]
 
 STRIP_MM = (56.0, 280.0)        # width across the point, length from 30 mm beyond the edge
 STRIP_BEYOND = 30.0             # mm of the strip outside the playing surface (the margin)
@@ -40,7 +40,6 @@ MM_PER_PX = 2.0
 STRIP_PX = (int(STRIP_MM[0] / MM_PER_PX), int(STRIP_MM[1] / MM_PER_PX))   # (width, length)
 CHANNELS = 4
 AUX = 6
-EDGE_MM = 100.0                 # the edge patch: 30 mm beyond the edge to 70 mm in
 _PROBE_HEIGHT = 33.0            # mm: three men's height, where the aux displacement is measured
 
 
@@ -130,13 +129,3 @@ def point_strips(geometry: BoardGeometry, camera: Camera, llr: dict[str, np.ndar
         stack = cv2.blur(stack, (k, k))
     return _cut(geometry, camera, stack, margin, range(1, 25), STRIP_MM[1], MM_PER_PX)
 
-
-def edge_patches(geometry: BoardGeometry, camera: Camera, stack: np.ndarray, margin: float,
-                 points) -> Strips:
-    """The edge end of the strips of *points* (``EDGE_MM`` long, from 30 mm
-    beyond the edge) at 1 mm per pixel: where a pile stands, in the detail
-    that tells a pile of 2 from a pile of 3.  *stack* is ``maps(...)``."""
-    return _cut(geometry, camera, stack, margin, list(points), EDGE_MM, 1.0)
-
-
-maps = _maps
