@@ -426,7 +426,6 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     geometry, camera, margin, lab, tops, model, llr = (obs.geometry, obs.camera, obs.margin, obs.lab,
                                                       obs.tops, obs.model, obs.llr)
     s = config.scale
-    h, w = lab.shape[:2]
     m0 = int(round(margin * s))
     surface = np.ascontiguousarray(obs.rect[m0:m0 + int(round(geometry.depth * s)),
                                             m0:m0 + int(round(geometry.width * s))])

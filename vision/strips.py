@@ -51,8 +51,7 @@ class Strips:
     aux: np.ndarray
 
 
-def _maps(geometry: BoardGeometry, llr: dict[str, np.ndarray], lab: np.ndarray,
-          field_lightness: float) -> np.ndarray:
+def _maps(llr: dict[str, np.ndarray], lab: np.ndarray, field_lightness: float) -> np.ndarray:
     """The four maps, stacked as channels of one rectified image."""
     h, w = lab.shape[:2]
     zero = np.zeros((h, w), np.float32)
@@ -67,16 +66,15 @@ def _maps(geometry: BoardGeometry, llr: dict[str, np.ndarray], lab: np.ndarray,
     ])
 
 
-def _cut(geometry: BoardGeometry, camera: Camera, stack: np.ndarray, margin: float, points,
-         length_mm: float, mm_per_px: float) -> Strips:
-    """Cut, for each of *points*, the strip 56 mm across and *length_mm*
-    long from 30 mm beyond the edge, at *mm_per_px*."""
+def _cut(geometry: BoardGeometry, camera: Camera, stack: np.ndarray, margin: float) -> Strips:
+    """Cut each point's strip (``STRIP_MM``, from 30 mm beyond the edge) at ``MM_PER_PX``."""
     s = geometry.config.scale
-    sw, sl = int(STRIP_MM[0] / mm_per_px), int(length_mm / mm_per_px)
-    maps = np.empty((len(points), CHANNELS, sl, sw), np.float32)
-    aux = np.empty((len(points), AUX), np.float32)
+    length_mm = STRIP_MM[1]
+    sw, sl = STRIP_PX
+    maps = np.empty((24, CHANNELS, sl, sw), np.float32)
+    aux = np.empty((24, AUX), np.float32)
     half = STRIP_MM[0] / 2
-    for i, p in enumerate(points):
+    for i, p in enumerate(range(1, 25)):
         xc = geometry.point_centre_x(p)
         top = geometry.is_top(p)
         # the strip in rectified pixels: the edge of the board at its top
@@ -115,17 +113,15 @@ def _camera_numbers(geometry: BoardGeometry, camera: Camera, p: int) -> list[flo
 
 
 def point_strips(geometry: BoardGeometry, camera: Camera, llr: dict[str, np.ndarray],
-                 lab: np.ndarray, field_lightness: float, margin: float,
-                 stack: np.ndarray | None = None) -> Strips:
+                 lab: np.ndarray, field_lightness: float, margin: float) -> Strips:
     """Cut the 24 strips out of the rectified maps (``config.scale`` px per
     mm, *margin* mm round the surface, as ``reader.read_board`` makes them)."""
     if margin < STRIP_BEYOND:
         raise ValueError(f"the rectified board needs a margin of at least {STRIP_BEYOND} mm")
     s = geometry.config.scale
-    if stack is None:
-        stack = _maps(geometry, llr, lab, field_lightness)
+    stack = _maps(llr, lab, field_lightness)
     if MM_PER_PX * s > 1.0:                # average before taking every other pixel
         k = int(round(MM_PER_PX * s))
         stack = cv2.blur(stack, (k, k))
-    return _cut(geometry, camera, stack, margin, range(1, 25), STRIP_MM[1], MM_PER_PX)
+    return _cut(geometry, camera, stack, margin)
 
