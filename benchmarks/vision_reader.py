@@ -13,7 +13,7 @@ frames wrongly refused, and milliseconds per frame single-threaded.  Goals
 refused, 60 ms per 1280x720 frame.
 
 The generated set's seeds must not be those the point reader was trained
-on (``tools/point_reader_data.py`` used seeds 1000, 2000, 3000 and 4000).
+on (``tools/point_reader_data.py`` used seeds 1000, 2000, 3000, 4000, 5000, 6000 and 7100).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from willughby.vision.synth import write_dataset
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DEV = HERE.parent.parent / "shared" / "vision-dev"
-TRAINING_SEEDS = {1000, 2000, 3000, 4000}
+TRAINING_SEEDS = {1000, 2000, 3000, 4000, 5000, 6000, 7100}
 
 
 def main(argv=None) -> int:

@@ -77,9 +77,11 @@ def main(argv=None) -> int:
     ap.add_argument("--count", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=1000)
     ap.add_argument("--tall", action="store_true", help="positions with men on few, tall points")
+    ap.add_argument("--palette-jitter", type=float, default=0.0,
+                    help="spread the palettes' colours by about this share (e.g. 0.12)")
     args = ap.parse_args(argv)
     config = VisionConfig()
-    spec = replace(SceneSpec(), occluded_share=0.0)
+    spec = replace(SceneSpec(), occluded_share=0.0, palette_jitter=args.palette_jitter)
     maps, aux, cls, pile, image_of = [], [], [], [], []
     t0 = time.perf_counter()
     for i in range(args.count):

@@ -79,8 +79,17 @@ def main(argv=None) -> int:
                     help="share of the empty points to learn from (they are most of the points)")
     args = ap.parse_args(argv)
     torch.manual_seed(0)
+    # the strips are most of the memory: fill one array part by part rather
+    # than holding every part and their concatenation at once
     parts = [np.load(p) for p in args.data]
-    maps = np.concatenate([d["maps"] for d in parts])
+    sizes = [len(d["cls"]) for d in parts]
+    first = parts[0]["maps"]
+    maps = np.empty((sum(sizes), *first.shape[1:]), first.dtype)
+    del first
+    at = 0
+    for d, n in zip(parts, sizes):
+        maps[at:at + n] = d["maps"]
+        at += n
     aux = np.concatenate([d["aux"] for d in parts]).astype(np.float32)
     cls = np.concatenate([d["cls"] for d in parts])
     pile = np.concatenate([d["pile"] for d in parts])

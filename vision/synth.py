@@ -178,6 +178,9 @@ class SceneSpec:
     table: str | None = None
     lighting: str | None = None
     camera_effects: bool = True
+    # spread the palettes' colours (0: as listed; 0.1: about 10% per colour),
+    # so a network trained on these frames does not learn the exact palettes
+    palette_jitter: float = 0.0
 
     def __post_init__(self) -> None:
         for key, table in _STYLE_TABLES.items():
@@ -208,6 +211,8 @@ class SceneSpec:
             raise SynthError(f"dice_values must be up to two values 1..6, not {self.dice_values!r}")
         if not 0 <= self.occluded_share <= 1:
             raise SynthError(f"occluded_share must be 0..1, not {self.occluded_share!r}")
+        if not 0 <= self.palette_jitter <= 0.3:
+            raise SynthError(f"palette_jitter must be 0..0.3, not {self.palette_jitter!r}")
 
 
 # -------------------------------------------------------------- positions
@@ -838,6 +843,43 @@ class _Light:
         return (self.ambient + (1 - self.ambient) * np.clip(normals @ self.L, 0, None)) / top
 
 
+def _jitter_rgb(rng: np.random.Generator, rgb: Sequence[float], amount: float) -> tuple[int, ...]:
+    """One colour moved by about `amount`: its brightness, and each channel a
+    little less."""
+    gain = math.exp(rng.normal(0, amount)) * np.exp(rng.normal(0, amount / 2, 3))
+    return tuple(int(np.clip(c * g, 0, 255)) for c, g in zip(rgb, gain))
+
+
+def _lum(rgb: Sequence[float]) -> float:
+    return 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]
+
+
+def _jittered_palettes(rng: np.random.Generator, amount: float, wood: str, field: str, points: str,
+                       men: str) -> tuple[dict, dict, tuple, tuple]:
+    """Copies of the chosen palette entries with their colours spread; the light
+    men stay clearly lighter than the dark ones."""
+    wd = dict(WOODS[wood])
+    wd["light"] = _jitter_rgb(rng, wd["light"], amount)
+    wd["dark"] = _jitter_rgb(rng, wd["dark"], amount)
+    fd = dict(FIELDS[field])
+    if fd["colour"] is not None:
+        fd["colour"] = _jitter_rgb(rng, fd["colour"], amount)
+    pc = tuple(_jitter_rgb(rng, c, amount) for c in POINT_COLOURS[points])
+    light_c, dark_c, grooved = MEN_COLOURS[men]
+    for _ in range(8):
+        lc, dc = _jitter_rgb(rng, light_c, amount), _jitter_rgb(rng, dark_c, amount)
+        if _lum(lc) - _lum(dc) >= 60:
+            break
+    else:
+        lc, dc = light_c, dark_c
+    return wd, fd, pc, (lc, dc, grooved)
+
+
+def _entry(table: Mapping[str, Any], key: Any) -> Any:
+    """A palette entry by name, or the entry itself when already resolved."""
+    return table[key] if isinstance(key, str) else key
+
+
 def _choose(rng: np.random.Generator, value: Any, options: Sequence[Any], p: Sequence[float] | None = None) -> Any:
     if value is not None:
         return value
@@ -930,11 +972,16 @@ def _render(rng: np.random.Generator, spec: SceneSpec) -> tuple[np.ndarray, dict
     ppm /= cfg.surface_width
     tex_ppm = float(np.clip(round(ppm * 1.05, 1), 0.6, 2.0))
 
+    if spec.palette_jitter > 0:
+        wood_e, field_e, points_e, men_e = _jittered_palettes(rng, spec.palette_jitter, wood, field, points,
+                                                              men_style)
+    else:
+        wood_e, field_e, points_e, men_e = wood, field, points, men_style
     _draw_table(img, rng, cam, board, light, TABLES[table])
-    solids = _board_solids(rng, cam, board, light, wood, tex_ppm, _bar_men_cylinders(board, men, thick))
-    _draw_surface(img, rng, cam, board, light, field, points, wood, tex_ppm, men, thick, dice_xy,
+    solids = _board_solids(rng, cam, board, light, wood_e, tex_ppm, _bar_men_cylinders(board, men, thick))
+    _draw_surface(img, rng, cam, board, light, field_e, points_e, wood_e, tex_ppm, men, thick, dice_xy,
                   die_size, solids)
-    man_solids = _men_solids(cam, board, light, men, thick, men_style, rng)
+    man_solids = _men_solids(cam, board, light, men, thick, men_e, rng)
     die_solids = _dice_solids(cam, board, light, dice_xy, dice_values, die_size, dice_body, rng)
     everything = solids + man_solids + die_solids
     cam_uv = board.w2l(float(cam.C[0]), float(cam.C[1]))
@@ -975,6 +1022,7 @@ def _render(rng: np.random.Generator, spec: SceneSpec) -> tuple[np.ndarray, dict
         "light_elev_deg": round(math.degrees(elev), 1), "light_azim_deg": round(math.degrees(lazi), 1),
         "ambient": round(light.ambient, 2),
         "exposure": post["exposure"], "contrast": post["contrast"],
+        "palette_jitter": spec.palette_jitter,
         "post": {k: post[k] for k in ("vignette", "blur", "noise", "jpeg_q")},
     }
     label = {
@@ -1094,13 +1142,13 @@ def _bar_men_cylinders(board: _Board, men: list[_Man], thick: float) -> list[np.
     return out
 
 
-def _board_solids(rng: np.random.Generator, cam: _Camera, board: _Board, light: _Light, wood: str,
+def _board_solids(rng: np.random.Generator, cam: _Camera, board: _Board, light: _Light, wood: Any,
                   tex_ppm: float, bar_men: Sequence[np.ndarray] = ()) -> list[_Solid]:
     """The four rails and the bar, as boxes painted with wood; the men on the
     bar throw their shadows on its top."""
     W, D, fw = board.W, board.D, board.fw
     ztop = board.zs + board.rh
-    wd = WOODS[wood]
+    wd = _entry(WOODS, wood)
     length_px = int((W + 2 * fw + 20) * tex_ppm)
     tex_h = int(180 * tex_ppm)
     tex = _wood(rng, tex_h, length_px, tex_ppm, wd["light"], wd["dark"], wd["kind"])
@@ -1181,16 +1229,16 @@ def _shadows_on_top(img: np.ndarray, top: np.ndarray, casters: Sequence[np.ndarr
 
 
 def _draw_surface(img: np.ndarray, rng: np.random.Generator, cam: _Camera, board: _Board, light: _Light,
-                  field: str, points: str, wood: str, tex_ppm: float, men: list[_Man], thick: float,
+                  field: Any, points: Any, wood: Any, tex_ppm: float, men: list[_Man], thick: float,
                   dice_xy: list[tuple[float, float, float]], die_size: float, solids: list[_Solid]) -> None:
     """The field and the points, and the shadows that fall on them."""
     geo = board.geo
     W, D = board.W, board.D
     s = tex_ppm
     th, tw = int(D * s) + 1, int(W * s) + 1
-    fd = FIELDS[field]
+    fd = _entry(FIELDS, field)
     if fd["kind"] == "wood":
-        wd = WOODS[wood]
+        wd = _entry(WOODS, wood)
         lighter = [min(255, c * 1.08 + 6) for c in wd["light"]]
         tex = np.ascontiguousarray(_wood(rng, tw, th, s, lighter, wd["dark"], wd["kind"]).transpose(1, 0, 2))
     elif fd["kind"] == "leather":
@@ -1198,7 +1246,7 @@ def _draw_surface(img: np.ndarray, rng: np.random.Generator, cam: _Camera, board
         tex = _wood(rng, th, tw, s, c, c * 0.88, "leather")
     else:
         tex = _cloth(rng, th, tw, s, fd["colour"], grain=0.012)
-    cols = POINT_COLOURS[points]
+    cols = _entry(POINT_COLOURS, points)
     if rng.random() < 0.5:
         cols = (cols[1], cols[0])
     half = geo.config.point_width / 2
@@ -1267,13 +1315,13 @@ def _draw_surface(img: np.ndarray, rng: np.random.Generator, cam: _Camera, board
     _multiply(img, f, bb[0], bb[1], region)
 
 
-def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thick: float, style: str,
+def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thick: float, style: Any,
                 rng: np.random.Generator) -> list[_Solid]:
     """Each man a cylinder: side wall (shaded in three bands), a rounded rim
     lit on the light's side, the top face and, for some sets, a turned groove."""
     geo = board.geo
     r = geo.config.man_diameter / 2
-    light_c, dark_c, grooved = MEN_COLOURS[style]
+    light_c, dark_c, grooved = _entry(MEN_COLOURS, style)
     base = (_bgr(light_c), _bgr(dark_c))
     N = 32
     ca, sa = _circle(N)

@@ -260,3 +260,29 @@ def test_the_command_writes_n_pairs_in_the_dev_layout(tmp_path, capsys):
     main([str(again), "--count", "2", "--seed", "7", "--occluded-share", "0.5", "--quiet"])
     assert (again / "img_0002.jpg").read_bytes() == (out / "img_0002.jpg").read_bytes()
     assert (again / "img_0002.json").read_text() == (out / "img_0002.json").read_text()
+
+
+def test_palette_jitter_spreads_the_colours_but_keeps_light_men_lighter():
+    from willughby.vision.synth import MEN_COLOURS, _jittered_palettes, _lum
+    seen = set()
+    for i in range(200):
+        rng = np.random.default_rng(i)
+        wood, field, points, men = _jittered_palettes(rng, 0.2, "walnut", "felt_green", "ivory_ebony",
+                                                      "ivory_black")
+        light, dark, grooved = men
+        assert _lum(light) - _lum(dark) >= 60 or (light, dark) == MEN_COLOURS["ivory_black"][:2]
+        assert grooved is MEN_COLOURS["ivory_black"][2]
+        seen.add(light)
+        assert len(points) == 2 and field["kind"] == "felt"
+    assert len(seen) > 150          # spread, not one colour
+
+
+def test_palette_jitter_changes_the_look_not_the_position():
+    spec = SceneSpec(image_size=SMALL, position_kind="backgammon_start", occluded=False, camera_effects=False)
+    plain_img, plain = render(np.random.default_rng(3), spec)
+    spread_img, spread = render(np.random.default_rng(3), replace(spec, palette_jitter=0.15))
+    assert board_doc(plain) == board_doc(spread) and plain["corners"] == spread["corners"]
+    assert spread["style"]["palette_jitter"] == 0.15
+    assert np.abs(plain_img.astype(int) - spread_img.astype(int)).mean() > 2
+    with pytest.raises(SynthError, match="palette_jitter"):
+        SceneSpec(palette_jitter=0.9)
