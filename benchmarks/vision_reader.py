@@ -54,7 +54,7 @@ def main(argv=None) -> int:
             for method in args.methods.split(","):
                 report = evaluate(folder, method=method, progress=False)
                 print(f"\n== {name}, reader: {method}")
-                for line in report.lines():
+                for line in report.lines() + report.trust_lines():
                     print("  " + line)
                 sys.stdout.flush()
     return 0

@@ -40,6 +40,20 @@ class Report:
     clear_refused: int = 0
     millis: list[float] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    # (the reader's confidence, read right) for every point of the clear frames read
+    trust: list[tuple[float, bool]] = field(default_factory=list)
+
+    TRUST_BINS = ((0.99, 1.01, "0.99 or more"), (0.95, 0.99, "0.95 - 0.99"), (0.8, 0.95, "0.80 - 0.95"),
+                  (0.5, 0.8, "0.50 - 0.80"), (0.0, 0.5, "below 0.50"))
+
+    def trust_lines(self) -> list[str]:
+        """How often a point read with each confidence was right."""
+        out = ["points by the confidence read: how many, how many right"]
+        for lo, hi, name in self.TRUST_BINS:
+            got = [ok for c, ok in self.trust if lo <= c < hi]
+            share = f"{100 * sum(got) / len(got):.2f}% right" if got else "-"
+            out.append(f"  {name}: {len(got)} points, {share}")
+        return out
 
     def lines(self) -> list[str]:
         def pct(a: int, b: int) -> str:
@@ -102,6 +116,10 @@ def evaluate(folder: str | Path, config: VisionConfig | None = None, limit: int 
             continue
         want = _counts(label)
         got = _counts(reading.to_board())
+        for p in range(24):
+            if str(p + 1) in reading.location_confidence:
+                ok = want[p] == got[p] and want[26 + p] == got[26 + p]
+                report.trust.append((float(reading.location_confidence[str(p + 1)]), ok))
         right = sum(a == b for a, b in zip(want, got))
         report.location_total += len(want)
         report.location_right += right
@@ -137,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
 def print_report(report: Report, show_failures: bool = False) -> None:
     """Print the figures (and, if asked, every image read wrong)."""
     for line in report.lines():
+        print(line)
+    for line in report.trust_lines():
         print(line)
     if show_failures:
         for failure in report.failures:
