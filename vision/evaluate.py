@@ -154,9 +154,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def print_report(report: Report, show_failures: bool = False) -> None:
     """Print the figures (and, if asked, every image read wrong)."""
-    for line in report.lines():
-        print(line)
-    for line in report.trust_lines():
+    for line in report.lines() + report.trust_lines():
         print(line)
     if show_failures:
         for failure in report.failures:
