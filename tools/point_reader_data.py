@@ -23,7 +23,6 @@ import numpy as np
 
 from willughby.vision.config import VisionConfig
 from willughby.vision.reader import observe
-from willughby.vision.strips import point_strips
 from willughby.vision.synth import SceneSpec, render
 
 
@@ -66,9 +65,7 @@ def tall_position(rng: np.random.Generator) -> dict:
 
 
 def strips_of(image, corners, config):
-    obs = observe(image, corners, config)
-    field = float(obs.model.field[0]) if obs.model.field is not None else 50.0
-    return point_strips(obs.geometry, obs.camera, obs.llr, obs.lab, field, obs.margin)
+    return observe(image, corners, config).strips()
 
 
 def main(argv=None) -> int:

@@ -34,7 +34,7 @@ from .dice import Die, find_dice
 from .counting import PointFit, fit_point, outlines
 from . import pointnet
 from .occlusion import check_frame
-from .strips import point_strips
+from .strips import Strips, point_strips
 from .geometry import BoardGeometry, homography
 
 __all__ = ["Reading", "Man", "read_board", "rectify", "detect_men", "BoardModel", "Look", "learn_look",
@@ -351,6 +351,11 @@ class Observation:
     llr: dict[str, np.ndarray]
     rect: np.ndarray | None = None
 
+    def strips(self) -> Strips:
+        """The 24 point strips the point reader reads (``strips.point_strips``)."""
+        field = float(self.model.field[0]) if self.model.field is not None else 50.0
+        return point_strips(self.geometry, self.camera, self.llr, self.lab, field, self.margin)
+
 
 def observe(image: np.ndarray, corners: Sequence[Sequence[float]], config: VisionConfig,
             look: Look | None = None) -> Observation:
@@ -423,8 +428,7 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     config = config or VisionConfig()
     t0 = time.perf_counter()
     obs = observe(image, corners, config, look)
-    geometry, camera, margin, lab, tops, model, llr = (obs.geometry, obs.camera, obs.margin, obs.lab,
-                                                      obs.tops, obs.model, obs.llr)
+    geometry, camera, margin, lab, tops, model = obs.geometry, obs.camera, obs.margin, obs.lab, obs.tops, obs.model
     s = config.scale
     m0 = int(round(margin * s))
     surface = np.ascontiguousarray(obs.rect[m0:m0 + int(round(geometry.depth * s)),
@@ -446,11 +450,8 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
                 bar[colour] += 1
                 placed.append(Man(m.x, m.y, m.radius, colour, "bar"))
     if method == "net" or (method == "auto" and pointnet.available()):
-        field = float(model.field[0]) if model.field is not None else 50.0
-        strips = point_strips(geometry, camera, llr, lab, field, margin)
         capacity = (MEN_PER_SIDE - bar["light"], MEN_PER_SIDE - bar["dark"])
-        count, pile = pointnet.probabilities(strips)
-        points = pointnet.decide(count, pile, capacity)
+        points = pointnet.read_points(obs.strips(), capacity=capacity)
         readings = [(r.colour, r.count, r.stacked, r.confidence * (r.pile_confidence if r.count >= 2 else 1.0))
                     for r in points]
         best_row = 5

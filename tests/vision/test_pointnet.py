@@ -6,7 +6,6 @@ import pytest
 from willughby.vision import pointnet
 from willughby.vision.config import VisionConfig
 from willughby.vision.reader import observe, read_board
-from willughby.vision.strips import point_strips
 from willughby.vision.synth import SceneSpec, render
 
 pytestmark = pytest.mark.skipif(not pointnet.available(), reason="the point reader's weights are not installed")
@@ -14,7 +13,7 @@ pytestmark = pytest.mark.skipif(not pointnet.available(), reason="the point read
 
 def _strips(image, corners):
     obs = observe(image, corners, VisionConfig())
-    return point_strips(obs.geometry, obs.camera, obs.llr, obs.lab, float(obs.model.field[0]), obs.margin)
+    return obs.strips()
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ def strips():
     image, label = render(np.random.default_rng(3), spec)
     config = VisionConfig()
     obs = observe(image, label["corners"], config)
-    return point_strips(obs.geometry, obs.camera, obs.llr, obs.lab, float(obs.model.field[0]), obs.margin)
+    return obs.strips()
 
 
 def _men_along(strip_channel: np.ndarray) -> float:
