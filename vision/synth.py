@@ -875,11 +875,6 @@ def _jittered_palettes(rng: np.random.Generator, amount: float, wood: str, field
     return wd, fd, pc, (lc, dc, grooved)
 
 
-def _entry(table: Mapping[str, Any], key: Any) -> Any:
-    """A palette entry by name, or the entry itself when already resolved."""
-    return table[key] if isinstance(key, str) else key
-
-
 def _choose(rng: np.random.Generator, value: Any, options: Sequence[Any], p: Sequence[float] | None = None) -> Any:
     if value is not None:
         return value
@@ -976,7 +971,7 @@ def _render(rng: np.random.Generator, spec: SceneSpec) -> tuple[np.ndarray, dict
         wood_e, field_e, points_e, men_e = _jittered_palettes(rng, spec.palette_jitter, wood, field, points,
                                                               men_style)
     else:
-        wood_e, field_e, points_e, men_e = wood, field, points, men_style
+        wood_e, field_e, points_e, men_e = WOODS[wood], FIELDS[field], POINT_COLOURS[points], MEN_COLOURS[men_style]
     _draw_table(img, rng, cam, board, light, TABLES[table])
     solids = _board_solids(rng, cam, board, light, wood_e, tex_ppm, _bar_men_cylinders(board, men, thick))
     _draw_surface(img, rng, cam, board, light, field_e, points_e, wood_e, tex_ppm, men, thick, dice_xy,
@@ -1142,13 +1137,13 @@ def _bar_men_cylinders(board: _Board, men: list[_Man], thick: float) -> list[np.
     return out
 
 
-def _board_solids(rng: np.random.Generator, cam: _Camera, board: _Board, light: _Light, wood: Any,
+def _board_solids(rng: np.random.Generator, cam: _Camera, board: _Board, light: _Light, wood: dict,
                   tex_ppm: float, bar_men: Sequence[np.ndarray] = ()) -> list[_Solid]:
     """The four rails and the bar, as boxes painted with wood; the men on the
     bar throw their shadows on its top."""
     W, D, fw = board.W, board.D, board.fw
     ztop = board.zs + board.rh
-    wd = _entry(WOODS, wood)
+    wd = wood
     length_px = int((W + 2 * fw + 20) * tex_ppm)
     tex_h = int(180 * tex_ppm)
     tex = _wood(rng, tex_h, length_px, tex_ppm, wd["light"], wd["dark"], wd["kind"])
@@ -1229,16 +1224,16 @@ def _shadows_on_top(img: np.ndarray, top: np.ndarray, casters: Sequence[np.ndarr
 
 
 def _draw_surface(img: np.ndarray, rng: np.random.Generator, cam: _Camera, board: _Board, light: _Light,
-                  field: Any, points: Any, wood: Any, tex_ppm: float, men: list[_Man], thick: float,
+                  field: dict, points: tuple, wood: dict, tex_ppm: float, men: list[_Man], thick: float,
                   dice_xy: list[tuple[float, float, float]], die_size: float, solids: list[_Solid]) -> None:
     """The field and the points, and the shadows that fall on them."""
     geo = board.geo
     W, D = board.W, board.D
     s = tex_ppm
     th, tw = int(D * s) + 1, int(W * s) + 1
-    fd = _entry(FIELDS, field)
+    fd = field
     if fd["kind"] == "wood":
-        wd = _entry(WOODS, wood)
+        wd = wood
         lighter = [min(255, c * 1.08 + 6) for c in wd["light"]]
         tex = np.ascontiguousarray(_wood(rng, tw, th, s, lighter, wd["dark"], wd["kind"]).transpose(1, 0, 2))
     elif fd["kind"] == "leather":
@@ -1246,7 +1241,7 @@ def _draw_surface(img: np.ndarray, rng: np.random.Generator, cam: _Camera, board
         tex = _wood(rng, th, tw, s, c, c * 0.88, "leather")
     else:
         tex = _cloth(rng, th, tw, s, fd["colour"], grain=0.012)
-    cols = _entry(POINT_COLOURS, points)
+    cols = points
     if rng.random() < 0.5:
         cols = (cols[1], cols[0])
     half = geo.config.point_width / 2
@@ -1315,13 +1310,13 @@ def _draw_surface(img: np.ndarray, rng: np.random.Generator, cam: _Camera, board
     _multiply(img, f, bb[0], bb[1], region)
 
 
-def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thick: float, style: Any,
+def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thick: float, style: tuple,
                 rng: np.random.Generator) -> list[_Solid]:
     """Each man a cylinder: side wall (shaded in three bands), a rounded rim
     lit on the light's side, the top face and, for some sets, a turned groove."""
     geo = board.geo
     r = geo.config.man_diameter / 2
-    light_c, dark_c, grooved = _entry(MEN_COLOURS, style)
+    light_c, dark_c, grooved = style
     base = (_bgr(light_c), _bgr(dark_c))
     N = 32
     ca, sa = _circle(N)
