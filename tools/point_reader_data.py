@@ -76,9 +76,12 @@ def main(argv=None) -> int:
     ap.add_argument("--tall", action="store_true", help="positions with men on few, tall points")
     ap.add_argument("--palette-jitter", type=float, default=0.0,
                     help="spread the palettes' colours by about this share (e.g. 0.12)")
+    ap.add_argument("--edge-gap", type=float, default=0.0,
+                    help="men stand up to this many mm off the board's edge (e.g. 4)")
     args = ap.parse_args(argv)
     config = VisionConfig()
-    spec = replace(SceneSpec(), occluded_share=0.0, palette_jitter=args.palette_jitter)
+    spec = replace(SceneSpec(), occluded_share=0.0, palette_jitter=args.palette_jitter,
+                   edge_gap=args.edge_gap)
     maps, aux, cls, pile, image_of = [], [], [], [], []
     t0 = time.perf_counter()
     for i in range(args.count):

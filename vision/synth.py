@@ -181,6 +181,10 @@ class SceneSpec:
     # spread the palettes' colours (0: as listed; 0.1: about 10% per colour),
     # so a network trained on these frames does not learn the exact palettes
     palette_jitter: float = 0.0
+    # men stand up to this many mm off the board's edge (0: touching it, give
+    # or take a millimetre), and the men of a row up to a tenth of it apart:
+    # players do not push every man home, and a renderer may not either
+    edge_gap: float = 0.0
 
     def __post_init__(self) -> None:
         for key, table in _STYLE_TABLES.items():
@@ -213,6 +217,8 @@ class SceneSpec:
             raise SynthError(f"occluded_share must be 0..1, not {self.occluded_share!r}")
         if not 0 <= self.palette_jitter <= 0.3:
             raise SynthError(f"palette_jitter must be 0..0.3, not {self.palette_jitter!r}")
+        if not 0 <= self.edge_gap <= 8:
+            raise SynthError(f"edge_gap must be 0..8 mm, not {self.edge_gap!r}")
 
 
 # -------------------------------------------------------------- positions
@@ -376,7 +382,10 @@ def _row(n: int, start_k: float, row_max: int) -> list[tuple[float, int]]:
 
 
 def _layout_men(doc: Mapping[str, Any], geo: BoardGeometry, row_max: int, bar_light_side: int,
-                rng: np.random.Generator) -> list[_Man]:
+                rng: np.random.Generator, gap: float = 0.0, spread: float = 0.0) -> list[_Man]:
+    """Where each man lies.  *gap*: how far (mm) the men of a point stand off
+    the board's edge, give or take a little per point; *spread*: how far
+    apart (mm) the men of a row lie."""
     men: list[_Man] = []
     for colour, name in enumerate(("light", "dark")):
         counts = doc[name]
@@ -386,8 +395,13 @@ def _layout_men(doc: Mapping[str, Any], geo: BoardGeometry, row_max: int, bar_li
             if not n:
                 continue
             pile = stacked[p - 1]
+            off = 0.0                       # away from the edge, mm
+            if gap > 0 or spread > 0:
+                off = max(0.0, gap + float(rng.normal(0, 0.15 * gap)))
+            away = 1.0 if geo.is_top(p) else -1.0
             if pile >= 2:
                 x, y = geo.slot_centre(p, 0)
+                y += away * off
                 jx, jy = rng.normal(0, 0.8, 2)
                 for j in range(pile):
                     ex, ey = rng.normal(0, 0.7, 2)
@@ -397,6 +411,7 @@ def _layout_men(doc: Mapping[str, Any], geo: BoardGeometry, row_max: int, bar_li
                 slots = _row(n, 0.0, row_max)
             for k, layer in slots:
                 x, y = geo.slot_centre(p, k)
+                y += away * (off + k * spread)
                 x += float(np.clip(rng.normal(0, 1.3), -2.5, 2.5))
                 y += float(np.clip(rng.normal(0, 0.8), -1.5, 1.5))
                 men.append(_Man(colour, x, y, float(layer), False, p))
@@ -924,7 +939,11 @@ def _render(rng: np.random.Generator, spec: SceneSpec) -> tuple[np.ndarray, dict
                    bh=0.0, zs=float(rng.uniform(8, 14)), yaw=yaw, mirror=mirror)
     board.bh = board.rh - float(rng.uniform(0, 3))
     # ---- men and dice
-    men = _layout_men(doc, geo, row_max, bar_light_side, rng)
+    gap = spread = 0.0
+    if spec.edge_gap > 0:           # drawn only when asked, so other renders stay as they were
+        gap = float(rng.uniform(0, spec.edge_gap))
+        spread = float(rng.uniform(0, spec.edge_gap / 10))
+    men = _layout_men(doc, geo, row_max, bar_light_side, rng, gap, spread)
     if spec.dice_values is not None:
         dice_values = list(spec.dice_values)
     else:
@@ -1018,6 +1037,7 @@ def _render(rng: np.random.Generator, spec: SceneSpec) -> tuple[np.ndarray, dict
         "ambient": round(light.ambient, 2),
         "exposure": post["exposure"], "contrast": post["contrast"],
         "palette_jitter": spec.palette_jitter,
+        "edge_gap_mm": round(gap, 2), "row_spread_mm": round(spread, 2),
         "post": {k: post[k] for k in ("vignette", "blur", "noise", "jpeg_q")},
     }
     label = {

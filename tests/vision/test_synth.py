@@ -286,3 +286,44 @@ def test_palette_jitter_changes_the_look_not_the_position():
     assert np.abs(plain_img.astype(int) - spread_img.astype(int)).mean() > 2
     with pytest.raises(SynthError, match="palette_jitter"):
         SceneSpec(palette_jitter=0.9)
+
+
+def test_edge_gap_sets_the_men_off_the_edge_and_apart():
+    from willughby.vision.config import VisionConfig
+    from willughby.vision.synth import _layout_men
+    geo = BoardGeometry(VisionConfig())
+    doc = {"light": [0] * 24, "dark": [0] * 24, "bar": {"light": 0, "dark": 0},
+           "stacked": {"light": [0] * 24, "dark": [0] * 24}}
+    doc["light"][0] = 4            # a row on point 1 (bottom edge)
+    doc["dark"][12] = 4            # and on point 13 (top edge)
+    doc["light"][5] = doc["stacked"]["light"][5] = 3     # a pile on point 6
+
+    def from_edge(men):
+        out = {}
+        for m in men:
+            out.setdefault(m.point, []).append(m.y if geo.is_top(m.point) else geo.depth - m.y)
+        return {p: sorted(v) for p, v in out.items()}
+
+    flush, set_off = [], []
+    for seed in range(20):
+        flush.append(from_edge(_layout_men(doc, geo, 5, 1, np.random.default_rng(seed))))
+        set_off.append(from_edge(_layout_men(doc, geo, 5, 1, np.random.default_rng(seed), gap=3.0, spread=0.4)))
+    for p in (1, 13):
+        for k in range(4):         # k-th man of the row: 3 mm more, and 0.4 mm more for each man before him
+            moved = np.mean([s[p][k] for s in set_off]) - np.mean([f[p][k] for f in flush])
+            assert abs(moved - (3.0 + 0.4 * k)) < 0.8, (p, k, moved)
+    pile_moved = np.mean([np.mean(s[6]) for s in set_off]) - np.mean([np.mean(f[6]) for f in flush])
+    assert abs(pile_moved - 3.0) < 0.8
+
+
+def test_edge_gap_is_drawn_only_when_asked_and_labelled():
+    spec = SceneSpec(image_size=SMALL, position_kind="backgammon_start", occluded=False, camera_effects=False)
+    _, plain = render(np.random.default_rng(5), spec)
+    _, gapped = render(np.random.default_rng(5), replace(spec, edge_gap=4.0))
+    assert plain["style"]["edge_gap_mm"] == 0 and plain["style"]["row_spread_mm"] == 0
+    assert 0 <= gapped["style"]["edge_gap_mm"] <= 4.0 and 0 <= gapped["style"]["row_spread_mm"] <= 0.4
+    assert board_doc(plain) == board_doc(gapped)
+    with pytest.raises(SynthError, match="edge_gap"):
+        SceneSpec(edge_gap=-1)
+    with pytest.raises(SynthError, match="edge_gap"):
+        SceneSpec(edge_gap=20)
