@@ -1706,7 +1706,7 @@ def write_dataset(outdir: str | Path, count: int, seed: int, *, occluded_share: 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m willughby.vision.synth OUTDIR --count N --seed S [--occluded-share 0.15]``."""
+    """``python -m willughby.vision.synth OUTDIR --count N --seed S [--occluded-share 0.15] [--edge-gap MM]``."""
     parser = argparse.ArgumentParser(
         prog="python -m willughby.vision.synth",
         description="Write labelled synthetic frames of a tables board (the vision dev set's layout).")
@@ -1715,15 +1715,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed: the same seed gives the same images")
     parser.add_argument("--occluded-share", type=float, default=0.15,
                         help="share of images with a hand over the board (default 0.15)")
+    parser.add_argument("--edge-gap", type=float, default=0.0,
+                        help="men stand up to this many mm off the board's edge (default 0: touching it)")
     parser.add_argument("--quiet", action="store_true", help="print no progress")
     args = parser.parse_args(argv)
     if args.count < 0:
         parser.error(f"--count must be 0 or more, not {args.count}")
     if not 0 <= args.occluded_share <= 1:
         parser.error(f"--occluded-share must be 0..1, not {args.occluded_share}")
+    try:
+        spec = SceneSpec(edge_gap=args.edge_gap)
+    except SynthError as exc:
+        parser.error(str(exc))
     say = None if args.quiet else (lambda s: print(s, flush=True))
     t0 = time.perf_counter()
-    write_dataset(args.outdir, args.count, args.seed, occluded_share=args.occluded_share, progress=say)
+    write_dataset(args.outdir, args.count, args.seed, occluded_share=args.occluded_share, spec=spec,
+                  progress=say)
     if not args.quiet:
         print(f"wrote {args.count} images to {args.outdir} in {time.perf_counter() - t0:.1f} s")
     return 0

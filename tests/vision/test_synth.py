@@ -327,3 +327,13 @@ def test_edge_gap_is_drawn_only_when_asked_and_labelled():
         SceneSpec(edge_gap=-1)
     with pytest.raises(SynthError, match="edge_gap"):
         SceneSpec(edge_gap=20)
+
+
+def test_cli_edge_gap_reaches_the_frames_and_bad_values_are_refused(tmp_path, capsys):
+    from willughby.vision.synth import main
+    assert main([str(tmp_path), "--count", "1", "--seed", "4", "--edge-gap", "3", "--quiet"]) == 0
+    label = json.loads((tmp_path / "img_0001.json").read_text())
+    assert 0 < label["style"]["edge_gap_mm"] <= 3
+    with pytest.raises(SystemExit):
+        main([str(tmp_path / "no"), "--count", "1", "--edge-gap", "30"])
+    assert "edge_gap" in capsys.readouterr().err
