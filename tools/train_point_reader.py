@@ -26,6 +26,8 @@ from torch import nn
 
 CLASSES = 31          # 0 empty, 1..15 light, 16..30 dark
 PILES = 3             # no pile, a pile of 2, a pile of 3
+MAPS = (4, 140, 28)   # a strip's channels, length and width (willughby.vision.strips)
+AUX = 6               # the camera numbers given with each strip
 
 
 def conv_features(channels: int, widths: tuple[int, ...]) -> nn.Sequential:
@@ -38,7 +40,7 @@ def conv_features(channels: int, widths: tuple[int, ...]) -> nn.Sequential:
 
 
 class PointNet(nn.Module):
-    def __init__(self, channels: int = 4, aux: int = 6, length: int = 140, width: int = 28) -> None:
+    def __init__(self, channels: int = MAPS[0], aux: int = AUX, length: int = MAPS[1], width: int = MAPS[2]) -> None:
         super().__init__()
         self.features = conv_features(channels, (16, 24, 32))
         flat = 32 * (length // 8) * (width // 8)
@@ -64,6 +66,17 @@ def mirror(maps: torch.Tensor, aux: torch.Tensor):
     aux[:, 0] = -aux[:, 0]
     aux[:, 2] = -aux[:, 2]
     return torch.flip(maps, dims=[3]), aux
+
+
+def export(net: PointNet, out: str, maps_shape: tuple[int, ...], aux_len: int) -> None:
+    """Save the weights beside *out* (``out + ".pt"``, to start a later run
+    from) and the network as ONNX for OpenCV (``out``)."""
+    net.eval()
+    torch.save(net.state_dict(), out + ".pt")
+    dummy = (torch.zeros(1, *maps_shape), torch.zeros(1, aux_len))
+    torch.onnx.export(net, dummy, out, input_names=["maps", "aux"], output_names=["count", "pile"],
+                      dynamic_axes={"maps": {0: "n"}, "aux": {0: "n"}, "count": {0: "n"}, "pile": {0: "n"}},
+                      opset_version=13, dynamo=False)
 
 
 def main(argv=None) -> int:
@@ -142,11 +155,7 @@ def main(argv=None) -> int:
               f"{right_c / len(test_idx):.4%} counts right, {right_p / len(test_idx):.4%} with piles "
               f"({time.perf_counter() - t0:.0f} s)", flush=True)
     net.eval()
-    torch.save(net.state_dict(), args.out + ".pt")
-    dummy = (torch.zeros(1, *maps.shape[1:]), torch.zeros(1, aux.shape[1]))
-    torch.onnx.export(net, dummy, args.out, input_names=["maps", "aux"], output_names=["count", "pile"],
-                      dynamic_axes={"maps": {0: "n"}, "aux": {0: "n"}, "count": {0: "n"}, "pile": {0: "n"}},
-                      opset_version=13, dynamo=False)
+    export(net, args.out, tuple(maps.shape[1:]), aux.shape[1])
     with torch.no_grad():
         pc, pp = net(Xm[test_idx[:64]].float(), Xa[test_idx[:64]])
     np.savez(args.out + ".check.npz", maps=Xm[test_idx[:64]].float().numpy(), aux=Xa[test_idx[:64]].numpy(),
