@@ -23,7 +23,7 @@ import numpy as np
 
 from willughby.vision.config import VisionConfig
 from willughby.vision.reader import observe
-from willughby.vision.synth import SceneSpec, render
+from willughby.vision.synth import POSITION_KINDS, SceneSpec, render
 
 
 def labels_of(doc) -> tuple[np.ndarray, np.ndarray]:
@@ -78,10 +78,14 @@ def main(argv=None) -> int:
                     help="spread the palettes' colours by about this share (e.g. 0.12)")
     ap.add_argument("--edge-gap", type=float, default=0.0,
                     help="men stand up to this many mm off the board's edge (e.g. 4)")
+    ap.add_argument("--position-kind", choices=POSITION_KINDS,
+                    help="only positions of this kind (default: the generator's mix)")
     args = ap.parse_args(argv)
+    if args.tall and args.position_kind:
+        ap.error("--tall makes its own positions: give it or --position-kind, not both")
     config = VisionConfig()
     spec = replace(SceneSpec(), occluded_share=0.0, palette_jitter=args.palette_jitter,
-                   edge_gap=args.edge_gap)
+                   edge_gap=args.edge_gap, position_kind=args.position_kind)
     maps, aux, cls, pile, image_of = [], [], [], [], []
     t0 = time.perf_counter()
     for i in range(args.count):
