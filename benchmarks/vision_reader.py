@@ -4,7 +4,8 @@
 
 Reads the dev set and a generated set (``willughby.vision.synth``, made
 afresh in a temporary folder from the seed, so the figures can be
-reproduced) twice: with the trained point reader (``net``) and with the
+reproduced) three times: with the trained point reader (``net``), with the
+same not preferring the games' start layouts (``net-alone``), and with the
 older reader that fits arrangements of men (``fit``), the baseline, in the
 same run.  Prints the issue's figures for each: per-location accuracy (26
 locations x 2 colours), boards read exactly, occluded frames refused, clear
@@ -40,7 +41,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=7, help="seed of the generated set (default 7)")
     ap.add_argument("--edge-gap", type=float, default=0.0,
                     help="generated men stand up to this many mm off the edge (default 0)")
-    ap.add_argument("--methods", default="net,fit", help="readers to measure (default net,fit)")
+    ap.add_argument("--methods", default="net,net-alone,fit",
+                    help="readers to measure (default net,net-alone,fit: the point reader, the same without "
+                         "the games' start layouts, and the older fitting reader)")
     args = ap.parse_args(argv)
     if args.seed in TRAINING_SEEDS:
         ap.error(f"seed {args.seed} made the point reader's training frames: pick another")

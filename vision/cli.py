@@ -215,6 +215,8 @@ def cmd_read(args: argparse.Namespace) -> int:
     doubtful = sorted((v, k) for k, v in reading.location_confidence.items() if v < 0.6)
     if doubtful:
         print("doubtful: " + ", ".join(f"point {k} ({v:.2f})" for v, k in doubtful))
+    for note in reading.notes:
+        print(f"note: {note}")
     return 0
 
 
@@ -231,6 +233,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 def add_reader_commands(sub: Any) -> None:
     """Add ``vision read`` and ``vision evaluate`` to the ``vision`` subparsers."""
+    from .reader import METHODS
+
     p = sub.add_parser("read", help="read the men on the board in a still image")
     p.add_argument("image", metavar="IMAGE")
     p.add_argument("--corners", metavar='"x1,y1 x2,y2 x3,y3 x4,y4"',
@@ -244,7 +248,7 @@ def add_reader_commands(sub: Any) -> None:
     p.add_argument("folder", metavar="DIR")
     p.add_argument("--limit", type=int, help="only the first N images")
     p.add_argument("--show-failures", action="store_true", help="list every image read wrong")
-    p.add_argument("--method", choices=("auto", "net", "fit"), default="auto",
-                   help="count with the trained point reader (net) or by fitting arrangements (fit); "
-                        "auto: the point reader when installed")
+    p.add_argument("--method", choices=METHODS, default="auto",
+                   help="count with the trained point reader (net; net-alone: without preferring the "
+                        "games' start layouts) or by fitting arrangements (fit); auto: net when installed")
     p.set_defaults(func=cmd_evaluate)

@@ -22,7 +22,7 @@ from pathlib import Path
 import cv2
 
 from .config import VisionConfig
-from .reader import MEN_PER_SIDE, read_board
+from .reader import MEN_PER_SIDE, METHODS, read_board
 
 __all__ = ["evaluate", "Report", "main", "print_report"]
 
@@ -142,8 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("folder")
     ap.add_argument("--limit", type=int)
     ap.add_argument("--show-failures", action="store_true")
-    ap.add_argument("--method", choices=("auto", "net", "fit"), default="auto",
-                    help="the point reader (net), fitting arrangements (fit), or the first installed (auto)")
+    ap.add_argument("--method", choices=METHODS, default="auto",
+                    help="the point reader (net; net-alone: without preferring the games' start layouts), "
+                         "fitting arrangements (fit), or the first installed (auto)")
     args = ap.parse_args(argv)
     if not Path(args.folder).is_dir():
         print(f"willughby vision evaluate: {args.folder} is not a folder", file=sys.stderr)

@@ -23,10 +23,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from . import starts
 from .errors import VisionError
 from .strips import Strips
 
-__all__ = ["MODEL_PATH", "PointReading", "read_points", "decide", "probabilities", "available"]
+__all__ = ["MODEL_PATH", "PointReading", "read_points", "decide", "prefer_starts", "probabilities", "available"]
 
 MODEL_PATH = Path(__file__).with_name("data") / "point_reader.onnx"
 _PILE_OF = (0, 2, 3)
@@ -39,6 +40,7 @@ class PointReading:
     stacked: int
     confidence: float    # probability of this count and colour
     pile_confidence: float
+    layout: str = ""     # the start layout (``starts``) this side was read as, if any
 
 
 @lru_cache(maxsize=2)
@@ -103,12 +105,56 @@ def _decode(logp: np.ndarray, capacity: tuple[int, int]) -> list[int]:
     return out
 
 
-def read_points(strips: Strips, path: Path = MODEL_PATH, capacity: tuple[int, int] = (15, 15)) -> list[PointReading]:
+def read_points(strips: Strips, path: Path = MODEL_PATH, capacity: tuple[int, int] = (15, 15),
+                starts_first: bool = True) -> list[PointReading]:
     """The most probable reading of each of the 24 points, with no more than
     *capacity* (light, dark) men of a colour on the points in all (each side
-    has 15 men: those on the bar are not on the points)."""
+    has 15 men: those on the bar are not on the points), and, unless
+    *starts_first* is false, a side read as a game's start layout where the
+    picture leaves it unsure (``starts``)."""
     count, pile = probabilities(strips, path)
-    return decide(count, pile, capacity)
+    readings = decide(count, pile, capacity)
+    return prefer_starts(count, pile, readings, capacity) if starts_first else readings
+
+
+def prefer_starts(count: np.ndarray, pile: np.ndarray, readings: list[PointReading],
+                  capacity: tuple[int, int] = (15, 15)) -> list[PointReading]:
+    """*readings*, with each side whose men the probabilities explain nearly
+    as well (within ``starts.MARGIN``) by a game's start layout read as
+    that layout.  A side with men on the bar (capacity below 15) is left
+    alone, and so is a layout that would put men where the other colour
+    was read.  The confidence of a point so read is the layout's chance
+    against the network's own reading, with the layout favoured by the
+    margin."""
+    out = list(readings)
+    for side, cap in (("light", capacity[0]), ("dark", capacity[1])):
+        if cap != starts.MEN_PER_SIDE:
+            continue
+        mine = {p: (r.count, r.stacked) for p, r in enumerate(out, start=1) if r.count and r.colour == side}
+        theirs = {p for p, r in enumerate(out, start=1) if r.count and r.colour != side}
+        best = starts.best_log_likelihood(count, pile, side)
+        choice = None
+        for layout in starts.LAYOUTS:
+            points = starts.layout_points(layout, side)
+            if points == mine:          # read so already
+                choice = None
+                break
+            if points.keys() & theirs:
+                continue
+            gap = best - starts.side_log_likelihood(count, pile, side, points)
+            if gap <= starts.MARGIN and (choice is None or gap < choice[0]):
+                choice = (gap, layout.name, points)
+        if choice is None:
+            continue
+        gap, name, points = choice
+        chance = float(1.0 / (1.0 + np.exp(gap - starts.MARGIN)))
+        for p in range(1, 25):
+            if p in points:
+                n, stacked = points[p]
+                out[p - 1] = PointReading(side, n, stacked, chance, 1.0, name)
+            elif out[p - 1].count and out[p - 1].colour == side:
+                out[p - 1] = PointReading("light", 0, 0, chance, 1.0)
+    return out
 
 
 def decide(count: np.ndarray, pile: np.ndarray, capacity: tuple[int, int] = (15, 15)) -> list[PointReading]:

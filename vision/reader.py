@@ -33,15 +33,20 @@ from .config import VisionConfig
 from .dice import Die, find_dice
 from .counting import PointFit, fit_point, outlines
 from . import pointnet
+from .starts import MEN_PER_SIDE
 from .occlusion import check_frame
 from .strips import Strips, point_strips
 from .geometry import BoardGeometry, homography
 
-__all__ = ["Reading", "Man", "read_board", "rectify", "detect_men", "BoardModel", "Look", "learn_look",
+__all__ = ["METHODS", "Reading", "Man", "read_board", "rectify", "detect_men", "BoardModel", "Look", "learn_look",
            "observe", "Observation"]
 
-MEN_PER_SIDE = 15
-PILES = (0,)         # pile heights tried at a point's edge (0: men laid flat)
+PILES = (0,)
+# how to count the men on the points: the trained point reader preferring
+# the games' start layouts where it is unsure ("net"), the same without the
+# start layouts ("net-alone"), fitting arrangements of men ("fit"), or the
+# point reader when installed and fitting otherwise ("auto")
+METHODS = ("auto", "net", "net-alone", "fit")         # pile heights tried at a point's edge (0: men laid flat)
 
 
 @dataclass(frozen=True)
@@ -419,12 +424,11 @@ def learn_look(image: np.ndarray, corners: Sequence[Sequence[float]],
 def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
                config: VisionConfig | None = None, method: str = "auto", look: Look | None = None) -> Reading:
     """Read the men on the board in *image*, whose playing surface has the
-    corners *corners* (C1..C4, pixels).  *method*: ``"net"`` (the trained
-    point reader), ``"fit"`` (fitting arrangements of men), or ``"auto"``
-    (the point reader when installed).  *look*: what calibration learnt of
-    this board (``learn_look``), if anything."""
-    if method not in ("auto", "net", "fit"):
-        raise ValueError(f"method must be auto, net or fit, not {method!r}")
+    corners *corners* (C1..C4, pixels).  *method*: one of ``METHODS``
+    (see there).  *look*: what calibration learnt of this board
+    (``learn_look``), if anything."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
     config = config or VisionConfig()
     t0 = time.perf_counter()
     obs = observe(image, corners, config, look)
@@ -449,9 +453,11 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
                 colour = min(model.men, key=lambda c: float(np.linalg.norm(lab_c - model.men[c])))
                 bar[colour] += 1
                 placed.append(Man(m.x, m.y, m.radius, colour, "bar"))
-    if method == "net" or (method == "auto" and pointnet.available()):
+    laid_out: dict[str, str] = {}
+    if method in ("net", "net-alone") or (method == "auto" and pointnet.available()):
         capacity = (MEN_PER_SIDE - bar["light"], MEN_PER_SIDE - bar["dark"])
-        points = pointnet.read_points(obs.strips(), capacity=capacity)
+        points = pointnet.read_points(obs.strips(), capacity=capacity, starts_first=method != "net-alone")
+        laid_out = {r.colour: r.layout for r in points if r.layout}
         readings = [(r.colour, r.count, r.stacked, r.confidence * (r.pile_confidence if r.count >= 2 else 1.0))
                     for r in points]
         best_row = 5
@@ -470,6 +476,8 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     notes = []
     if frame.occluded:
         notes.append(f"something lies across the frame ({frame.side} side, {frame.run_mm:.0f} mm)")
+    for side, layout in sorted(laid_out.items()):
+        notes.append(f"{side}'s men read as the {layout} start: the picture nearly fitted it, and games begin so")
     confidence = float(min(conf.values())) if conf else 1.0
     return Reading(light, dark, bar, stacked, confidence, conf, not frame.occluded,
                    occluded=frame.occluded, men=placed, dice=dice, notes=notes,

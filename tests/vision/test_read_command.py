@@ -37,3 +37,21 @@ def test_read_of_a_missing_image_exits_2(capsys):
 
 def test_bad_corners_exit_2(capsys):
     assert main(["vision", "read", str(GOLDEN / "img_0001.jpg"), "--corners", "1,1 2"]) == 2
+
+
+def test_read_prints_its_notes(capsys, tmp_path):
+    # a Doublets start whose piles the network alone partly misreads
+    # (test_pointnet): the reader says it took the start layout
+    import numpy as np
+    import pytest
+    from willughby.vision import pointnet
+    from willughby.vision.synth import SceneSpec, render_jpeg
+    if not pointnet.available():
+        pytest.skip("the point reader's weights are not installed")
+    data, label = render_jpeg(np.random.default_rng([8, 1]), SceneSpec(position_kind="doublets_start",
+                                                                       occluded=False, n_dice=0))
+    (tmp_path / "start.jpg").write_bytes(data)
+    corners = " ".join(f"{x},{y}" for x, y in label["corners"])
+    assert main(["vision", "read", str(tmp_path / "start.jpg"), "--corners", corners]) == 0
+    out = capsys.readouterr().out
+    assert "note: " in out and "read as the doublets start" in out
