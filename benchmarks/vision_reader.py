@@ -15,7 +15,8 @@ refused, 60 ms per 1280x720 frame.
 
 The generated set's seeds must not be those the point reader was trained
 on (``tools/point_reader_data.py`` used seeds 1000, 2000, 3000, 4000, 5000, 6000, 7100,
-9000, 9100 and 9200).  ``--edge-gap 4`` makes the generated men stand up to
+9000, 9100 and 9200), nor those the starts step's margin was chosen on (41
+and 43).  ``--edge-gap 4`` makes the generated men stand up to
 4 mm off the board's edge, as the dev set's do.
 """
 
@@ -32,6 +33,7 @@ from willughby.vision.synth import SceneSpec, write_dataset
 HERE = Path(__file__).resolve().parent
 DEFAULT_DEV = HERE.parent.parent / "shared" / "vision-dev"
 TRAINING_SEEDS = {1000, 2000, 3000, 4000, 5000, 6000, 7100, 9000, 9100, 9200}
+CHOSEN_ON_SEEDS = {41, 43}      # the frames the starts step's margin was chosen on (vision/starts.py)
 
 
 def main(argv=None) -> int:
@@ -47,6 +49,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.seed in TRAINING_SEEDS:
         ap.error(f"seed {args.seed} made the point reader's training frames: pick another")
+    if args.seed in CHOSEN_ON_SEEDS:
+        ap.error(f"seed {args.seed} made the frames the reader's starts margin was chosen on: pick another")
     sets = []
     if Path(args.dev).is_dir():
         sets.append(("dev set", Path(args.dev)))
