@@ -154,7 +154,6 @@ def main(argv=None) -> int:
         print(f"epoch {epoch + 1}/{args.epochs}: loss {total / len(order):.4f}, held-out points "
               f"{right_c / len(test_idx):.4%} counts right, {right_p / len(test_idx):.4%} with piles "
               f"({time.perf_counter() - t0:.0f} s)", flush=True)
-    net.eval()
     export(net, args.out, tuple(maps.shape[1:]), aux.shape[1])
     with torch.no_grad():
         pc, pp = net(Xm[test_idx[:64]].float(), Xa[test_idx[:64]])

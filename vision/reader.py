@@ -41,12 +41,12 @@ from .geometry import BoardGeometry, homography
 __all__ = ["METHODS", "Reading", "Man", "read_board", "rectify", "detect_men", "BoardModel", "Look", "learn_look",
            "observe", "Observation"]
 
-PILES = (0,)
+PILES = (0,)         # pile heights tried at a point's edge (0: men laid flat)
 # how to count the men on the points: the trained point reader preferring
 # the games' start layouts where it is unsure ("net"), the same without the
 # start layouts ("net-alone"), fitting arrangements of men ("fit"), or the
 # point reader when installed and fitting otherwise ("auto")
-METHODS = ("auto", "net", "net-alone", "fit")         # pile heights tried at a point's edge (0: men laid flat)
+METHODS = ("auto", "net", "net-alone", "fit")
 
 
 @dataclass(frozen=True)

@@ -384,8 +384,8 @@ def _row(n: int, start_k: float, row_max: int) -> list[tuple[float, int]]:
 def _layout_men(doc: Mapping[str, Any], geo: BoardGeometry, row_max: int, bar_light_side: int,
                 rng: np.random.Generator, gap: float = 0.0, spread: float = 0.0) -> list[_Man]:
     """Where each man lies.  *gap*: how far (mm) the men of a point stand off
-    the board's edge, give or take a little per point; *spread*: how far
-    apart (mm) the men of a row lie."""
+    the board's edge, give or take a little per point; *spread*: how much
+    further apart (mm) than touching the men of a row lie."""
     men: list[_Man] = []
     for colour, name in enumerate(("light", "dark")):
         counts = doc[name]
