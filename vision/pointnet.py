@@ -31,6 +31,7 @@ __all__ = ["MODEL_PATH", "PointReading", "read_points", "decide", "prefer_starts
 
 MODEL_PATH = Path(__file__).with_name("data") / "point_reader.onnx"
 _PILE_OF = (0, 2, 3)
+SECOND_LOOK = 0.9    # points read with less than this are read again, mirrored (``probabilities``)
 
 
 @dataclass(frozen=True)
@@ -59,12 +60,29 @@ def available(path: Path = MODEL_PATH) -> bool:
     return path.is_file()
 
 
-def probabilities(strips: Strips, path: Path = MODEL_PATH) -> tuple[np.ndarray, np.ndarray]:
-    """(24, 31) count probabilities and (24, 3) pile probabilities."""
+def _forward(strips: Strips, path: Path) -> tuple[np.ndarray, np.ndarray]:
     net = _net(str(path))
     net.setInput(np.ascontiguousarray(strips.maps, np.float32), "maps")
     net.setInput(np.ascontiguousarray(strips.aux, np.float32), "aux")
     count, pile = net.forward(["count", "pile"])
+    return count, pile
+
+
+def probabilities(strips: Strips, path: Path = MODEL_PATH,
+                  second_look: float = SECOND_LOOK) -> tuple[np.ndarray, np.ndarray]:
+    """(24, 31) count probabilities and (24, 3) pile probabilities.  A point
+    whose most probable reading has less than *second_look* is read again,
+    mirrored across its axis (``Strips.mirrored``), and the two readings
+    averaged: a second look at the few points in doubt, for a few
+    milliseconds where looking twice at every point would cost a third more
+    time."""
+    count, pile = _forward(strips, path)
+    unsure = np.flatnonzero(count.max(axis=1) < second_look)
+    if unsure.size:
+        count2, pile2 = _forward(strips.mirrored(unsure), path)
+        count, pile = count.copy(), pile.copy()
+        count[unsure] = (count[unsure] + count2) / 2
+        pile[unsure] = (pile[unsure] + pile2) / 2
     return count, pile
 
 

@@ -40,6 +40,7 @@ MM_PER_PX = 2.0
 STRIP_PX = (int(STRIP_MM[0] / MM_PER_PX), int(STRIP_MM[1] / MM_PER_PX))   # (width, length)
 CHANNELS = 4
 AUX = 6
+AUX_ACROSS = (0, 2)             # the camera numbers measured across the strip (``_camera_numbers``)
 _PROBE_HEIGHT = 33.0            # mm: three men's height, where the aux displacement is measured
 
 
@@ -49,6 +50,16 @@ class Strips:
 
     maps: np.ndarray
     aux: np.ndarray
+
+    def mirrored(self, rows: np.ndarray | None = None) -> "Strips":
+        """The strips (or those of *rows*) seen in a mirror across the
+        point's axis: each strip flipped across, and the camera numbers
+        measured across it negated.  A point so mirrored is as good a
+        point; the point reader was trained on both."""
+        maps = self.maps if rows is None else self.maps[rows]
+        aux = np.array(self.aux if rows is None else self.aux[rows], np.float32)
+        aux[:, list(AUX_ACROSS)] *= -1
+        return Strips(np.ascontiguousarray(maps[..., ::-1]), aux)
 
 
 def _maps(llr: dict[str, np.ndarray], lab: np.ndarray, field_lightness: float) -> np.ndarray:

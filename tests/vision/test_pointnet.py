@@ -104,3 +104,23 @@ def test_decoding_keeps_each_side_to_fifteen_men():
     assert sum(_decode(logp, (11, 15))) <= 11
     # within capacity nothing changes
     assert _decode(logp[:2], (15, 15)) == [6, 6]
+
+
+def test_points_in_doubt_get_a_second_mirrored_look():
+    # the doublets start of the test above has points the network is unsure of
+    from willughby.vision.pointnet import MODEL_PATH, SECOND_LOOK, _forward
+    image, label = render(np.random.default_rng([8, 1]), SceneSpec(position_kind="doublets_start", occluded=False,
+                                                                    n_dice=0))
+    strips = _strips(image, label["corners"])
+    first, first_pile = _forward(strips, MODEL_PATH)
+    unsure = np.flatnonzero(first.max(axis=1) < SECOND_LOOK)
+    sure = np.flatnonzero(first.max(axis=1) >= SECOND_LOOK)
+    assert 0 < unsure.size < 24
+    again, again_pile = _forward(strips.mirrored(unsure), MODEL_PATH)
+    count, pile = pointnet.probabilities(strips)
+    assert np.allclose(count[sure], first[sure]) and np.allclose(pile[sure], first_pile[sure])
+    assert np.allclose(count[unsure], (first[unsure] + again) / 2, atol=1e-6)
+    assert np.allclose(pile[unsure], (first_pile[unsure] + again_pile) / 2, atol=1e-6)
+    assert not np.allclose(count[unsure], first[unsure])          # the second look changed something
+    only_once, _ = pointnet.probabilities(strips, second_look=0.0)
+    assert np.allclose(only_once, first)

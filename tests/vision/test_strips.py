@@ -64,3 +64,18 @@ def test_needs_the_margin():
     lab = np.zeros((450, 530, 3), np.float32)
     with pytest.raises(ValueError, match="margin"):
         point_strips(g, Camera((265.0, 225.0), 1000.0, 1000.0, 0.0), {}, lab, 50.0, 0.0)
+
+
+def test_a_mirrored_strip_is_flipped_across_with_its_across_numbers_negated(strips):
+    from willughby.vision.strips import AUX_ACROSS
+    st = strips
+    rows = np.array([0, 5, 17])
+    assert np.abs(st.aux[rows][:, list(AUX_ACROSS)]).max() > 0.05     # something to negate
+    m = st.mirrored(rows)
+    assert m.maps.shape == (3,) + st.maps.shape[1:]
+    assert np.array_equal(m.maps[1], st.maps[5][..., ::-1])
+    along = [k for k in range(st.aux.shape[1]) if k not in AUX_ACROSS]
+    assert np.allclose(m.aux[:, list(AUX_ACROSS)], -st.aux[rows][:, list(AUX_ACROSS)])
+    assert np.allclose(m.aux[:, along], st.aux[rows][:, along])
+    twice = st.mirrored().mirrored()
+    assert np.array_equal(twice.maps, st.maps) and np.allclose(twice.aux, st.aux)
