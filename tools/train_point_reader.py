@@ -61,7 +61,9 @@ class PointNet(nn.Module):
 
 def mirror(maps: torch.Tensor, aux: torch.Tensor):
     """The same point seen in a mirror across its axis: the strip flipped
-    across, and the across components of the camera numbers negated."""
+    across, and the across components of the camera numbers negated (as
+    ``willughby.vision.strips.Strips.mirrored`` does at run time; its
+    ``AUX_ACROSS`` names the same two numbers)."""
     aux = aux.clone()
     aux[:, 0] = -aux[:, 0]
     aux[:, 2] = -aux[:, 2]

@@ -55,7 +55,8 @@ class Strips:
         """The strips (or those of *rows*) seen in a mirror across the
         point's axis: each strip flipped across, and the camera numbers
         measured across it negated.  A point so mirrored is as good a
-        point; the point reader was trained on both."""
+        point; the point reader was trained on both (``mirror`` in
+        tools/train_point_reader.py, which cannot import this, does the same)."""
         maps = self.maps if rows is None else self.maps[rows]
         aux = np.array(self.aux if rows is None else self.aux[rows], np.float32)
         aux[:, list(AUX_ACROSS)] *= -1
