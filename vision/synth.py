@@ -1157,13 +1157,12 @@ def _bar_men_cylinders(board: _Board, men: list[_Man], thick: float) -> list[np.
     return out
 
 
-def _board_solids(rng: np.random.Generator, cam: _Camera, board: _Board, light: _Light, wood: dict,
+def _board_solids(rng: np.random.Generator, cam: _Camera, board: _Board, light: _Light, wd: dict,
                   tex_ppm: float, bar_men: Sequence[np.ndarray] = ()) -> list[_Solid]:
     """The four rails and the bar, as boxes painted with wood; the men on the
     bar throw their shadows on its top."""
     W, D, fw = board.W, board.D, board.fw
     ztop = board.zs + board.rh
-    wd = wood
     length_px = int((W + 2 * fw + 20) * tex_ppm)
     tex_h = int(180 * tex_ppm)
     tex = _wood(rng, tex_h, length_px, tex_ppm, wd["light"], wd["dark"], wd["kind"])
@@ -1244,16 +1243,14 @@ def _shadows_on_top(img: np.ndarray, top: np.ndarray, casters: Sequence[np.ndarr
 
 
 def _draw_surface(img: np.ndarray, rng: np.random.Generator, cam: _Camera, board: _Board, light: _Light,
-                  field: dict, points: tuple, wood: dict, tex_ppm: float, men: list[_Man], thick: float,
+                  fd: dict, cols: tuple, wd: dict, tex_ppm: float, men: list[_Man], thick: float,
                   dice_xy: list[tuple[float, float, float]], die_size: float, solids: list[_Solid]) -> None:
     """The field and the points, and the shadows that fall on them."""
     geo = board.geo
     W, D = board.W, board.D
     s = tex_ppm
     th, tw = int(D * s) + 1, int(W * s) + 1
-    fd = field
     if fd["kind"] == "wood":
-        wd = wood
         lighter = [min(255, c * 1.08 + 6) for c in wd["light"]]
         tex = np.ascontiguousarray(_wood(rng, tw, th, s, lighter, wd["dark"], wd["kind"]).transpose(1, 0, 2))
     elif fd["kind"] == "leather":
@@ -1261,7 +1258,6 @@ def _draw_surface(img: np.ndarray, rng: np.random.Generator, cam: _Camera, board
         tex = _wood(rng, th, tw, s, c, c * 0.88, "leather")
     else:
         tex = _cloth(rng, th, tw, s, fd["colour"], grain=0.012)
-    cols = points
     if rng.random() < 0.5:
         cols = (cols[1], cols[0])
     half = geo.config.point_width / 2
@@ -1330,13 +1326,13 @@ def _draw_surface(img: np.ndarray, rng: np.random.Generator, cam: _Camera, board
     _multiply(img, f, bb[0], bb[1], region)
 
 
-def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thick: float, style: tuple,
-                rng: np.random.Generator) -> list[_Solid]:
+def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thick: float,
+                colours: tuple, rng: np.random.Generator) -> list[_Solid]:
     """Each man a cylinder: side wall (shaded in three bands), a rounded rim
     lit on the light's side, the top face and, for some sets, a turned groove."""
     geo = board.geo
     r = geo.config.man_diameter / 2
-    light_c, dark_c, grooved = style
+    light_c, dark_c, grooved = colours
     base = (_bgr(light_c), _bgr(dark_c))
     N = 32
     ca, sa = _circle(N)
