@@ -185,6 +185,13 @@ class SceneSpec:
     # or take a millimetre), and the men of a row up to a tenth of it apart:
     # players do not push every man home, and a renderer may not either
     edge_gap: float = 0.0
+    # vary how the men are finished, frame by frame: a turned groove on
+    # either colour's tops or none, side walls from shaded to as bright as
+    # the tops, and piles from neatly squared to a little askew.  The dev
+    # set's renderer squares its piles and lights their sides more than
+    # this one did, and a network trained on one finish reads another's
+    # piles worse (docs/vision-reader.md)
+    varied_men: bool = False
 
     def __post_init__(self) -> None:
         for key, table in _STYLE_TABLES.items():
@@ -382,10 +389,12 @@ def _row(n: int, start_k: float, row_max: int) -> list[tuple[float, int]]:
 
 
 def _layout_men(doc: Mapping[str, Any], geo: BoardGeometry, row_max: int, bar_light_side: int,
-                rng: np.random.Generator, gap: float = 0.0, spread: float = 0.0) -> list[_Man]:
+                rng: np.random.Generator, gap: float = 0.0, spread: float = 0.0,
+                askew: float = 1.0) -> list[_Man]:
     """Where each man lies.  *gap*: how far (mm) the men of a point stand off
     the board's edge, give or take a little per point; *spread*: how much
-    further apart (mm) than touching the men of a row lie."""
+    further apart (mm) than touching the men of a row lie; *askew*: how far
+    a pile's men stand off one another (1: about 0.7 mm; 0: squared)."""
     men: list[_Man] = []
     for colour, name in enumerate(("light", "dark")):
         counts = doc[name]
@@ -404,7 +413,7 @@ def _layout_men(doc: Mapping[str, Any], geo: BoardGeometry, row_max: int, bar_li
                 y += away * off
                 jx, jy = rng.normal(0, 0.8, 2)
                 for j in range(pile):
-                    ex, ey = rng.normal(0, 0.7, 2)
+                    ex, ey = rng.normal(0, 0.7, 2) * askew
                     men.append(_Man(colour, x + jx + ex, y + jy + ey, float(j), False, p))
                 slots = _row(n - pile, 1.0, row_max)
             else:
@@ -943,7 +952,13 @@ def _render(rng: np.random.Generator, spec: SceneSpec) -> tuple[np.ndarray, dict
     if spec.edge_gap > 0:           # drawn only when asked, so other renders stay as they were
         gap = float(rng.uniform(0, spec.edge_gap))
         spread = float(rng.uniform(0, spec.edge_gap / 10))
-    men = _layout_men(doc, geo, row_max, bar_light_side, rng, gap, spread)
+    finish = None
+    if spec.varied_men:             # likewise
+        finish = _MenFinish(grooved=(bool(rng.random() < 0.5), bool(rng.random() < 0.5)),
+                            side_gain=float(rng.uniform(0.85, 1.3)),
+                            askew=float(rng.choice([0.0, rng.uniform(0.0, 1.0)])))
+    men = _layout_men(doc, geo, row_max, bar_light_side, rng, gap, spread,
+                      1.0 if finish is None else finish.askew)
     if spec.dice_values is not None:
         dice_values = list(spec.dice_values)
     else:
@@ -995,7 +1010,7 @@ def _render(rng: np.random.Generator, spec: SceneSpec) -> tuple[np.ndarray, dict
     solids = _board_solids(rng, cam, board, light, wood_e, tex_ppm, _bar_men_cylinders(board, men, thick))
     _draw_surface(img, rng, cam, board, light, field_e, points_e, wood_e, tex_ppm, men, thick, dice_xy,
                   die_size, solids)
-    man_solids = _men_solids(cam, board, light, men, thick, men_e, rng)
+    man_solids = _men_solids(cam, board, light, men, thick, men_e, rng, finish)
     die_solids = _dice_solids(cam, board, light, dice_xy, dice_values, die_size, dice_body, rng)
     everything = solids + man_solids + die_solids
     cam_uv = board.w2l(float(cam.C[0]), float(cam.C[1]))
@@ -1038,6 +1053,9 @@ def _render(rng: np.random.Generator, spec: SceneSpec) -> tuple[np.ndarray, dict
         "exposure": post["exposure"], "contrast": post["contrast"],
         "palette_jitter": spec.palette_jitter,
         "edge_gap_mm": round(gap, 2), "row_spread_mm": round(spread, 2),
+        **({} if finish is None else {"men_finish": {
+            "grooved": list(finish.grooved), "side_gain": round(finish.side_gain, 2),
+            "askew": round(finish.askew, 2)}}),
         "post": {k: post[k] for k in ("vignette", "blur", "noise", "jpeg_q")},
     }
     label = {
@@ -1326,25 +1344,44 @@ def _draw_surface(img: np.ndarray, rng: np.random.Generator, cam: _Camera, board
     _multiply(img, f, bb[0], bb[1], region)
 
 
+@dataclass(frozen=True)
+class _MenFinish:
+    """How the men are finished (``SceneSpec.varied_men``): a groove on the
+    (light, dark) tops, the side walls' brightness against the palette's
+    usual, and how askew a pile's men stand (``_layout_men``)."""
+
+    grooved: tuple[bool, bool]
+    side_gain: float
+    askew: float
+
+
 def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thick: float,
-                colours: tuple, rng: np.random.Generator) -> list[_Solid]:
+                colours: tuple, rng: np.random.Generator, finish: _MenFinish | None = None) -> list[_Solid]:
     """Each man a cylinder: side wall (shaded in three bands), a rounded rim
     lit on the light's side, the top face and, for some sets, a turned groove."""
     geo = board.geo
     r = geo.config.man_diameter / 2
     light_c, dark_c, grooved = colours
+    grooves = (grooved, grooved) if finish is None else finish.grooved
     base = (_bgr(light_c), _bgr(dark_c))
     N = 32
     ca, sa = _circle(N)
     mid_a = np.arange(N) * (2 * np.pi / N) + np.pi / N
     normals = np.stack([np.cos(mid_a), np.sin(mid_a), np.zeros(N)], -1)
     side_shade = light.shade_many(normals) * 0.8
+    if finish is not None:
+        side_shade = np.minimum(side_shade * finish.side_gain, 1.0)
     rim_normals = np.stack([normals[:, 0] * 0.6, normals[:, 1] * 0.6, np.full(N, 0.8)], -1)
     rim_shade = light.shade_many(rim_normals)
     lit = rim_shade >= np.median(rim_shade)
     bevel = float(rng.uniform(0.86, 0.93))
+    covered: set[int] = set()
+    if finish is not None:          # a pile's men under another show no top: no seam where they meet
+        covered = {i for i, m in enumerate(men) for o in men
+                   if not m.on_bar and not o.on_bar and o.point == m.point and o.level == m.level + 1
+                   and math.hypot(o.x - m.x, o.y - m.y) < 3.0}
     solids = []
-    for m in men:
+    for i, m in enumerate(men):
         u, v = board.g2l(m.x, m.y)
         c = board.l2w(u, v, 0.0)
         support = board.zs + (board.bh if m.on_bar else 0.0)
@@ -1381,11 +1418,14 @@ def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thi
 
         def draw(img: np.ndarray, allp: np.ndarray = allp, bands: list = bands, pt: np.ndarray = pt,
                  ct: np.ndarray = ct, col: np.ndarray = col, side_mean: np.ndarray = side_mean,
-                 rim_poly: np.ndarray = rim_poly, rim_col: np.ndarray = rim_col) -> None:
+                 rim_poly: np.ndarray = rim_poly, rim_col: np.ndarray = rim_col,
+                 grooved: bool = grooves[m.colour], under: bool = i in covered) -> None:
             hull = cv2.convexHull(allp.astype(np.float32)).reshape(-1, 2)
             _fill(img, hull, side_mean)
             for poly, bc in bands:
                 _fill(img, poly, bc, aa=False)
+            if under:
+                return
             _fill(img, pt, col * 0.86)
             _fill(img, rim_poly, rim_col, aa=False)
             _fill(img, ct + (pt - ct) * bevel, col)
@@ -1702,7 +1742,8 @@ def write_dataset(outdir: str | Path, count: int, seed: int, *, occluded_share: 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m willughby.vision.synth OUTDIR --count N --seed S [--occluded-share 0.15] [--edge-gap MM]``."""
+    """``python -m willughby.vision.synth OUTDIR --count N --seed S [--occluded-share 0.15] [--edge-gap MM]
+    [--varied-men]``."""
     parser = argparse.ArgumentParser(
         prog="python -m willughby.vision.synth",
         description="Write labelled synthetic frames of a tables board (the vision dev set's layout).")
@@ -1713,6 +1754,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="share of images with a hand over the board (default 0.15)")
     parser.add_argument("--edge-gap", type=float, default=0.0,
                         help="men stand up to this many mm off the board's edge (default 0: touching it)")
+    parser.add_argument("--varied-men", action="store_true",
+                        help="vary the men's finish frame by frame (grooves, side walls' shade, squared piles)")
     parser.add_argument("--quiet", action="store_true", help="print no progress")
     args = parser.parse_args(argv)
     if args.count < 0:
@@ -1720,7 +1763,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not 0 <= args.occluded_share <= 1:
         parser.error(f"--occluded-share must be 0..1, not {args.occluded_share}")
     try:
-        spec = SceneSpec(edge_gap=args.edge_gap)
+        spec = SceneSpec(edge_gap=args.edge_gap, varied_men=args.varied_men)
     except SynthError as exc:
         parser.error(str(exc))
     say = None if args.quiet else (lambda s: print(s, flush=True))

@@ -337,3 +337,38 @@ def test_cli_edge_gap_reaches_the_frames_and_bad_values_are_refused(tmp_path, ca
     with pytest.raises(SystemExit):
         main([str(tmp_path / "no"), "--count", "1", "--edge-gap", "30"])
     assert "edge_gap" in capsys.readouterr().err
+
+
+def test_varied_men_change_the_finish_not_the_position_and_are_drawn_only_when_asked():
+    spec = SceneSpec(image_size=SMALL, position_kind="doublets_start", occluded=False, camera_effects=False)
+    plain_img, plain = render(np.random.default_rng(6), spec)
+    again_img, _ = render(np.random.default_rng(6), spec)
+    assert np.array_equal(plain_img, again_img) and "men_finish" not in plain["style"]
+    finishes = []
+    for seed in range(12):
+        img, label = render(np.random.default_rng(seed), replace(spec, varied_men=True))
+        _, same_seed_plain = render(np.random.default_rng(seed), spec)
+        assert board_doc(label) == board_doc(same_seed_plain)
+        finishes.append(label["style"]["men_finish"])
+    assert all(0.85 <= f["side_gain"] <= 1.3 and 0 <= f["askew"] <= 1 for f in finishes)
+    assert {tuple(f["grooved"]) for f in finishes} >= {(True, False), (False, True)}
+    assert any(f["askew"] == 0 for f in finishes) and any(f["askew"] > 0 for f in finishes)
+
+
+def test_a_squared_pile_has_its_men_one_above_another():
+    from willughby.vision.config import VisionConfig
+    geo = BoardGeometry(VisionConfig())
+    doc = {"light": [0] * 24, "dark": [0] * 24, "bar": {"light": 0, "dark": 0},
+           "stacked": {"light": [0] * 24, "dark": [0] * 24}}
+    doc["light"][3] = doc["stacked"]["light"][3] = 3
+    for askew, most in ((0.0, 1e-9), (1.0, 8.0)):
+        spreads = []
+        for seed in range(10):
+            pile = [m for m in _layout_men(doc, geo, 5, 1, np.random.default_rng(seed), askew=askew) if m.point == 4]
+            assert sorted(m.level for m in pile) == [0, 1, 2]
+            xy = np.array([[m.x, m.y] for m in pile])
+            spreads.append(float(np.ptp(xy, axis=0).max()))
+        assert max(spreads) <= most
+        if askew:
+            assert max(spreads) > 0.3       # askew piles are askew
+
