@@ -80,6 +80,8 @@ def main(argv=None) -> int:
                     help="men stand up to this many mm off the board's edge (e.g. 4)")
     ap.add_argument("--varied-men", action="store_true",
                     help="vary the men's finish frame by frame: grooves, side walls' shade, squared piles")
+    ap.add_argument("--men-contrast", type=float, default=0.0,
+                    help="bring the men's two colours up to this share nearer each other (e.g. 0.3)")
     ap.add_argument("--position-kind", choices=POSITION_KINDS,
                     help="only positions of this kind (default: the generator's mix)")
     args = ap.parse_args(argv)
@@ -87,7 +89,8 @@ def main(argv=None) -> int:
         ap.error("--tall makes its own positions: give it or --position-kind, not both")
     config = VisionConfig()
     spec = replace(SceneSpec(), occluded_share=0.0, palette_jitter=args.palette_jitter,
-                   edge_gap=args.edge_gap, position_kind=args.position_kind, varied_men=args.varied_men)
+                   edge_gap=args.edge_gap, position_kind=args.position_kind, varied_men=args.varied_men,
+                   men_contrast=args.men_contrast)
     maps, aux, cls, pile, image_of = [], [], [], [], []
     t0 = time.perf_counter()
     for i in range(args.count):

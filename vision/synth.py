@@ -192,6 +192,12 @@ class SceneSpec:
     # this one did, and a network trained on one finish reads another's
     # piles worse (docs/vision-reader.md)
     varied_men: bool = False
+    # bring the two colours of men nearer each other: the light men up to
+    # this share darker and the dark men up to twice it lighter (0.3: light
+    # men at 70%, dark at 160%), never closer than about 35 in luminance.
+    # The dev set's renderer lights its black men grey and its white men
+    # dimmer than this one's palettes (docs/vision-reader.md)
+    men_contrast: float = 0.0
 
     def __post_init__(self) -> None:
         for key, table in _STYLE_TABLES.items():
@@ -224,6 +230,8 @@ class SceneSpec:
             raise SynthError(f"occluded_share must be 0..1, not {self.occluded_share!r}")
         if not 0 <= self.palette_jitter <= 0.3:
             raise SynthError(f"palette_jitter must be 0..0.3, not {self.palette_jitter!r}")
+        if not 0 <= self.men_contrast <= 0.4:
+            raise SynthError(f"men_contrast must be 0..0.4, not {self.men_contrast!r}")
         if not 0 <= self.edge_gap <= 8:
             raise SynthError(f"edge_gap must be 0..8 mm, not {self.edge_gap!r}")
 
@@ -899,6 +907,21 @@ def _jittered_palettes(rng: np.random.Generator, amount: float, wood: str, field
     return wd, fd, pc, (lc, dc, grooved)
 
 
+def _nearer_men(rng: np.random.Generator, men: tuple, amount: float) -> tuple:
+    """The men's colours (light, dark, grooved) brought nearer each other
+    (``SceneSpec.men_contrast``): light men darker by up to *amount*, dark men
+    lighter by up to twice it, keeping about 35 of luminance between them."""
+    light_c, dark_c, grooved = men
+    lf = 1.0 - float(rng.uniform(0, amount))
+    df = 1.0 + float(rng.uniform(0, 2 * amount))
+    lc = tuple(int(np.clip(round(c * lf), 0, 255)) for c in light_c)
+    dc = tuple(int(np.clip(round(c * df), 0, 255)) for c in dark_c)
+    while _lum(lc) - _lum(dc) < 35 and df > 1.0:
+        df = max(1.0, df - 0.05)
+        dc = tuple(int(np.clip(round(c * df), 0, 255)) for c in dark_c)
+    return lc, dc, grooved
+
+
 def _choose(rng: np.random.Generator, value: Any, options: Sequence[Any], p: Sequence[float] | None = None) -> Any:
     if value is not None:
         return value
@@ -1006,6 +1029,8 @@ def _render(rng: np.random.Generator, spec: SceneSpec) -> tuple[np.ndarray, dict
                                                               men_style)
     else:
         wood_e, field_e, points_e, men_e = WOODS[wood], FIELDS[field], POINT_COLOURS[points], MEN_COLOURS[men_style]
+    if spec.men_contrast > 0:       # drawn only when asked
+        men_e = _nearer_men(rng, men_e, spec.men_contrast)
     _draw_table(img, rng, cam, board, light, TABLES[table])
     solids = _board_solids(rng, cam, board, light, wood_e, tex_ppm, _bar_men_cylinders(board, men, thick))
     _draw_surface(img, rng, cam, board, light, field_e, points_e, wood_e, tex_ppm, men, thick, dice_xy,
@@ -1053,6 +1078,8 @@ def _render(rng: np.random.Generator, spec: SceneSpec) -> tuple[np.ndarray, dict
         "exposure": post["exposure"], "contrast": post["contrast"],
         "palette_jitter": spec.palette_jitter,
         "edge_gap_mm": round(gap, 2), "row_spread_mm": round(spread, 2),
+        **({"men_contrast": spec.men_contrast, "men_rgb": [list(men_e[0]), list(men_e[1])]}
+           if spec.men_contrast > 0 else {}),
         **({} if finish is None else {"men_finish": {
             "grooved": list(finish.grooved), "side_gain": round(finish.side_gain, 2),
             "askew": round(finish.askew, 2)}}),
@@ -1743,7 +1770,7 @@ def write_dataset(outdir: str | Path, count: int, seed: int, *, occluded_share: 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m willughby.vision.synth OUTDIR --count N --seed S [--occluded-share 0.15] [--edge-gap MM]
-    [--varied-men]``."""
+    [--varied-men] [--men-contrast SHARE]``."""
     parser = argparse.ArgumentParser(
         prog="python -m willughby.vision.synth",
         description="Write labelled synthetic frames of a tables board (the vision dev set's layout).")
@@ -1756,6 +1783,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="men stand up to this many mm off the board's edge (default 0: touching it)")
     parser.add_argument("--varied-men", action="store_true",
                         help="vary the men's finish frame by frame (grooves, side walls' shade, squared piles)")
+    parser.add_argument("--men-contrast", type=float, default=0.0,
+                        help="bring the men's two colours up to this share nearer each other (e.g. 0.3)")
     parser.add_argument("--quiet", action="store_true", help="print no progress")
     args = parser.parse_args(argv)
     if args.count < 0:
@@ -1763,7 +1792,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not 0 <= args.occluded_share <= 1:
         parser.error(f"--occluded-share must be 0..1, not {args.occluded_share}")
     try:
-        spec = SceneSpec(edge_gap=args.edge_gap, varied_men=args.varied_men)
+        spec = SceneSpec(edge_gap=args.edge_gap, varied_men=args.varied_men, men_contrast=args.men_contrast)
     except SynthError as exc:
         parser.error(str(exc))
     say = None if args.quiet else (lambda s: print(s, flush=True))

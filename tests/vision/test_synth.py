@@ -372,3 +372,24 @@ def test_a_squared_pile_has_its_men_one_above_another():
         if askew:
             assert max(spreads) > 0.3       # askew piles are askew
 
+
+
+def test_men_contrast_brings_the_colours_nearer_but_keeps_them_apart():
+    from willughby.vision.synth import MEN_COLOURS, _lum
+    spec = SceneSpec(image_size=SMALL, position_kind="backgammon_start", occluded=False, camera_effects=False,
+                     men="white_black")
+    _, plain = render(np.random.default_rng(8), spec)
+    assert "men_rgb" not in plain["style"]
+    light0, dark0, _ = MEN_COLOURS["white_black"]
+    gaps = []
+    for seed in range(20):
+        _, label = render(np.random.default_rng(seed), replace(spec, men_contrast=0.3))
+        light, dark = label["style"]["men_rgb"]
+        assert _lum(light) <= _lum(light0) + 1 and _lum(dark) >= _lum(dark0) - 1
+        assert _lum(light) >= 0.7 * _lum(light0) - 1 and _lum(dark) <= 1.6 * _lum(dark0) + 1
+        assert _lum(light) - _lum(dark) >= 34
+        gaps.append(_lum(light) - _lum(dark))
+        assert board_doc(label) == board_doc(plain) or seed != 8
+    assert min(gaps) < _lum(light0) - _lum(dark0) - 40       # nearer, and by a good deal at times
+    with pytest.raises(SynthError, match="men_contrast"):
+        SceneSpec(men_contrast=0.9)
