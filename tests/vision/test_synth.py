@@ -393,3 +393,29 @@ def test_men_contrast_brings_the_colours_nearer_but_keeps_them_apart():
     assert min(gaps) < _lum(light0) - _lum(dark0) - 40       # nearer, and by a good deal at times
     with pytest.raises(SynthError, match="men_contrast"):
         SceneSpec(men_contrast=0.9)
+
+
+def test_render_like_dev_draws_the_same_position_from_the_same_camera(tmp_path):
+    """tools/render_like_dev.py (a diagnostic: the dev set's scenes drawn by
+    this generator) keeps each label's position, camera and styles."""
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "tools" / "render_like_dev.py"
+    spec = importlib.util.spec_from_file_location("render_like_dev", path)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    for k, kind in enumerate(("doublets_start", "random"), start=1):
+        img, label = render(np.random.default_rng(k), SceneSpec(image_size=SMALL, position_kind=kind, occluded=False))
+        (src / f"img_{k:04d}.json").write_text(json.dumps(label))
+    (src / "img_0003.json").write_text("{not json")
+    assert tool.main([str(src), str(out), "--edge-gap", "2"]) == 0
+    for k in (1, 2):
+        a = json.loads((src / f"img_{k:04d}.json").read_text())
+        b = json.loads((out / f"img_{k:04d}.json").read_text())
+        assert board_doc(a) == board_doc(b)
+        for key in ("tilt_deg", "focal_mm", "men", "points", "mirror", "image_size", "row_max"):
+            assert a["style"][key] == b["style"][key], key
+        assert (out / f"img_{k:04d}.jpg").stat().st_size > 1000
+    assert not (out / "img_0003.json").exists()

@@ -1,0 +1,88 @@
+"""Render the dev set's scenes again with the project's own generator.
+
+For each labelled frame of a folder (the dev set), this writes a generated
+frame of the same position, from the same camera (tilt, turn, focal length,
+fill), with the same styles of wood, men, points, field, table and light
+and the same men's thickness, as the label's ``style`` names them.  Reading
+both folders with the same reader separates what is hard about the scenes
+(the positions, the views) from what differs in how the two renderers draw
+them: on the dev set's Doublets scenes the point reader of 2026-11-21 read
+71 of the 98 men at the edge right, and 92 of 98 on these frames.
+
+It is a diagnostic.  Never train on its output: it is made from the dev
+set's labels, and the dev set is kept for measuring.
+
+    python tools/render_like_dev.py ../shared/vision-dev /tmp/like-dev [--edge-gap 2] [--varied-men]
+    willughby vision evaluate /tmp/like-dev
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from willughby.vision import synth
+
+
+def spec_like(label: dict, edge_gap: float = 0.0, varied_men: bool = False) -> synth.SceneSpec:
+    """A scene of the label's position, camera and styles (styles the
+    generator does not know are left to chance)."""
+    s = label["style"]
+
+    def known(key: str, table: dict) -> str | None:
+        value = s.get(key)
+        return value if value in table else None
+
+    return synth.SceneSpec(
+        position=label, tilt_deg=float(s["tilt_deg"]), board_yaw_deg=float(s["board_yaw"]) % 360,
+        cam_az_deg=float(s["cam_az_deg"]), cam_roll_deg=float(s["cam_roll_deg"]), mirror=bool(s["mirror"]),
+        focal_mm=float(s["focal_mm"]), fill=float(s["fill"]), row_max=int(s["row_max"]),
+        men_thick_mm=float(s["men_thick"]) * 36.0, n_dice=0, occluded=False,
+        wood=known("wood", synth.WOODS), men=known("men", synth.MEN_COLOURS),
+        points=known("points", synth.POINT_COLOURS), field=known("field", synth.FIELDS),
+        table=known("table", synth.TABLES), lighting=known("lighting", synth.LIGHTINGS),
+        image_size=tuple(s["image_size"]), edge_gap=edge_gap, varied_men=varied_men)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("dev", type=Path, help="folder of labelled frames (img_0001.jpg + img_0001.json ...)")
+    ap.add_argument("out", type=Path, help="folder to write the generated frames to")
+    ap.add_argument("--edge-gap", type=float, default=0.0, help="as synth's --edge-gap (mm)")
+    ap.add_argument("--varied-men", action="store_true", help="as synth's --varied-men")
+    ap.add_argument("--seed", type=int, default=5)
+    args = ap.parse_args(argv)
+    labels = sorted(args.dev.glob("*.json"))
+    if not labels:
+        ap.error(f"no labels (*.json) in {args.dev}")
+    args.out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    written = skipped = 0
+    for k, path in enumerate(labels, start=1):
+        try:
+            label = json.loads(path.read_text())
+            if label.get("occluded"):
+                skipped += 1
+                continue
+            spec = spec_like(label, args.edge_gap, args.varied_men)
+        except (ValueError, KeyError, TypeError, synth.SynthError) as exc:
+            print(f"{path.name}: skipped ({exc})", file=sys.stderr)
+            skipped += 1
+            continue
+        jpeg, out_label = synth.render_jpeg(np.random.default_rng([args.seed, k]), spec)
+        (args.out / f"{path.stem}.jpg").write_bytes(jpeg)
+        (args.out / f"{path.stem}.json").write_text(json.dumps(out_label))
+        written += 1
+        print(f"{k}/{len(labels)} {path.stem}", flush=True)
+    print(f"wrote {written} frames to {args.out} ({skipped} skipped: occluded or unreadable) "
+          f"in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
