@@ -228,6 +228,30 @@ class Look:
             raise CalibrationError(f"the calibration's colours are not a board look: {exc}") from None
 
 
+def _lighter_group(arr: np.ndarray) -> np.ndarray:
+    """Which of the colours *arr* (Lab, at least two) form the lighter of
+    two groups: of every cut of them ordered by lightness, the one whose two
+    groups lie closest round their means (least sum of squares).  The men's
+    two colours differ above all in lightness, so this is the best split
+    into two groups there is, and the same every time: k-means from random
+    starts (as this was before) now and then stopped at a worse one, so a
+    frame read twice could be read two ways."""
+    order = np.argsort(arr[:, 0], kind="stable")
+    x = arr[order].astype(np.float64)
+    n = len(x)
+    c1, c2 = np.cumsum(x, axis=0), np.cumsum(x * x, axis=0)
+    best_cut, best = 1, np.inf
+    for k in range(1, n):                     # the k darkest, and the rest
+        lo = (c2[k - 1] - c1[k - 1] ** 2 / k).sum()
+        hi_sum, hi_sq = c1[-1] - c1[k - 1], c2[-1] - c2[k - 1]
+        hi = (hi_sq - hi_sum ** 2 / (n - k)).sum()
+        if lo + hi < best - 1e-9:
+            best_cut, best = k, lo + hi
+    lighter = np.zeros(n, bool)
+    lighter[order[best_cut:]] = True
+    return lighter
+
+
 def _men_colours(samples: list[np.ndarray], look: Look | None) -> dict[str, np.ndarray]:
     """The two colours of men, from the middles of the round tops found.
     Two clearly different groups are the two colours; otherwise there is
@@ -243,15 +267,14 @@ def _men_colours(samples: list[np.ndarray], look: Look | None) -> dict[str, np.n
     out: dict[str, np.ndarray] = {}
     if len(samples) >= 2:
         arr = np.array(samples, np.float32)
-        criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.1)
-        _, labels, centres = cv2.kmeans(arr, 2, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
-        lightk = int(np.argmax(centres[:, 0]))
+        lighter = _lighter_group(arr)
+        centres = np.array([arr[lighter].mean(axis=0), arr[~lighter].mean(axis=0)])
         two = abs(float(centres[0, 0] - centres[1, 0])) >= 12
         if two and len(known) == 2 and nearest(centres[0]) == nearest(centres[1]):
             two = False                    # one colour, in light and shade
         if two:
-            out["light"] = np.median(arr[labels.ravel() == lightk], axis=0)
-            out["dark"] = np.median(arr[labels.ravel() != lightk], axis=0)
+            out["light"] = np.median(arr[lighter], axis=0)
+            out["dark"] = np.median(arr[~lighter], axis=0)
         else:
             only = np.median(arr, axis=0)
             out[nearest(only)] = only
