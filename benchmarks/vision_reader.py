@@ -15,7 +15,7 @@ refused, 60 ms per 1280x720 frame.
 
 The generated set's seeds must not be those the point reader was trained
 on (``tools/point_reader_data.py`` used seeds 1000, 2000, 3000, 4000, 5000, 6000, 7100,
-9000, 9100 and 9200), nor those the starts step's margin was chosen on (41
+9000, 9100, 9200, 9500, 9600, 9700, 9800, 9900 and 9950), nor those the starts step's margin was chosen on (41
 and 43).  ``--edge-gap 4`` makes the generated men stand up to
 4 mm off the board's edge, as the dev set's do.
 """
@@ -32,7 +32,7 @@ from willughby.vision.synth import SceneSpec, write_dataset
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_DEV = HERE.parent.parent / "shared" / "vision-dev"
-TRAINING_SEEDS = {1000, 2000, 3000, 4000, 5000, 6000, 7100, 9000, 9100, 9200}
+TRAINING_SEEDS = {1000, 2000, 3000, 4000, 5000, 6000, 7100, 9000, 9100, 9200, 9500, 9600, 9700, 9800, 9900, 9950}
 CHOSEN_ON_SEEDS = {41, 43}      # the frames the starts step's margin was chosen on (vision/starts.py)
 
 

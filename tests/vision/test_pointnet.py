@@ -33,9 +33,9 @@ def test_probabilities_are_distributions(doublets_start):
 def test_tells_a_pile_of_2_from_a_pile_of_3_on_the_doublets_start():
     # variants.md, doublets: "piles of 2 on points 1-3, of 3 on 4-6"; the
     # reader must tell a pile of 2 from a pile of 3, into the stacked field.
-    # Over ten starting boards at three tilts (120 piles), measured: 114
-    # piles read right by the shipped reader (111 by its network alone,
-    # without the second look and the starts; 109 by the network before).
+    # Over ten starting boards at three tilts (120 piles), measured: 119
+    # piles read right by the shipped reader (114 by its network without
+    # the starts; 114 and 109 by the two networks shipped before).
     # A reader that could not see a pile's height would get about half.
     right = total = 0
     for i in range(1, 11):
@@ -55,8 +55,8 @@ def test_tells_a_pile_of_2_from_a_pile_of_3_on_the_doublets_start():
 
 def test_a_doublets_start_the_network_alone_misreads_is_read_as_the_start():
     # variants.md, doublets: "piles of 2 on points 1-3, of 3 on 4-6".  On
-    # this frame the network alone reads some piles of 3 as 2 (and one as a
-    # single man) but nearly fits the start; the reader takes the start
+    # this frame the network alone reads a pile of 3 as 2 (the networks
+    # shipped before misread more of them) but nearly fits the start; the reader takes the start
     # (vision/starts.py) and says so in its notes.
     image, label = render(np.random.default_rng([8, 1]), SceneSpec(position_kind="doublets_start", occluded=False,
                                                                     n_dice=0))
