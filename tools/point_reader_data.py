@@ -23,7 +23,7 @@ import numpy as np
 
 from willughby.vision.config import VisionConfig
 from willughby.vision.reader import observe
-from willughby.vision.synth import POSITION_KINDS, SceneSpec, render
+from willughby.vision.synth import POSITION_KINDS, SceneSpec, SynthError, add_scene_options, render, scene_options
 
 
 def labels_of(doc) -> tuple[np.ndarray, np.ndarray]:
@@ -76,21 +76,18 @@ def main(argv=None) -> int:
     ap.add_argument("--tall", action="store_true", help="positions with men on few, tall points")
     ap.add_argument("--palette-jitter", type=float, default=0.0,
                     help="spread the palettes' colours by about this share (e.g. 0.12)")
-    ap.add_argument("--edge-gap", type=float, default=0.0,
-                    help="men stand up to this many mm off the board's edge (e.g. 4)")
-    ap.add_argument("--varied-men", action="store_true",
-                    help="vary the men's finish frame by frame: grooves, side walls' shade, squared piles")
-    ap.add_argument("--men-contrast", type=float, default=0.0,
-                    help="bring the men's two colours up to this share nearer each other (e.g. 0.3)")
+    add_scene_options(ap)
     ap.add_argument("--position-kind", choices=POSITION_KINDS,
                     help="only positions of this kind (default: the generator's mix)")
     args = ap.parse_args(argv)
     if args.tall and args.position_kind:
         ap.error("--tall makes its own positions: give it or --position-kind, not both")
     config = VisionConfig()
-    spec = replace(SceneSpec(), occluded_share=0.0, palette_jitter=args.palette_jitter,
-                   edge_gap=args.edge_gap, position_kind=args.position_kind, varied_men=args.varied_men,
-                   men_contrast=args.men_contrast)
+    try:
+        spec = SceneSpec(occluded_share=0.0, palette_jitter=args.palette_jitter, position_kind=args.position_kind,
+                         **scene_options(args))
+    except SynthError as exc:
+        ap.error(str(exc))
     maps, aux, cls, pile, image_of = [], [], [], [], []
     t0 = time.perf_counter()
     for i in range(args.count):

@@ -29,9 +29,10 @@ import numpy as np
 from willughby.vision import synth
 
 
-def spec_like(label: dict, edge_gap: float = 0.0, varied_men: bool = False) -> synth.SceneSpec:
+def spec_like(label: dict, **options) -> synth.SceneSpec:
     """A scene of the label's position, camera and styles (styles the
-    generator does not know are left to chance)."""
+    generator does not know are left to chance); *options*: more
+    ``SceneSpec`` fields (``synth.scene_options``)."""
     s = label["style"]
 
     def known(key: str, table: dict) -> str | None:
@@ -46,15 +47,14 @@ def spec_like(label: dict, edge_gap: float = 0.0, varied_men: bool = False) -> s
         wood=known("wood", synth.WOODS), men=known("men", synth.MEN_COLOURS),
         points=known("points", synth.POINT_COLOURS), field=known("field", synth.FIELDS),
         table=known("table", synth.TABLES), lighting=known("lighting", synth.LIGHTINGS),
-        image_size=tuple(s["image_size"]), edge_gap=edge_gap, varied_men=varied_men)
+        image_size=tuple(s["image_size"]), **options)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("dev", type=Path, help="folder of labelled frames (img_0001.jpg + img_0001.json ...)")
     ap.add_argument("out", type=Path, help="folder to write the generated frames to")
-    ap.add_argument("--edge-gap", type=float, default=0.0, help="as synth's --edge-gap (mm)")
-    ap.add_argument("--varied-men", action="store_true", help="as synth's --varied-men")
+    synth.add_scene_options(ap)
     ap.add_argument("--seed", type=int, default=5)
     args = ap.parse_args(argv)
     labels = sorted(args.dev.glob("*.json"))
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
             if label.get("occluded"):
                 skipped += 1
                 continue
-            spec = spec_like(label, args.edge_gap, args.varied_men)
+            spec = spec_like(label, **synth.scene_options(args))
         except (ValueError, KeyError, TypeError, synth.SynthError) as exc:
             print(f"{path.name}: skipped ({exc})", file=sys.stderr)
             skipped += 1

@@ -1768,6 +1768,23 @@ def write_dataset(outdir: str | Path, count: int, seed: int, *, occluded_share: 
     return written
 
 
+def add_scene_options(parser: argparse.ArgumentParser) -> None:
+    """The command-line options for how the men lie and look (``SceneSpec``'s
+    *edge_gap*, *varied_men* and *men_contrast*), shared by this command and
+    the tools that make frames with the generator."""
+    parser.add_argument("--edge-gap", type=float, default=0.0,
+                        help="men stand up to this many mm off the board's edge (default 0: touching it)")
+    parser.add_argument("--varied-men", action="store_true",
+                        help="vary the men's finish frame by frame (grooves, side walls' shade, squared piles)")
+    parser.add_argument("--men-contrast", type=float, default=0.0,
+                        help="bring the men's two colours up to this share nearer each other (e.g. 0.3)")
+
+
+def scene_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``SceneSpec`` keyword arguments from the options of ``add_scene_options``."""
+    return {"edge_gap": args.edge_gap, "varied_men": args.varied_men, "men_contrast": args.men_contrast}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m willughby.vision.synth OUTDIR --count N --seed S [--occluded-share 0.15] [--edge-gap MM]
     [--varied-men] [--men-contrast SHARE]``."""
@@ -1779,12 +1796,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="seed: the same seed gives the same images")
     parser.add_argument("--occluded-share", type=float, default=0.15,
                         help="share of images with a hand over the board (default 0.15)")
-    parser.add_argument("--edge-gap", type=float, default=0.0,
-                        help="men stand up to this many mm off the board's edge (default 0: touching it)")
-    parser.add_argument("--varied-men", action="store_true",
-                        help="vary the men's finish frame by frame (grooves, side walls' shade, squared piles)")
-    parser.add_argument("--men-contrast", type=float, default=0.0,
-                        help="bring the men's two colours up to this share nearer each other (e.g. 0.3)")
+    add_scene_options(parser)
     parser.add_argument("--quiet", action="store_true", help="print no progress")
     args = parser.parse_args(argv)
     if args.count < 0:
@@ -1792,7 +1804,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not 0 <= args.occluded_share <= 1:
         parser.error(f"--occluded-share must be 0..1, not {args.occluded_share}")
     try:
-        spec = SceneSpec(edge_gap=args.edge_gap, varied_men=args.varied_men, men_contrast=args.men_contrast)
+        spec = SceneSpec(**scene_options(args))
     except SynthError as exc:
         parser.error(str(exc))
     say = None if args.quiet else (lambda s: print(s, flush=True))
