@@ -912,14 +912,15 @@ def _nearer_men(rng: np.random.Generator, men: tuple, amount: float) -> tuple:
     (``SceneSpec.men_contrast``): light men darker by up to *amount*, dark men
     lighter by up to twice it, keeping about 35 of luminance between them."""
     light_c, dark_c, grooved = men
-    lf = 1.0 - float(rng.uniform(0, amount))
+
+    def scaled(rgb: Sequence[float], f: float) -> tuple[int, ...]:
+        return tuple(int(np.clip(round(c * f), 0, 255)) for c in rgb)
+
+    lc = scaled(light_c, 1.0 - float(rng.uniform(0, amount)))
     df = 1.0 + float(rng.uniform(0, 2 * amount))
-    lc = tuple(int(np.clip(round(c * lf), 0, 255)) for c in light_c)
-    dc = tuple(int(np.clip(round(c * df), 0, 255)) for c in dark_c)
-    while _lum(lc) - _lum(dc) < 35 and df > 1.0:
+    while _lum(lc) - _lum(scaled(dark_c, df)) < 35 and df > 1.0:
         df = max(1.0, df - 0.05)
-        dc = tuple(int(np.clip(round(c * df), 0, 255)) for c in dark_c)
-    return lc, dc, grooved
+    return lc, scaled(dark_c, df), grooved
 
 
 def _choose(rng: np.random.Generator, value: Any, options: Sequence[Any], p: Sequence[float] | None = None) -> Any:
