@@ -28,6 +28,7 @@ CLASSES = 31          # 0 empty, 1..15 light, 16..30 dark
 PILES = 3             # no pile, a pile of 2, a pile of 3
 MAPS = (4, 140, 28)   # a strip's channels, length and width (willughby.vision.strips)
 AUX = 6               # the camera numbers given with each strip
+FEATURES = 160        # what the layers before the two outputs make of a point
 
 
 def conv_features(channels: int, widths: tuple[int, ...]) -> nn.Sequential:
@@ -44,9 +45,9 @@ class PointNet(nn.Module):
         super().__init__()
         self.features = conv_features(channels, (16, 24, 32))
         flat = 32 * (length // 8) * (width // 8)
-        self.head = nn.Sequential(nn.Linear(flat + aux, 160), nn.ReLU(), nn.Dropout(0.2))
-        self.cls = nn.Linear(160, CLASSES)
-        self.pile = nn.Linear(160, PILES)
+        self.head = nn.Sequential(nn.Linear(flat + aux, FEATURES), nn.ReLU(), nn.Dropout(0.2))
+        self.cls = nn.Linear(FEATURES, CLASSES)
+        self.pile = nn.Linear(FEATURES, PILES)
 
     def forward(self, maps: torch.Tensor, aux: torch.Tensor):
         f = self.features(maps).flatten(1)
@@ -81,6 +82,26 @@ def export(net: PointNet, out: str, maps_shape: tuple[int, ...], aux_len: int) -
                       opset_version=13, dynamo=False)
 
 
+def load(paths: list[str]):
+    """The strips of the data sets *paths*, one after another: (maps, aux,
+    cls, pile, the loaded sets).  The strips are most of the memory: they
+    fill one array part by part rather than holding every part and their
+    concatenation at once."""
+    parts = [np.load(p) for p in paths]
+    sizes = [len(d["cls"]) for d in parts]
+    first = parts[0]["maps"]
+    maps = np.empty((sum(sizes), *first.shape[1:]), first.dtype)
+    del first
+    at = 0
+    for d, n in zip(parts, sizes):
+        maps[at:at + n] = d["maps"]
+        at += n
+    aux = np.concatenate([d["aux"] for d in parts]).astype(np.float32)
+    cls = np.concatenate([d["cls"] for d in parts])
+    pile = np.concatenate([d["pile"] for d in parts])
+    return maps, aux, cls, pile, parts
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("data", nargs="+")
@@ -94,20 +115,7 @@ def main(argv=None) -> int:
                     help="share of the empty points to learn from (they are most of the points)")
     args = ap.parse_args(argv)
     torch.manual_seed(0)
-    # the strips are most of the memory: fill one array part by part rather
-    # than holding every part and their concatenation at once
-    parts = [np.load(p) for p in args.data]
-    sizes = [len(d["cls"]) for d in parts]
-    first = parts[0]["maps"]
-    maps = np.empty((sum(sizes), *first.shape[1:]), first.dtype)
-    del first
-    at = 0
-    for d, n in zip(parts, sizes):
-        maps[at:at + n] = d["maps"]
-        at += n
-    aux = np.concatenate([d["aux"] for d in parts]).astype(np.float32)
-    cls = np.concatenate([d["cls"] for d in parts])
-    pile = np.concatenate([d["pile"] for d in parts])
+    maps, aux, cls, pile, parts = load(args.data)
     frame = np.concatenate([d["image"] + 100000 * k for k, d in enumerate(parts)])
     rng = np.random.default_rng(0)
     frames = np.unique(frame)

@@ -1,0 +1,151 @@
+"""Train the point reader that reads a frame's 24 points together, from a
+network ``train_point_reader.py`` trained point by point.
+
+The per-point network sees one point's strip.  Some of what tells a pile of
+2 from a pile of 3 lies elsewhere in the frame: how thick this set of men
+is (9 to 12.6 mm in the dev set), how the light falls, how the other piles
+of the same start look.  This network keeps the per-point network's layers
+and adds one: each point's 160 features are joined with their mean and
+their maximum over the frame's 24 points, and mixed back to 160 before the
+two outputs.  The new layer starts as the identity on the point's own
+features and zero on the frame's, so before training the network reads
+exactly as the per-point network it starts from.
+
+It learns from whole frames (all 24 points of a frame in one batch; the
+data sets of ``point_reader_data.py`` hold each frame's points together),
+with empty points counting 0.4 in the loss, as the per-point training
+keeps 40% of them::
+
+    /tmp/trainenv/bin/python tools/train_frame_reader.py DATA.npz [...] \\
+        --init /tmp/v11.onnx.pt --out /tmp/v12.onnx --epochs 3 --lr 5e-4
+
+The exported network takes the strips of one frame, 24 rows (or several
+frames, 24 rows each, one after another), and gives the same outputs as
+before.  It prints the held-out frames' accuracy before training and after
+each epoch, and exports after each epoch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import numpy as np
+import torch
+from torch import nn
+
+from train_point_reader import AUX, FEATURES, MAPS, PointNet, load, mirror
+
+POINTS = 24
+
+
+class FrameNet(nn.Module):
+    def __init__(self, base: PointNet) -> None:
+        super().__init__()
+        self.features, self.head, self.cls, self.pile = base.features, base.head, base.cls, base.pile
+        self.mix = nn.Linear(3 * FEATURES, FEATURES)
+        with torch.no_grad():              # the identity on the point's own features
+            self.mix.weight.zero_()
+            self.mix.bias.zero_()
+            self.mix.weight[:, :FEATURES] = torch.eye(FEATURES)
+
+    def logits(self, maps: torch.Tensor, aux: torch.Tensor):
+        h = self.head(torch.cat([self.features(maps).flatten(1), aux], dim=1))
+        f = h.reshape(-1, POINTS, FEATURES)
+        frame = torch.cat([f.mean(1, keepdim=True), f.amax(1, keepdim=True)], dim=2).expand(-1, POINTS, -1)
+        g = torch.relu(self.mix(torch.cat([f, frame], dim=2))).reshape(-1, FEATURES)
+        return self.cls(g), self.pile(g)
+
+    def forward(self, maps: torch.Tensor, aux: torch.Tensor):
+        c, p = self.logits(maps, aux)
+        return torch.softmax(c, dim=1), torch.softmax(p, dim=1)
+
+
+def export(net: FrameNet, out: str) -> None:
+    """The weights beside *out* (``out + ".pt"``) and the network as ONNX."""
+    net.eval()
+    torch.save(net.state_dict(), out + ".pt")
+    dummy = (torch.zeros(POINTS, *MAPS), torch.zeros(POINTS, AUX))
+    torch.onnx.export(net, dummy, out, input_names=["maps", "aux"], output_names=["count", "pile"],
+                      dynamic_axes={"maps": {0: "n"}, "aux": {0: "n"}, "count": {0: "n"}, "pile": {0: "n"}},
+                      opset_version=13, dynamo=False)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("data", nargs="+")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--init", required=True, help="the per-point network's weights (.pt of train_point_reader.py)")
+    ap.add_argument("--resume", help="start from a frame network's weights (.pt this script wrote)")
+    ap.add_argument("--epochs", type=int, default=3)
+    ap.add_argument("--lr", type=float, default=5e-4)
+    ap.add_argument("--frames", type=int, default=12, help="frames to a batch")
+    ap.add_argument("--held-out", type=float, default=0.04)
+    ap.add_argument("--empty-weight", type=float, default=0.4)
+    args = ap.parse_args(argv)
+    torch.manual_seed(0)
+    base = PointNet()
+    base.load_state_dict(torch.load(args.init))
+    net = FrameNet(base)
+    if args.resume:
+        net.load_state_dict(torch.load(args.resume))
+    maps, aux, cls, pile, _ = load(args.data)
+    if len(cls) % POINTS:
+        ap.error("the data sets must hold whole frames of 24 points")
+    n_frames = len(cls) // POINTS
+    rng = np.random.default_rng(0)
+    held = rng.random(n_frames) < args.held_out
+    learn, test = np.flatnonzero(~held), np.flatnonzero(held)
+    Xm, Xa, Yc, Yp = (torch.from_numpy(a) for a in (maps, aux, cls, pile))
+
+    def rows(frames: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy((frames[:, None] * POINTS + np.arange(POINTS)).ravel())
+
+    def held_out() -> str:
+        net.eval()
+        right_c = right_p = exact = 0
+        with torch.no_grad():
+            for k in range(0, len(test), 40):
+                b = rows(test[k:k + 40])
+                pc, pp = net(Xm[b].float(), Xa[b])
+                ok_c = pc.argmax(1) == Yc[b]
+                ok_p = ok_c & (pp.argmax(1) == Yp[b])
+                right_c, right_p = right_c + int(ok_c.sum()), right_p + int(ok_p.sum())
+                exact += int(ok_p.reshape(-1, POINTS).all(1).sum())
+        n = len(test) * POINTS
+        return (f"held-out points {right_c / n:.4%} counts right, {right_p / n:.4%} with piles; "
+                f"frames exact {exact}/{len(test)}")
+
+    print(f"{len(learn)} frames to learn from, {len(test)} held out; before: {held_out()}", flush=True)
+    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
+    steps = args.epochs * (len(learn) // args.frames + 1)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps)
+    ce = nn.CrossEntropyLoss(reduction="none")
+    for epoch in range(args.epochs):
+        net.train()
+        t0 = time.perf_counter()
+        order = rng.permutation(learn)
+        total = 0.0
+        for k in range(0, len(order), args.frames):
+            b = rows(order[k:k + args.frames])
+            m, a = Xm[b].float(), Xa[b]
+            if rng.random() < 0.5:
+                m, a = mirror(m, a)
+            lc, lp = net.logits(m, a)
+            w = torch.where(Yc[b] == 0, args.empty_weight, 1.0)
+            loss = ((ce(lc, Yc[b]) + 0.5 * ce(lp, Yp[b])) * w).sum() / w.sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach())
+        print(f"epoch {epoch + 1}/{args.epochs}: loss {total / (len(order) / args.frames):.4f} "
+              f"({time.perf_counter() - t0:.0f} s); {held_out()}", flush=True)
+        export(net, args.out)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
