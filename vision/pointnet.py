@@ -1,9 +1,17 @@
 """The point reader: a small convolutional network that reads a point's men
-from its strip (``strips``).
+from its strip (``strips``), and the frame's other points.
+
+Each point's strip goes through the same layers; then each point's
+features are joined with their mean and maximum over the frame's 24 points
+before the two outputs, so what a point is read as can depend on the rest
+of the frame (how thick this set of men stands, how the light falls, how
+the other piles look).  The network is therefore always given a whole
+frame, 24 strips at once.
 
 It was trained offline on frames of the project's own generator
-(``tools/point_reader_data.py``, ``tools/train_point_reader.py``; never on
-the dev set, which is kept for evaluation) and ships as an ONNX file in
+(``tools/point_reader_data.py``, ``tools/train_point_reader.py``, then
+``tools/train_frame_reader.py``; never on the dev set, which is kept for
+evaluation) and ships as an ONNX file in
 ``vision/data/``; OpenCV's own inference runs it on the CPU, so nothing is
 downloaded and no other library is needed at run time.
 
@@ -31,7 +39,8 @@ __all__ = ["MODEL_PATH", "PointReading", "read_points", "decide", "prefer_starts
 
 MODEL_PATH = Path(__file__).with_name("data") / "point_reader.onnx"
 _PILE_OF = (0, 2, 3)
-SECOND_LOOK = 0.9    # points read with less than this are read again, mirrored (``probabilities``)
+POINTS = 24
+SECOND_LOOK = 0.0    # off; with a value above 0 the frame is read again, mirrored, when a point is read with less
 
 
 @dataclass(frozen=True)
@@ -61,6 +70,8 @@ def available(path: Path = MODEL_PATH) -> bool:
 
 
 def _forward(strips: Strips, path: Path) -> tuple[np.ndarray, np.ndarray]:
+    if len(strips.maps) != POINTS:
+        raise VisionError(f"the point reader reads a whole frame, {POINTS} strips, not {len(strips.maps)}")
     net = _net(str(path))
     net.setInput(np.ascontiguousarray(strips.maps, np.float32), "maps")
     net.setInput(np.ascontiguousarray(strips.aux, np.float32), "aux")
@@ -70,19 +81,24 @@ def _forward(strips: Strips, path: Path) -> tuple[np.ndarray, np.ndarray]:
 
 def probabilities(strips: Strips, path: Path = MODEL_PATH,
                   second_look: float = SECOND_LOOK) -> tuple[np.ndarray, np.ndarray]:
-    """(24, 31) count probabilities and (24, 3) pile probabilities.  A point
-    whose most probable reading has less than *second_look* is read again,
-    mirrored across its axis (``Strips.mirrored``), and the two readings
-    averaged: a second look at the few points in doubt, for a few
-    milliseconds where looking twice at every point would cost a third more
-    time."""
+    """(24, 31) count probabilities and (24, 3) pile probabilities of the
+    frame's 24 points (*strips*, read together).
+
+    With *second_look* above 0, a frame with a point whose most probable
+    reading has less than it is read a second time, mirrored across each
+    point's axis (``Strips.mirrored``; the network was trained on points
+    both ways round), and the points in doubt take the mean of the two
+    readings.  It is off: the network reads the frame as a whole, so a
+    second look is a whole second pass (about 16 ms, on most frames with a
+    pile), and over six sets (760 clear boards) it read 3 more of them
+    exactly (docs/vision-reader.md)."""
     count, pile = _forward(strips, path)
     unsure = np.flatnonzero(count.max(axis=1) < second_look)
     if unsure.size:
-        count2, pile2 = _forward(strips.mirrored(unsure), path)
+        count2, pile2 = _forward(strips.mirrored(), path)
         count, pile = count.copy(), pile.copy()
-        count[unsure] = (count[unsure] + count2) / 2
-        pile[unsure] = (pile[unsure] + pile2) / 2
+        count[unsure] = (count[unsure] + count2[unsure]) / 2
+        pile[unsure] = (pile[unsure] + pile2[unsure]) / 2
     return count, pile
 
 

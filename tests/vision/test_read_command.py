@@ -48,7 +48,7 @@ def test_read_prints_its_notes(capsys, tmp_path):
     from willughby.vision.synth import SceneSpec, render_jpeg
     if not pointnet.available():
         pytest.skip("the point reader's weights are not installed")
-    data, label = render_jpeg(np.random.default_rng([8, 1]), SceneSpec(position_kind="doublets_start",
+    data, label = render_jpeg(np.random.default_rng([8, 6]), SceneSpec(position_kind="doublets_start",
                                                                        occluded=False, n_dice=0))
     (tmp_path / "start.jpg").write_bytes(data)
     corners = " ".join(f"{x},{y}" for x, y in label["corners"])
