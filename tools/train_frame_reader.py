@@ -35,7 +35,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from train_point_reader import AUX, FEATURES, MAPS, PointNet, load, mirror
+from train_point_reader import AUX, FEATURES, MAPS, PointNet, export, load, mirror
 
 POINTS = 24
 
@@ -60,16 +60,6 @@ class FrameNet(nn.Module):
     def forward(self, maps: torch.Tensor, aux: torch.Tensor):
         c, p = self.logits(maps, aux)
         return torch.softmax(c, dim=1), torch.softmax(p, dim=1)
-
-
-def export(net: FrameNet, out: str) -> None:
-    """The weights beside *out* (``out + ".pt"``) and the network as ONNX."""
-    net.eval()
-    torch.save(net.state_dict(), out + ".pt")
-    dummy = (torch.zeros(POINTS, *MAPS), torch.zeros(POINTS, AUX))
-    torch.onnx.export(net, dummy, out, input_names=["maps", "aux"], output_names=["count", "pile"],
-                      dynamic_axes={"maps": {0: "n"}, "aux": {0: "n"}, "count": {0: "n"}, "pile": {0: "n"}},
-                      opset_version=13, dynamo=False)
 
 
 def main(argv=None) -> int:
@@ -142,7 +132,7 @@ def main(argv=None) -> int:
             total += float(loss.detach())
         print(f"epoch {epoch + 1}/{args.epochs}: loss {total / (len(order) / args.frames):.4f} "
               f"({time.perf_counter() - t0:.0f} s); {held_out()}", flush=True)
-        export(net, args.out)
+        export(net, args.out, MAPS, AUX, rows=POINTS)
     print(f"wrote {args.out}")
     return 0
 

@@ -71,12 +71,13 @@ def mirror(maps: torch.Tensor, aux: torch.Tensor):
     return torch.flip(maps, dims=[3]), aux
 
 
-def export(net: PointNet, out: str, maps_shape: tuple[int, ...], aux_len: int) -> None:
+def export(net: nn.Module, out: str, maps_shape: tuple[int, ...], aux_len: int, rows: int = 1) -> None:
     """Save the weights beside *out* (``out + ".pt"``, to start a later run
-    from) and the network as ONNX for OpenCV (``out``)."""
+    from) and the network as ONNX for OpenCV (``out``), traced with *rows*
+    strips (a network that reads whole frames needs 24)."""
     net.eval()
     torch.save(net.state_dict(), out + ".pt")
-    dummy = (torch.zeros(1, *maps_shape), torch.zeros(1, aux_len))
+    dummy = (torch.zeros(rows, *maps_shape), torch.zeros(rows, aux_len))
     torch.onnx.export(net, dummy, out, input_names=["maps", "aux"], output_names=["count", "pile"],
                       dynamic_axes={"maps": {0: "n"}, "aux": {0: "n"}, "count": {0: "n"}, "pile": {0: "n"}},
                       opset_version=13, dynamo=False)
