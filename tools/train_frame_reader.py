@@ -35,7 +35,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from train_point_reader import AUX, FEATURES, MAPS, PointNet, export, load, mirror
+from train_point_reader import AUX, FEATURES, MAPS, PointNet, export, learn_step, load, mirrored_batches, one_cycle
 
 POINTS = 24
 
@@ -108,28 +108,17 @@ def main(argv=None) -> int:
                 f"frames exact {exact}/{len(test)}")
 
     print(f"{len(learn)} frames to learn from, {len(test)} held out; before: {held_out()}", flush=True)
-    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
-    steps = args.epochs * (len(learn) // args.frames + 1)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps)
+    opt, sched = one_cycle(net, args.lr, args.epochs * (len(learn) // args.frames + 1))
     ce = nn.CrossEntropyLoss(reduction="none")
     for epoch in range(args.epochs):
         net.train()
         t0 = time.perf_counter()
         order = rng.permutation(learn)
         total = 0.0
-        for k in range(0, len(order), args.frames):
-            b = rows(order[k:k + args.frames])
-            m, a = Xm[b].float(), Xa[b]
-            if rng.random() < 0.5:
-                m, a = mirror(m, a)
+        for b, m, a in mirrored_batches(order, args.frames, rows, Xm, Xa, rng):
             lc, lp = net.logits(m, a)
             w = torch.where(Yc[b] == 0, args.empty_weight, 1.0)
-            loss = ((ce(lc, Yc[b]) + 0.5 * ce(lp, Yp[b])) * w).sum() / w.sum()
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += float(loss.detach())
+            total += learn_step(opt, sched, ((ce(lc, Yc[b]) + 0.5 * ce(lp, Yp[b])) * w).sum() / w.sum())
         print(f"epoch {epoch + 1}/{args.epochs}: loss {total / (len(order) / args.frames):.4f} "
               f"({time.perf_counter() - t0:.0f} s); {held_out()}", flush=True)
         export(net, args.out, MAPS, AUX, rows=POINTS)

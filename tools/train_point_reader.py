@@ -83,6 +83,34 @@ def export(net: nn.Module, out: str, maps_shape: tuple[int, ...], aux_len: int, 
                       opset_version=13, dynamo=False)
 
 
+def one_cycle(net: nn.Module, lr: float, steps: int):
+    """AdamW and a one-cycle schedule peaking at *lr*, over *steps* batches."""
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)
+    return opt, torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps)
+
+
+def mirrored_batches(order: np.ndarray, size: int, rows, maps: torch.Tensor, aux: torch.Tensor,
+                     rng: np.random.Generator):
+    """(rows, maps, aux) of each batch of *size* from *order* (``rows``
+    turns a slice of it into the strips' rows), every other batch at random
+    seen in a mirror (``mirror``)."""
+    for k in range(0, len(order), size):
+        b = rows(order[k:k + size])
+        m, a = maps[b].float(), aux[b]
+        if rng.random() < 0.5:
+            m, a = mirror(m, a)
+        yield b, m, a
+
+
+def learn_step(opt, sched, loss: torch.Tensor) -> float:
+    """One step down *loss*; its value."""
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    sched.step()
+    return float(loss.detach())
+
+
 def load(paths: list[str]):
     """The strips of the data sets *paths*, one after another: (maps, aux,
     cls, pile, the loaded sets).  The strips are most of the memory: they
@@ -133,27 +161,16 @@ def main(argv=None) -> int:
     net = PointNet()
     if args.init:
         net.load_state_dict(torch.load(args.init))
-    opt = torch.optim.AdamW(net.parameters(), lr=args.lr, weight_decay=1e-4)
-    steps = args.epochs * (len(train_idx) // args.batch + 1)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=args.lr, total_steps=steps)
+    opt, sched = one_cycle(net, args.lr, args.epochs * (len(train_idx) // args.batch + 1))
     ce = nn.CrossEntropyLoss()
     for epoch in range(args.epochs):
         net.train()
         t0 = time.perf_counter()
         order = rng.permutation(train_idx)
         total = 0.0
-        for k in range(0, len(order), args.batch):
-            b = torch.from_numpy(order[k:k + args.batch])
-            m, a = Xm[b].float(), Xa[b]
-            if rng.random() < 0.5:
-                m, a = mirror(m, a)
+        for b, m, a in mirrored_batches(order, args.batch, torch.from_numpy, Xm, Xa, rng):
             lc, lp = net.logits(m, a)
-            loss = ce(lc, Yc[b]) + 0.5 * ce(lp, Yp[b])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += float(loss.detach()) * len(b)
+            total += learn_step(opt, sched, ce(lc, Yc[b]) + 0.5 * ce(lp, Yp[b])) * len(b)
         net.eval()
         with torch.no_grad():
             right_c = right_p = 0
