@@ -50,6 +50,8 @@ from .geometry import BoardGeometry
 
 __all__ = [
     "SceneSpec",
+    "ScenePlan",
+    "plan_scene",
     "SynthError",
     "render",
     "render_jpeg",
@@ -931,10 +933,118 @@ def _choose(rng: np.random.Generator, value: Any, options: Sequence[Any], p: Seq
     return options[int(rng.choice(len(options), p=p))]
 
 
-def _render(rng: np.random.Generator, spec: SceneSpec) -> tuple[np.ndarray, dict[str, Any], int]:
-    """The picture before JPEG, its label, and the JPEG quality to use (0: none)."""
+@dataclass
+class ScenePlan:
+    """Everything one scene shows, decided before anything is drawn
+    (:func:`plan_scene`): the rasteriser here paints it, and
+    ``tools/blender_frames.py`` builds the same scene in Blender.  Lengths
+    are millimetres, angles degrees; ``cam`` and ``board`` give world
+    coordinates (z up, the table at z = 0)."""
+
+    spec: SceneSpec
+    doc: dict[str, Any]
+    kind: str
+    wood: str
+    men_style: str
+    points: str
+    field: str
+    table: str
+    lighting: str
+    size: tuple[int, int]
+    mirror: bool
+    yaw: float
+    tilt: float
+    focal: float
+    fill: float
+    fill_actual: float
+    az: float
+    roll: float
+    row_max: int
+    thick: float
+    bar_light_side: int
+    board: _Board
+    gap: float
+    spread: float
+    finish: _MenFinish | None
+    men: list[_Man]
+    dice_values: list[int]
+    die_size: float
+    dice_xy: list[tuple[float, float, float]]
+    occluded: bool
+    cam: _Camera
+    target: np.ndarray
+    shift: np.ndarray
+    elev: float
+    lazi: float
+    light: _Light
+    skin: tuple[int, int, int]
+    dice_body: str
+    wood_e: dict[str, Any]
+    field_e: dict[str, Any]
+    points_e: tuple
+    men_e: tuple
+
+    def corners(self) -> np.ndarray:
+        """C1..C4 of the playing surface, projected into the frame."""
+        board, geo = self.board, self.board.geo
+        corners3d = board.l2w(*board.g2l(geo.surface_corners()[:, 0], geo.surface_corners()[:, 1]), board.zs)
+        return self.cam.project(corners3d)
+
+    def label(self, post: Mapping[str, Any], style_extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The frame's label (the dev set's format); *post* holds the camera
+        effects drawn, *style_extra* what a renderer adds to ``style``."""
+        board, cam, cfg = self.board, self.cam, self.board.geo.config
+        dice_label = []
+        for (x, y, _), v in zip(self.dice_xy, self.dice_values):
+            u, vv = board.g2l(x, y)
+            c = cam.project(board.l2w(u, vv, board.zs + self.die_size / 2))
+            dice_label.append({"value": int(v), "center": [round(float(c[0]), 2), round(float(c[1]), 2)]})
+        size, shift, spec, finish = self.size, self.shift, self.spec, self.finish
+        style = {
+            "renderer": "willughby.vision.synth/1",
+            "wood": self.wood, "men": self.men_style, "lighting": self.lighting, "points": self.points,
+            "field": self.field, "table": self.table, "image_size": [size[0], size[1]], "mirror": self.mirror,
+            "board_yaw": round(self.yaw, 2), "tilt_deg": round(self.tilt, 2), "cam_az_deg": round(self.az, 2),
+            "cam_roll_deg": round(self.roll, 2), "focal_mm": round(self.focal, 1), "fill": round(self.fill, 3),
+            "fill_actual": round(self.fill_actual, 3), "shift": [round(float(shift[0] / size[0]), 4),
+                                                                round(float(shift[1] / size[1]), 4)],
+            "cam_dist_m": round(float(np.linalg.norm(cam.C - self.target)) / 1000, 3),
+            "men_thick": round(self.thick / cfg.man_diameter, 3), "men_thick_mm": round(self.thick, 2),
+            "row_max": self.row_max, "bar_light_side": self.bar_light_side, "n_dice": len(dice_label),
+            "die_mm": round(self.die_size, 1), "dice_body": self.dice_body, "occluded": self.occluded,
+            "skin": [round(c / 255, 2) for c in self.skin],
+            "frame_mm": [round(board.fw, 1), round(board.rh, 1), round(board.bh, 1), round(board.zs, 1)],
+            "light_elev_deg": round(math.degrees(self.elev), 1),
+            "light_azim_deg": round(math.degrees(self.lazi), 1),
+            "ambient": round(self.light.ambient, 2),
+            **{k: post[k] for k in ("exposure", "contrast") if k in post},
+            "palette_jitter": spec.palette_jitter,
+            "edge_gap_mm": round(self.gap, 2), "row_spread_mm": round(self.spread, 2),
+            **({"men_contrast": spec.men_contrast, "men_rgb": [list(self.men_e[0]), list(self.men_e[1])]}
+               if spec.men_contrast > 0 else {}),
+            **({} if finish is None else {"men_finish": {
+                "grooved": list(finish.grooved), "side_gain": round(finish.side_gain, 2),
+                "askew": round(finish.askew, 2)}}),
+            **dict(style_extra or {}),
+            "post": {k: post[k] for k in ("vignette", "blur", "noise", "jpeg_q")},
+        }
+        return {
+            **self.doc,
+            "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in self.corners()],
+            "image_size": [size[0], size[1]],
+            "occluded": self.occluded,
+            "dice": dice_label,
+            "position_kind": self.kind,
+            "style": style,
+        }
+
+
+def plan_scene(rng: np.random.Generator, spec: SceneSpec | None = None) -> ScenePlan:
+    """Decide everything a scene shows (position, styles, board, men, dice,
+    camera, light, palettes), drawing from *rng* in the order :func:`render`
+    always has, so a seed gives the same scene whichever renderer draws it."""
+    spec = spec or SceneSpec()
     geo = BoardGeometry(VisionConfig())
-    cfg = geo.config
     # ---- what is on the board
     if spec.position is not None:
         doc = _normalise_position(spec.position)
@@ -1020,11 +1130,6 @@ def _render(rng: np.random.Generator, spec: SceneSpec) -> tuple[np.ndarray, dict
     skin = _SKINS[int(rng.integers(0, len(_SKINS)))]
     dice_body = "white" if rng.random() < 0.6 else "ivory"
 
-    img = np.zeros((size[1], size[0], 3), np.uint8)
-    ppm = float(np.linalg.norm(np.diff(cam.project(board.l2w([0, cfg.surface_width], [0, 0], board.zs)), axis=0)))
-    ppm /= cfg.surface_width
-    tex_ppm = float(np.clip(round(ppm * 1.05, 1), 0.6, 2.0))
-
     if spec.palette_jitter > 0:
         wood_e, field_e, points_e, men_e = _jittered_palettes(rng, spec.palette_jitter, wood, field, points,
                                                               men_style)
@@ -1032,70 +1137,44 @@ def _render(rng: np.random.Generator, spec: SceneSpec) -> tuple[np.ndarray, dict
         wood_e, field_e, points_e, men_e = WOODS[wood], FIELDS[field], POINT_COLOURS[points], MEN_COLOURS[men_style]
     if spec.men_contrast > 0:       # drawn only when asked
         men_e = _nearer_men(rng, men_e, spec.men_contrast)
-    _draw_table(img, rng, cam, board, light, TABLES[table])
-    solids = _board_solids(rng, cam, board, light, wood_e, tex_ppm, _bar_men_cylinders(board, men, thick))
-    _draw_surface(img, rng, cam, board, light, field_e, points_e, wood_e, tex_ppm, men, thick, dice_xy,
-                  die_size, solids)
-    man_solids = _men_solids(cam, board, light, men, thick, men_e, rng, finish)
-    die_solids = _dice_solids(cam, board, light, dice_xy, dice_values, die_size, dice_body, rng)
+    return ScenePlan(
+        spec=spec, doc=doc, kind=kind, wood=wood, men_style=men_style, points=points, field=field, table=table,
+        lighting=lighting, size=size, mirror=mirror, yaw=yaw, tilt=tilt, focal=focal, fill=fill,
+        fill_actual=float(fill_actual), az=az, roll=roll, row_max=row_max, thick=thick,
+        bar_light_side=bar_light_side, board=board, gap=gap, spread=spread, finish=finish, men=men,
+        dice_values=dice_values, die_size=die_size, dice_xy=dice_xy, occluded=occluded, cam=cam, target=target,
+        shift=shift, elev=elev, lazi=lazi, light=light, skin=skin, dice_body=dice_body,
+        wood_e=wood_e, field_e=field_e, points_e=points_e, men_e=men_e)
+
+
+def _render(rng: np.random.Generator, spec: SceneSpec) -> tuple[np.ndarray, dict[str, Any], int]:
+    """The picture before JPEG, its label, and the JPEG quality to use (0: none)."""
+    plan = plan_scene(rng, spec)
+    cam, board, light, men, thick = plan.cam, plan.board, plan.light, plan.men, plan.thick
+    cfg = board.geo.config
+    img = np.zeros((plan.size[1], plan.size[0], 3), np.uint8)
+    ppm = float(np.linalg.norm(np.diff(cam.project(board.l2w([0, cfg.surface_width], [0, 0], board.zs)), axis=0)))
+    ppm /= cfg.surface_width
+    tex_ppm = float(np.clip(round(ppm * 1.05, 1), 0.6, 2.0))
+    _draw_table(img, rng, cam, board, light, TABLES[plan.table])
+    solids = _board_solids(rng, cam, board, light, plan.wood_e, tex_ppm, _bar_men_cylinders(board, men, thick))
+    _draw_surface(img, rng, cam, board, light, plan.field_e, plan.points_e, plan.wood_e, tex_ppm, men, thick,
+                  plan.dice_xy, plan.die_size, solids)
+    man_solids = _men_solids(cam, board, light, men, thick, plan.men_e, rng, plan.finish)
+    die_solids = _dice_solids(cam, board, light, plan.dice_xy, plan.dice_values, plan.die_size, plan.dice_body,
+                              rng)
     everything = solids + man_solids + die_solids
     cam_uv = board.w2l(float(cam.C[0]), float(cam.C[1]))
     for k in _paint_order(everything, cam_uv):
-        s = everything[k]
-        s.draw(img)
-    if occluded:
-        _draw_hand(img, rng, cam, board, light, skin)
-
-    # ---- label
-    corners3d = board.l2w(*board.g2l(geo.surface_corners()[:, 0], geo.surface_corners()[:, 1]), board.zs)
-    corners = cam.project(corners3d)
-    dice_label = []
-    for (x, y, _), v in zip(dice_xy, dice_values):
-        u, vv = board.g2l(x, y)
-        c = cam.project(board.l2w(u, vv, board.zs + die_size / 2))
-        dice_label.append({"value": int(v), "center": [round(float(c[0]), 2), round(float(c[1]), 2)]})
-
+        everything[k].draw(img)
+    if plan.occluded:
+        _draw_hand(img, rng, cam, board, light, plan.skin)
     # ---- lighting and camera
     post = _post_params(rng)
-    img = _light_and_tone(img, cam, board, LIGHTINGS[lighting], post)
+    img = _light_and_tone(img, cam, board, LIGHTINGS[plan.lighting], post)
     if spec.camera_effects:
         img = _camera_effects(img, rng, post)
-    style = {
-        "renderer": "willughby.vision.synth/1",
-        "wood": wood, "men": men_style, "lighting": lighting, "points": points, "field": field,
-        "table": table, "image_size": [size[0], size[1]], "mirror": mirror,
-        "board_yaw": round(yaw, 2), "tilt_deg": round(tilt, 2), "cam_az_deg": round(az, 2),
-        "cam_roll_deg": round(roll, 2), "focal_mm": round(focal, 1), "fill": round(fill, 3),
-        "fill_actual": round(float(fill_actual), 3), "shift": [round(float(shift[0] / size[0]), 4),
-                                                               round(float(shift[1] / size[1]), 4)],
-        "cam_dist_m": round(float(np.linalg.norm(cam.C - target)) / 1000, 3),
-        "men_thick": round(thick / cfg.man_diameter, 3), "men_thick_mm": round(thick, 2),
-        "row_max": row_max, "bar_light_side": bar_light_side, "n_dice": len(dice_label),
-        "die_mm": round(die_size, 1), "dice_body": dice_body, "occluded": occluded,
-        "skin": [round(c / 255, 2) for c in skin],
-        "frame_mm": [round(board.fw, 1), round(board.rh, 1), round(board.bh, 1), round(board.zs, 1)],
-        "light_elev_deg": round(math.degrees(elev), 1), "light_azim_deg": round(math.degrees(lazi), 1),
-        "ambient": round(light.ambient, 2),
-        "exposure": post["exposure"], "contrast": post["contrast"],
-        "palette_jitter": spec.palette_jitter,
-        "edge_gap_mm": round(gap, 2), "row_spread_mm": round(spread, 2),
-        **({"men_contrast": spec.men_contrast, "men_rgb": [list(men_e[0]), list(men_e[1])]}
-           if spec.men_contrast > 0 else {}),
-        **({} if finish is None else {"men_finish": {
-            "grooved": list(finish.grooved), "side_gain": round(finish.side_gain, 2),
-            "askew": round(finish.askew, 2)}}),
-        "post": {k: post[k] for k in ("vignette", "blur", "noise", "jpeg_q")},
-    }
-    label = {
-        **doc,
-        "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in corners],
-        "image_size": [size[0], size[1]],
-        "occluded": occluded,
-        "dice": dice_label,
-        "position_kind": kind,
-        "style": style,
-    }
-    return img, label, (post["jpeg_q"] if spec.camera_effects else 0)
+    return img, plan.label(post), (post["jpeg_q"] if spec.camera_effects else 0)
 
 
 # ------------------------------------------------------------ scene parts
