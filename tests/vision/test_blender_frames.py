@@ -1,0 +1,120 @@
+"""tools/blender_frames.py (the generator's scenes path-traced by Blender)
+and tools/point_reader_data.py --from-folder (strips from labelled frames).
+
+Blender is not a dependency of the package or of CI: the test that renders
+runs only where ``blender`` is installed; the rest check the scene handed to
+Blender against the generator's own plan, without it."""
+
+import importlib.util
+import json
+import math
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from willughby.vision import synth
+from willughby.vision.config import VisionConfig
+from willughby.vision.reader import detect_men, rectify
+
+TOOLS = Path(__file__).resolve().parents[2] / "tools"
+
+
+def _tool(name):
+    sys.path.insert(0, str(TOOLS))
+    try:
+        spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
+        tool = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(tool)
+    finally:
+        sys.path.remove(str(TOOLS))
+    return tool
+
+
+def _plan(seed, **spec):
+    rng = np.random.default_rng(seed)
+    return synth.plan_scene(rng, synth.SceneSpec(occluded=False, **spec)), rng
+
+
+@pytest.mark.parametrize("mirror", [False, True])
+def test_the_scene_puts_points_and_men_where_the_label_says(mirror):
+    bf = _tool("blender_frames")
+    plan, rng = _plan(4, image_size=(640, 360), mirror=mirror, board_yaw_deg=200.0, position_kind="doublets_played")
+    scene = bf.scene_of(plan, rng, "x")
+    board, geo = plan.board, plan.board.geo
+    yaw = math.radians(scene["board"]["yaw"])
+    turn = np.array([[math.cos(yaw), -math.sin(yaw)], [math.sin(yaw), math.cos(yaw)]])
+    # point 13's tip, in the board's own frame, turned into the world, is where the plan has it
+    tips = [tri[2] for tri in scene["board"]["point_tris"]]
+    x13, _ = geo.slot_centre(13, 0)
+    want = board.l2w(*board.g2l(x13, geo.config.point_length), board.zs)[:2]
+    assert min(np.linalg.norm(turn @ np.array(t) - want) for t in tips) < 1e-6
+    # every man is there once, his foot at his level's height
+    doc = plan.doc
+    on_board = sum(doc["light"]) + sum(doc["dark"]) + doc["bar"]["light"] + doc["bar"]["dark"]
+    assert len(scene["men"]["list"]) == on_board
+    feet = sorted(round(m["xyz"][2] - board.zs, 3) for m in scene["men"]["list"])
+    assert feet[0] == pytest.approx(0.0)
+    assert all(round(f / plan.thick, 3) == round(f / plan.thick) for f in feet)
+    # the corners of the label are the plan's camera's
+    label = plan.label(bf.post_params(rng))
+    assert np.allclose(label["corners"], plan.corners(), atol=0.01)
+    assert scene["camera"]["f"] == plan.cam.f and scene["size"] == [640, 360]
+
+
+def test_the_same_seed_gives_the_same_scene_as_the_painted_generator():
+    bf = _tool("blender_frames")
+    plan, rng = _plan(11)
+    _, label = synth.render(np.random.default_rng(11), synth.SceneSpec(occluded=False))
+    assert plan.doc["light"] == label["light"] and plan.doc["dark"] == label["dark"]
+    assert np.allclose(plan.corners(), label["corners"], atol=0.01)
+    assert bf.scene_of(plan, rng, "a")["men"]["thick"] == pytest.approx(label["style"]["men_thick_mm"], abs=0.01)
+
+
+def test_the_camera_effects_keep_the_frame_and_darken_its_corners():
+    bf = _tool("blender_frames")
+    raw = np.full((90, 160, 3), 200, np.uint8)
+    post = {"vignette": 0.4, "blur": 0.5, "noise": 1.0, "jpeg_q": 90}
+    out = cv2.imdecode(np.frombuffer(bf.finish(raw, np.random.default_rng(0), post), np.uint8), cv2.IMREAD_COLOR)
+    assert out.shape == raw.shape
+    assert out[:8, :8].mean() < out[40:50, 75:85].mean() - 40
+
+
+def test_strips_from_a_folder_of_labelled_frames(tmp_path, capsys):
+    data = _tool("point_reader_data")
+    synth.write_dataset(tmp_path / "frames", count=3, seed=5, occluded_share=0.0,
+                        spec=synth.SceneSpec(image_size=(640, 360)))
+    label = json.loads((tmp_path / "frames" / "img_0002.json").read_text())
+    label["occluded"] = True                         # a refused frame is not learnt from
+    (tmp_path / "frames" / "img_0002.json").write_text(json.dumps(label))
+    (tmp_path / "frames" / "junk.json").write_text("{not json")
+    out = tmp_path / "s.npz"
+    assert data.main([str(out), "--from-folder", str(tmp_path / "frames")]) == 0
+    d = np.load(out)
+    assert len(d["cls"]) == 2 * 24 and sorted(set(d["image"].tolist())) == [0, 1]
+    first = json.loads((tmp_path / "frames" / "img_0001.json").read_text())
+    assert d["cls"][:24].tolist() == data.labels_of(first)[0].tolist()
+    assert "junk.json: skipped" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(shutil.which("blender") is None, reason="Blender is not installed (only to make training data)")
+def test_blender_draws_the_men_where_the_label_puts_them(tmp_path):
+    bf = _tool("blender_frames")
+    plan, rng = _plan(2, image_size=(640, 360), tilt_deg=5.0, position_kind="random", n_dice=0,
+                      fill=0.9)
+    scene = bf.scene_of(plan, rng, "t", samples=8)
+    (tmp_path / "s.json").write_text(json.dumps([scene]))
+    subprocess.run(["blender", "-b", "--factory-startup", "-noaudio", "-P", str(TOOLS / "blender_scene.py"), "--",
+                    str(tmp_path / "s.json"), str(tmp_path / "raw")], check=True, capture_output=True, timeout=600)
+    image = cv2.imread(str(tmp_path / "raw" / "t.png"))
+    assert image.shape == (360, 640, 3)
+    config = VisionConfig()
+    found = detect_men(config, rectify(config, image, plan.corners()))
+    flat = [(m.x, m.y) for m in plan.men if m.level == 0 and not m.on_bar]
+    assert len(found) >= len(flat) // 2
+    near = [min(math.dist((f.x, f.y), xy) for xy in flat) for f in found]
+    assert np.median(near) < 4.0

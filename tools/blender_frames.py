@@ -1,0 +1,257 @@
+"""Labelled frames of a tables board, path-traced by Blender.
+
+The project's generator (``willughby.vision.synth``) paints its scenes
+itself, fast but flat.  This tool takes the very same scenes
+(``synth.plan_scene``: position, board, men, dice, camera and light drawn
+from the same seeds) and has Blender build them in 3D and path-trace them
+with Cycles through the Filmic view, as a camera-like renderer would: light
+that bounces between men, soft shadows, highlights on the men's rims, the
+side walls of piles lit as the light falls.  A network trained only on the
+painted frames reads the dev set's path-traced ones worse than the painted
+ones (docs/vision-reader.md); frames from both renderers teach it what a pile
+looks like, not what one renderer draws.
+
+    python tools/blender_frames.py OUTDIR --count 400 --seed 20000 [--jobs 2] [synth's scene options]
+
+Writes ``OUTDIR/f00000.jpg`` + ``.json`` (the dev set's label format) for
+each frame; the raw renders wait in ``OUTDIR/raw`` and a frame whose JPEG is
+already there is not rendered again, so a stopped run resumes.  About 13 s a
+frame at 1280x720 on two cores, at 16 samples a pixel.  Needs Blender (Debian: ``apt-get install
+blender``; 3.4 was used); only for making training data, never at run time.
+Frames have no hands over the board: they are for training the point
+reader, which never reads a refused frame.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from willughby.vision import synth
+
+HERE = Path(__file__).resolve().parent
+LOOKS = ("None", "Medium Low Contrast", "Medium Contrast", "Medium High Contrast")
+# the light's colour, and the sky's (its ambient), per lighting style
+LIGHT_RGB = {"daylight_window": (1.0, 0.98, 0.95), "warm_lamp": (1.0, 0.80, 0.58), "overhead": (1.0, 0.97, 0.92)}
+SKY_RGB = {"daylight_window": (0.80, 0.87, 1.0), "warm_lamp": (1.0, 0.85, 0.7), "overhead": (0.95, 0.95, 0.95)}
+
+
+def scene_of(plan: synth.ScenePlan, rng: np.random.Generator, name: str, samples: int = 16) -> dict:
+    """The Blender scene (world millimetres) of one planned scene; *rng*
+    draws what only this renderer needs (light power, look, exposure...)."""
+    board, geo, cam = plan.board, plan.board.geo, plan.cam
+    W, D = board.W, board.D
+
+    def local(x, y):
+        """Geometry (origin C3) to the board's own frame (centre, b across)."""
+        u, v = board.g2l(x, y)
+        return float(u) - W / 2, -(float(v) - D / 2)
+
+    half, length = geo.config.point_width / 2, geo.config.point_length
+    tris, colour_of = [], []
+    swap = int(rng.random() < 0.5)
+    for col in range(12):
+        x = geo.point_centre_x(13 + col)
+        for top in (True, False):
+            if top:
+                tri = [(x - half, 0.0), (x + half, 0.0), (x, length)]
+            else:
+                tri = [(x - half, D), (x + half, D), (x, D - length)]
+            tris.append([local(a, b) for a, b in tri])
+            colour_of.append((col + (0 if top else 1) + swap) % 2)
+    b0, b1 = geo.bar_x
+    bar_u = (W - b1, W - b0) if board.mirror else (b0, b1)
+
+    men = []
+    for m in plan.men:
+        u, v = board.g2l(m.x, m.y)
+        support = board.zs + (board.bh if m.on_bar else 0.0)
+        xyz = board.l2w(u, v, support + m.level * plan.thick)
+        tip = [0.0, 0.0]
+        side = ("light", "dark")[m.colour]
+        in_pile = (not m.on_bar and plan.doc["stacked"][side][m.point - 1] >= 2
+                   and math.dist((m.x, m.y), geo.slot_centre(m.point, 0)) < 6)
+        if m.level >= 1 and not m.on_bar and not in_pile:
+            tip = [float(t) for t in rng.normal(0, 1.5, 2)]   # a man laid across two others sits a little askew
+        men.append({"xyz": [float(c) for c in xyz], "colour": int(m.colour), "tip": tip,
+                    "turn": float(rng.uniform(0, 360))})
+    light_c, dark_c, grooved = plan.men_e
+    grooves = (grooved, grooved) if plan.finish is None else plan.finish.grooved
+
+    dice = []
+    for (x, y, turn), value in zip(plan.dice_xy, plan.dice_values):
+        u, v = board.g2l(x, y)
+        dice.append({"xyz": [float(c) for c in board.l2w(u, v, board.zs)], "size": plan.die_size,
+                     "yaw": float(board.yaw + math.degrees(turn)), "value": int(value)})
+
+    kind = plan.lighting
+    direction = [float(c) for c in plan.light.L]
+    if kind == "warm_lamp":
+        light = {"type": "POINT", "energy": float(rng.uniform(34, 56)), "size": [float(rng.uniform(0.03, 0.12))] * 2,
+                 "distance": float(rng.uniform(0.9, 1.4)), "ambient": float(rng.uniform(0.03, 0.07))}
+    elif kind == "overhead":
+        direction = [0.15 * direction[0], 0.15 * direction[1], 1.0]
+        light = {"type": "AREA", "energy": float(rng.uniform(55, 85)), "size": [float(rng.uniform(0.5, 1.0))] * 2,
+                 "distance": float(rng.uniform(1.2, 1.8)), "ambient": float(rng.uniform(0.05, 0.1))}
+    else:
+        light = {"type": "AREA", "energy": float(rng.uniform(120, 195)),
+                 "size": [float(rng.uniform(0.2, 0.8)), float(rng.uniform(0.2, 0.6))],
+                 "distance": float(rng.uniform(1.8, 2.6)), "ambient": float(rng.uniform(0.06, 0.14))}
+    light.update({"dir": direction, "target": [float(c) for c in plan.target], "rgb": LIGHT_RGB[kind],
+                  "ambient_rgb": SKY_RGB[kind]})
+    tb = synth.TABLES[plan.table]
+    table = {"kind": "grain" if tb["kind"] == "wood" else "cloth", "light": tb["light"],
+             "dark": tb.get("dark", [c * 0.85 for c in tb["light"]])}
+    wood = dict(plan.wood_e)
+    return {
+        "name": name,
+        "size": list(plan.size),
+        "samples": int(samples),
+        "seed": int(rng.integers(0, 2 ** 31 - 1)),
+        "look": str(rng.choice(LOOKS, p=[0.27, 0.33, 0.3, 0.1])),
+        "exposure": round(float(rng.uniform(-0.7, 0.0)), 2),
+        "camera": {"C": [float(c) for c in cam.C], "R": cam.R.tolist(), "f": float(cam.f),
+                   "cx": float(cam.cx), "cy": float(cam.cy)},
+        "light": light,
+        "table": table,
+        "board": {"W": W, "D": D, "fw": board.fw, "rh": board.rh, "bh": board.bh, "zs": board.zs,
+                  "yaw": board.yaw, "bar_u": list(bar_u),
+                  "wood": {"light": list(wood["light"]), "dark": list(wood["dark"]),
+                           "kind": "grain" if wood["kind"] == "grain" else "leather"},
+                  "field": {"colour": None if plan.field_e["colour"] is None else list(plan.field_e["colour"]),
+                            "kind": plan.field_e["kind"]},
+                  "point_rgb": [list(c) for c in plan.points_e], "point_tris": tris, "point_colour": colour_of},
+        "men": {"list": men, "rgb": [list(light_c), list(dark_c)], "grooved": [bool(g) for g in grooves],
+                "groove": float(rng.uniform(0.55, 0.75)), "rim": float(rng.uniform(0.8, 2.0)),
+                "radius": geo.config.man_diameter / 2, "thick": plan.thick,
+                "rough": float(rng.uniform(0.25, 0.55)), "spec": float(rng.uniform(0.3, 0.55))},
+        "dice": {"list": dice, "rgb": list(synth._DICE_BODY[plan.dice_body])},
+    }
+
+
+def post_params(rng: np.random.Generator) -> dict:
+    """Camera effects over the rendered frame, in the dev set's ranges."""
+    return {"vignette": round(float(rng.uniform(0.1, 0.45)), 3), "blur": round(float(rng.uniform(0.03, 0.9)), 2),
+            "noise": round(float(rng.uniform(1.2, 3.4)), 2), "jpeg_q": int(rng.integers(84, 95))}
+
+
+def finish(raw: np.ndarray, rng: np.random.Generator, post: dict) -> bytes:
+    """Vignetting, lens blur, sensor noise and a JPEG round trip."""
+    h, w = raw.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    rn2 = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
+    v = 1 - post["vignette"] * np.clip(rn2, 0, 1.2) ** 1.1
+    img = np.clip(raw.astype(np.float32) * v[..., None], 0, 255).astype(np.uint8)
+    img = synth._camera_effects(img, rng, post)
+    ok, jpeg = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, post["jpeg_q"]])
+    if not ok:
+        raise RuntimeError("JPEG encoding failed")
+    return jpeg.tobytes()
+
+
+def run_blender(blender: str, scenes: list[dict], scene_file: Path, raw: Path, threads: int) -> subprocess.Popen:
+    scene_file.write_text(json.dumps(scenes))
+    env = dict(os.environ, WILLUGHBY_BLENDER_THREADS=str(threads))
+    cmd = [blender, "-b", "--factory-startup", "-noaudio", "-P", str(HERE / "blender_scene.py"), "--",
+           str(scene_file), str(raw)]
+    return subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--count", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=20000)
+    ap.add_argument("--jobs", type=int, default=1, help="Blender processes at once (they share the cores)")
+    ap.add_argument("--samples", type=int, default=16,
+                    help="Cycles samples a pixel (the dev set used 32; 16 takes half the time)")
+    ap.add_argument("--blender", default=shutil.which("blender") or "blender")
+    ap.add_argument("--position-kind", choices=synth.POSITION_KINDS)
+    ap.add_argument("--palette-jitter", type=float, default=0.0)
+    ap.add_argument("--like", type=Path, metavar="DEVDIR",
+                    help="draw the scenes of this folder's labels instead (a diagnostic, as "
+                         "tools/render_like_dev.py: never train on it)")
+    synth.add_scene_options(ap)
+    args = ap.parse_args(argv)
+    if not shutil.which(args.blender) and not Path(args.blender).exists():
+        ap.error(f"no Blender at {args.blender!r} (Debian: apt-get install blender)")
+    if args.count < 1 or args.jobs < 1:
+        ap.error("--count and --jobs must be at least 1")
+    try:
+        spec = synth.SceneSpec(occluded=False, position_kind=args.position_kind, palette_jitter=args.palette_jitter,
+                               **synth.scene_options(args))
+    except synth.SynthError as exc:
+        ap.error(str(exc))
+    raw = args.out / "raw"
+    raw.mkdir(parents=True, exist_ok=True)
+    todo, labels = [], {}
+    specs = [spec] * args.count
+    names = [f"f{i:05d}" for i in range(args.count)]
+    if args.like:
+        sys.path.insert(0, str(HERE))
+        from render_like_dev import spec_like
+        found = [json.loads(p.read_text()) for p in sorted(args.like.glob("*.json"))]
+        pairs = [(p.stem, lab) for p, lab in zip(sorted(args.like.glob("*.json")), found) if not lab.get("occluded")]
+        names = [stem for stem, _ in pairs]
+        specs = [spec_like(lab, **synth.scene_options(args)) for _, lab in pairs]
+    for i, (name, spec) in enumerate(zip(names, specs)):
+        if (args.out / f"{name}.jpg").exists():
+            continue
+        rng = np.random.default_rng([args.seed, i])
+        plan = synth.plan_scene(rng, spec)
+        todo.append(scene_of(plan, rng, name, args.samples))
+        labels[name] = (plan, rng)
+    print(f"{len(names) - len(todo)} frames already there, {len(todo)} to render", flush=True)
+    threads = max(1, (os.cpu_count() or 1) // args.jobs)
+    procs = []
+    for j in range(args.jobs):
+        part = todo[j::args.jobs]
+        if part:
+            procs.append(run_blender(args.blender, part, args.out / f"scenes{j}.json", raw, threads))
+    t0 = time.perf_counter()
+    done = 0
+    pending = dict(labels)
+    while procs or pending:
+        for p in list(procs):
+            line = p.stdout.readline()
+            if line == "" and p.poll() is not None:
+                procs.remove(p)
+                if p.returncode:
+                    print(f"Blender stopped with exit code {p.returncode}", file=sys.stderr)
+                continue
+            if line.startswith("WILLUGHBY") or "Error" in line:
+                print(line.rstrip(), flush=True)
+        for name in list(pending):
+            path = raw / f"{name}.png"
+            if not path.exists():
+                continue
+            plan, rng = pending.pop(name)
+            image = cv2.imread(str(path))
+            if image is None:
+                print(f"{name}: unreadable render, skipped", file=sys.stderr)
+                continue
+            post = post_params(rng)
+            (args.out / f"{name}.json").write_text(json.dumps(plan.label(post, {"renderer": "blender-cycles"})))
+            (args.out / f"{name}.jpg").write_bytes(finish(image, rng, post))
+            done += 1
+            rate = (time.perf_counter() - t0) / done
+            print(f"{done}/{len(labels)} frames, {rate:.1f} s each, {rate * (len(labels) - done):.0f} s to go",
+                  flush=True)
+        if not procs and pending:
+            print(f"{len(pending)} frames not rendered (see Blender's messages above)", file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
