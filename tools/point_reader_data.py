@@ -8,6 +8,11 @@ passed through the reader's own first stages (``reader.observe``), so the
 strips the network learns from are exactly those it will see.  Frames with a
 hand over the board are left out: those are refused, not read.
 
+    python tools/point_reader_data.py OUT.npz --from-folder DIR
+
+takes the labelled frames of a folder instead (``name.jpg`` + ``name.json``,
+the dev set's format), such as those ``tools/blender_frames.py`` renders.
+
 Labels per point: ``cls`` 0 for an empty point, 1..15 light men, 16..30 dark
 men; ``pile`` 0 (no pile), 1 (a pile of 2), 2 (a pile of 3).
 """
@@ -15,9 +20,13 @@ men; ``pile`` 0 (no pile), 1 (a pile of 2), 2 (a pile of 3).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from dataclasses import replace
+from pathlib import Path
+
+import cv2
 
 import numpy as np
 
@@ -64,8 +73,30 @@ def tall_position(rng: np.random.Generator) -> dict:
             "off": {"light": 15 - sum(light) - bar["light"], "dark": 15 - sum(dark) - bar["dark"]}}
 
 
+def generated_frames(args, spec):
+    for i in range(args.count):
+        rng = np.random.default_rng([args.seed, i])
+        yield render(rng, replace(spec, position=tall_position(rng)) if args.tall else spec)
+
+
 def strips_of(image, corners, config):
     return observe(image, corners, config).strips()
+
+
+def folder_frames(folder: Path):
+    """(image, label) of each clear labelled frame of *folder*, in name order."""
+    for path in sorted(folder.glob("*.json")):
+        try:
+            label = json.loads(path.read_text())
+        except (OSError, ValueError) as exc:
+            print(f"{path.name}: skipped, not a label ({exc})", file=sys.stderr)
+            continue
+        image = cv2.imread(str(path.with_suffix(".jpg")))
+        if image is None:
+            print(f"{path.name}: skipped, no readable {path.stem}.jpg beside it", file=sys.stderr)
+            continue
+        if not label.get("occluded"):
+            yield image, label
 
 
 def main(argv=None) -> int:
@@ -79,6 +110,8 @@ def main(argv=None) -> int:
     add_scene_options(ap)
     ap.add_argument("--position-kind", choices=POSITION_KINDS,
                     help="only positions of this kind (default: the generator's mix)")
+    ap.add_argument("--from-folder", type=Path, metavar="DIR",
+                    help="read the labelled frames of this folder instead of generating them")
     args = ap.parse_args(argv)
     if args.tall and args.position_kind:
         ap.error("--tall makes its own positions: give it or --position-kind, not both")
@@ -88,11 +121,16 @@ def main(argv=None) -> int:
                          **scene_options(args))
     except SynthError as exc:
         ap.error(str(exc))
+    if args.from_folder:
+        if not args.from_folder.is_dir():
+            ap.error(f"no folder {args.from_folder}")
+        frames = folder_frames(args.from_folder)
+        args.count = sum(1 for _ in args.from_folder.glob("*.json"))
+    else:
+        frames = generated_frames(args, spec)
     maps, aux, cls, pile, image_of = [], [], [], [], []
     t0 = time.perf_counter()
-    for i in range(args.count):
-        rng = np.random.default_rng([args.seed, i])
-        img, label = render(rng, replace(spec, position=tall_position(rng)) if args.tall else spec)
+    for i, (img, label) in enumerate(frames):
         st = strips_of(img, label["corners"], config)
         c, p = labels_of(label)
         maps.append(st.maps.astype(np.float16))
@@ -104,9 +142,12 @@ def main(argv=None) -> int:
             rate = (time.perf_counter() - t0) / (i + 1)
             print(f"{i + 1}/{args.count} frames, {rate:.3f} s each, "
                   f"{rate * (args.count - i - 1):.0f} s to go", flush=True)
+    if not maps:
+        print("no clear labelled frames: nothing written", file=sys.stderr)
+        return 1
     np.savez_compressed(args.out, maps=np.concatenate(maps), aux=np.concatenate(aux),
                         cls=np.concatenate(cls), pile=np.concatenate(pile), image=np.concatenate(image_of))
-    print(f"wrote {args.out}: {args.count * 24} points from {args.count} frames")
+    print(f"wrote {args.out}: {len(maps) * 24} points from {len(maps)} frames")
     return 0
 
 
