@@ -19,6 +19,11 @@ keeps 40% of them::
     /tmp/trainenv/bin/python tools/train_frame_reader.py DATA.npz [...] \\
         --init /tmp/v11.onnx.pt --out /tmp/v12.onnx --epochs 3 --lr 5e-4
 
+``--boost DATA.npz`` (repeatable) adds sets of frames that are rarer but
+worth more, such as the path-traced frames of ``blender_frames.py``:
+``--boost-frames`` of each batch's frames are drawn from them (with
+replacement), and their held-out frames are reported on their own.
+
 The exported network takes the strips of one frame, 24 rows (or several
 frames, 24 rows each, one after another), and gives the same outputs as
 before.  It prints the held-out frames' accuracy before training and after
@@ -73,47 +78,64 @@ def main(argv=None) -> int:
     ap.add_argument("--frames", type=int, default=12, help="frames to a batch")
     ap.add_argument("--held-out", type=float, default=0.04)
     ap.add_argument("--empty-weight", type=float, default=0.4)
+    ap.add_argument("--boost", action="append", default=[], help="a set drawn into every batch (repeatable)")
+    ap.add_argument("--boost-frames", type=int, default=3, help="frames of each batch from the --boost sets")
     args = ap.parse_args(argv)
+    if args.boost and not 0 < args.boost_frames < args.frames:
+        ap.error("--boost-frames must be more than 0 and fewer than --frames")
     torch.manual_seed(0)
     base = PointNet()
     base.load_state_dict(torch.load(args.init))
     net = FrameNet(base)
     if args.resume:
         net.load_state_dict(torch.load(args.resume))
-    maps, aux, cls, pile, _ = load(args.data)
+    maps, aux, cls, pile, _ = load(args.data + args.boost)
     if len(cls) % POINTS:
         ap.error("the data sets must hold whole frames of 24 points")
     n_frames = len(cls) // POINTS
+    n_boost = sum(len(np.load(p)["cls"]) for p in args.boost) // POINTS   # the boost sets come last
+    boosted = np.arange(n_frames) >= n_frames - n_boost
     rng = np.random.default_rng(0)
-    held = rng.random(n_frames) < args.held_out
-    learn, test = np.flatnonzero(~held), np.flatnonzero(held)
+    held = rng.random(n_frames) < np.where(boosted, max(args.held_out, 0.1), args.held_out)
+    learn, test = np.flatnonzero(~held & ~boosted), np.flatnonzero(held & ~boosted)
+    learn_boost, test_boost = np.flatnonzero(~held & boosted), np.flatnonzero(held & boosted)
     Xm, Xa, Yc, Yp = (torch.from_numpy(a) for a in (maps, aux, cls, pile))
 
     def rows(frames: np.ndarray) -> torch.Tensor:
         return torch.from_numpy((frames[:, None] * POINTS + np.arange(POINTS)).ravel())
 
-    def held_out() -> str:
+    def held_out(frames: np.ndarray = test, what: str = "held-out") -> str:
         net.eval()
         right_c = right_p = exact = 0
         with torch.no_grad():
-            for k in range(0, len(test), 40):
-                b = rows(test[k:k + 40])
+            for k in range(0, len(frames), 40):
+                b = rows(frames[k:k + 40])
                 pc, pp = net(Xm[b].float(), Xa[b])
                 ok_c = pc.argmax(1) == Yc[b]
                 ok_p = ok_c & (pp.argmax(1) == Yp[b])
                 right_c, right_p = right_c + int(ok_c.sum()), right_p + int(ok_p.sum())
                 exact += int(ok_p.reshape(-1, POINTS).all(1).sum())
-        n = len(test) * POINTS
-        return (f"held-out points {right_c / n:.4%} counts right, {right_p / n:.4%} with piles; "
-                f"frames exact {exact}/{len(test)}")
+        n = max(1, len(frames) * POINTS)
+        text = (f"{what} points {right_c / n:.4%} counts right, {right_p / n:.4%} with piles; "
+                f"frames exact {exact}/{len(frames)}")
+        if what == "held-out" and len(test_boost):
+            text += "; " + held_out(test_boost, "boost held-out")
+        return text
 
-    print(f"{len(learn)} frames to learn from, {len(test)} held out; before: {held_out()}", flush=True)
-    opt, sched = one_cycle(net, args.lr, args.epochs * (len(learn) // args.frames + 1))
+    print(f"{len(learn)} frames to learn from, {len(test)} held out"
+          + (f"; boost sets: {len(learn_boost)} to learn from, {len(test_boost)} held out" if n_boost else "")
+          + f"; before: {held_out()}", flush=True)
+    per_batch = args.frames - args.boost_frames if n_boost else args.frames
+    opt, sched = one_cycle(net, args.lr, args.epochs * (len(learn) // per_batch + 1))
     ce = nn.CrossEntropyLoss(reduction="none")
     for epoch in range(args.epochs):
         net.train()
         t0 = time.perf_counter()
         order = rng.permutation(learn)
+        if n_boost:                 # every batch: per_batch frames in turn, then boost frames drawn at random
+            batches = [np.concatenate([order[k:k + per_batch], rng.choice(learn_boost, args.boost_frames)])
+                       for k in range(0, len(order), per_batch)]
+            order = np.concatenate(batches)
         total = 0.0
         for b, m, a in mirrored_batches(order, args.frames, rows, Xm, Xa, rng):
             lc, lp = net.logits(m, a)
