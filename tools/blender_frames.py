@@ -14,7 +14,8 @@ looks like, not what one renderer draws.
     python tools/blender_frames.py OUTDIR --count 400 --seed 20000 [--jobs 2] [synth's scene options]
 
 Writes ``OUTDIR/f00000.jpg`` + ``.json`` (the dev set's label format) for
-each frame; the raw renders wait in ``OUTDIR/raw`` and a frame whose JPEG is
+each frame; the raw renders (and the scenes handed to Blender) wait in
+``OUTDIR/raw``, and a frame whose JPEG is
 already there is not rendered again, so a stopped run resumes.  About 13 s a
 frame at 1280x720 on two cores, at 16 samples a pixel.  Needs Blender (Debian: ``apt-get install
 blender``; 3.4 was used); only for making training data, never at run time.
@@ -217,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     for j in range(args.jobs):
         part = todo[j::args.jobs]
         if part:
-            procs.append(run_blender(args.blender, part, args.out / f"scenes{j}.json", raw, threads))
+            procs.append(run_blender(args.blender, part, raw / f"scenes{j}.json", raw, threads))
     t0 = time.perf_counter()
     done = 0
     pending = dict(labels)
