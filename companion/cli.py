@@ -18,6 +18,7 @@ from willughby.engine.moves import legal_plays, sorted_plays, validate_dice
 from willughby.engine.position import Position
 from willughby.engine.referee import judge
 from willughby.engine.rules import PRESETS, Rules, get_preset
+from willughby.firmware_bridge.errors import BridgeError
 from willughby.vision.errors import VisionError
 
 EXIT_BAD_INPUT = 2
@@ -170,6 +171,10 @@ def build_parser() -> argparse.ArgumentParser:
     from willughby.vision.cli import add_reader_commands, add_vision_commands
 
     add_reader_commands(add_vision_commands(sub))
+
+    from willughby.firmware_bridge.cli import add_bridge_commands
+
+    add_bridge_commands(sub)
     return parser
 
 
@@ -182,7 +187,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(str(exc).replace("\n", " "), file=sys.stderr)
         return EXIT_BAD_INPUT
-    except (EngineError, VisionError) as exc:
+    except (EngineError, VisionError, BridgeError) as exc:
         print(f"willughby: {exc}".replace("\n", " "), file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:  # the reader went away (| head): not an error of ours
