@@ -330,9 +330,9 @@ class BoxLink:
 
     def _deliver(self, event: BoxEvent) -> None:
         self.stats.delivered += 1
-        self._events.put(event)
         for fn in list(self._listeners):
             try:
                 fn(event)
             except Exception:  # noqa: a listener's fault must not stop the link
                 log.exception("box link listener failed on %r", event)
+        self._events.put(event)          # last: once get() has it, every listener has had it
