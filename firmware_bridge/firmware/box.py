@@ -167,8 +167,9 @@ class Box:
         except wire.WireError:
             self.rejected += 1
             return
-        self._last_heard = self._now()
         kind = msg["type"]
+        if kind in ("connect", "ack", "configure"):
+            self._last_heard = self._now()      # the Pi's messages only: an echo of ours is not the Pi
         if kind == "connect":
             self.hello()
         elif kind == "ack":

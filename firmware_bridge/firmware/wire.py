@@ -21,10 +21,11 @@ except ImportError:  # a MicroPython build without binascii.crc32
 
 PROTOCOL_VERSION = 1
 
-# payload (type byte, fields, CRC) never longer than this; the encoded frame
-# is at most MAX_PAYLOAD + 2 (COBS overhead for so short a block is 1 byte)
+# payload (type byte, fields, CRC) never longer than this; COBS adds one
+# byte to a block this short, so an encoded frame (between its zeros) is at
+# most MAX_FRAME bytes
 MAX_PAYLOAD = 64
-MAX_FRAME = MAX_PAYLOAD + 3
+MAX_FRAME = MAX_PAYLOAD + 1
 
 # message types: box to Pi below 0x80, Pi to box from 0x80
 HELLO = 0x01

@@ -114,6 +114,20 @@ def test_a_long_run_without_a_zero_is_dropped_as_it_comes():
     assert d.stats.rejected_bytes == 1_000_000
 
 
+def test_a_block_one_byte_over_the_longest_frame_is_rejected_before_decoding():
+    # a 65-byte body (over MAX_PAYLOAD) needs a 66-byte block: MAX_FRAME + 1
+    body = bytes([wire.HELLO]) + b"\x01" * 60
+    block = wire.cobs_encode(body + zlib.crc32(body).to_bytes(4, "little"))
+    assert len(block) == MAX_FRAME + 1
+    msgs, stats = decode_all([b"\x00" + block + b"\x00"])
+    assert msgs == [] and stats.reasons == {"too long": 1}
+
+
+def test_the_longest_message_fits_a_frame():
+    frame = encode(Hello(1, 0xFFFFFFFF, 0xFFFF, 0xFFFF, "x" * 24))
+    assert len(frame) - 2 <= MAX_FRAME
+
+
 def test_an_unfinished_frame_at_the_end_is_counted():
     frame = encode(Ack(1, 2))
     msgs, stats = decode_all([frame[:-3]])
