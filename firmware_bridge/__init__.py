@@ -1,1 +1,3 @@
-"""The byte protocol to the dice box and its serial link (issue 4: not built yet)."""
+"""The dice box: its byte protocol (``codec``, docs/protocol.md), the serial
+link that keeps it connected (``link``), a fake box on a pseudo-terminal
+(``fake``), and the box's own MicroPython firmware (``firmware/``)."""
