@@ -1,0 +1,215 @@
+"""The Pi's own buttons, lights and buzzer, through gpiozero (DESIGN.md,
+conventions 7 and 9).
+
+:class:`PiPanel` opens every device of a :class:`~willughby.hardware.config.PinConfig`:
+nine buttons (ROLL, DONE, UNDO and PIP1..PIP6), the two turn lights, the
+"illegal turn" light and a buzzer.  Presses reach listeners as names
+(``"roll"``, ``"done"``, ``"undo"``, ``"pip1"``..``"pip6"``); the lights and
+buzzer are driven by methods.
+
+The real backend is whatever pin library gpiozero finds (lgpio on Raspberry
+Pi OS Bookworm).  The fake is gpiozero's own mock pins, which ship with it:
+pass ``pin_factory=MockFactory()`` or set ``GPIOZERO_PIN_FACTORY=mock``, and
+drive a button with ``factory.pin(17).drive_low()``.
+
+>>> from gpiozero.pins.mock import MockFactory
+>>> factory = MockFactory()
+>>> with PiPanel(PinConfig(), pin_factory=factory) as panel:
+...     panel.add_listener(print)
+...     factory.pin(17).drive_low()     # ROLL pressed
+...     panel.show_turn("dark")
+...     (factory.pin(23).state, factory.pin(24).state)
+roll
+(False, True)
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable
+from types import TracebackType
+from typing import Literal, Self, TypeVar
+
+from gpiozero import LED, Buzzer, Device, DigitalInputDevice, OutputDevice
+from gpiozero.exc import GPIOZeroError
+from gpiozero.pins import Factory
+
+from .config import PinConfig
+from .errors import DeviceClosedError, InvalidSettingError, PinUnavailableError
+
+__all__ = ["PiPanel", "PressListener", "Turn"]
+
+log = logging.getLogger(__name__)
+
+#: A listener for presses: called with the button's name.
+PressListener = Callable[[str], None]
+#: Whose turn the lights show: ``"light"``, ``"dark"``, or ``None`` for nobody's.
+Turn = Literal["light", "dark"] | None
+
+_D = TypeVar("_D", bound=Device)
+
+
+class PiPanel:
+    """The buttons, lights and buzzer wired to the Pi's own pins.
+
+    *config* says which pin is which (the defaults when omitted);
+    *pin_factory* is handed to every gpiozero device (``None``: gpiozero's
+    default, which ``GPIOZERO_PIN_FACTORY`` may choose).  *clock* is the
+    monotonic clock presses are timed by (tests pass a fake one).
+
+    Each button is a gpiozero ``DigitalInputDevice`` with the pull-up on
+    (pressed = joined to ground = active): a ``Button`` without its hold
+    machinery, which would cost a thread per button and nothing here uses.
+
+    Buttons are debounced twice over: the pin library ignores edges within
+    ``config.bounce_ms`` of each other, and the panel itself drops a press of
+    a button that comes within ``bounce_ms`` of that button's last press (so
+    the behaviour is the same on pin libraries, such as the mock pins, that do
+    not debounce).  No hand presses a button twice within the default 30 ms.
+
+    Every listener is called, in the order added, on the thread the pin
+    library reports presses on.  A listener that raises is logged (with its
+    traceback) and the others still run; the buttons keep working.
+
+    A panel is a context manager; :meth:`close` releases the pins (twice is
+    harmless, lights and buzzer go off) and any use after it raises
+    :class:`~willughby.hardware.errors.DeviceClosedError`.  A pin that cannot
+    be opened raises :class:`~willughby.hardware.errors.PinUnavailableError`
+    and leaves no pin held.
+    """
+
+    def __init__(self, config: PinConfig | None = None, pin_factory: Factory | None = None, *,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._closed = True           # until every device is open
+        self.config: PinConfig = config if config is not None else PinConfig()
+        self._clock = clock
+        self._bounce_s = self.config.bounce_ms / 1000
+        self._lock = threading.Lock()
+        self._listeners: tuple[PressListener, ...] = ()
+        self._last_press: dict[str, float] = {}
+        self._devices: list[Device] = []
+        bounce_time = self._bounce_s or None
+        try:
+            for name, pin in self.config.buttons.items():
+                button = self._open(name, pin, lambda p: DigitalInputDevice(
+                    p, pull_up=True, bounce_time=bounce_time, pin_factory=pin_factory))
+                button.when_activated = self._on_press(name)
+            self._light_led = self._open("light_led", self.config.light_led, lambda p: LED(p, pin_factory=pin_factory))
+            self._dark_led = self._open("dark_led", self.config.dark_led, lambda p: LED(p, pin_factory=pin_factory))
+            self._illegal_led = self._open("illegal_led", self.config.illegal_led,
+                                           lambda p: LED(p, pin_factory=pin_factory))
+            self._buzzer = self._open("buzzer", self.config.buzzer, lambda p: Buzzer(p, pin_factory=pin_factory))
+        except BaseException:
+            self._close_devices()
+            raise
+        self._closed = False
+
+    # --- presses
+    def add_listener(self, fn: PressListener) -> None:
+        """Call ``fn(name)`` on every press from now on."""
+        self._check_open()
+        with self._lock:
+            self._listeners = self._listeners + (fn,)
+
+    def remove_listener(self, fn: PressListener) -> None:
+        """Stop calling *fn* (a listener not added is ignored).  Harmless
+        after :meth:`close`, so a dice source may let go of a closed panel."""
+        with self._lock:
+            self._listeners = tuple(f for f in self._listeners if f != fn)
+
+    # --- lights and buzzer
+    def show_turn(self, turn: Turn) -> None:
+        """Light the lamp of whose turn it is (``"light"`` or ``"dark"``) and
+        put out the other; ``None`` puts out both."""
+        self._check_open()
+        if turn not in ("light", "dark", None):
+            raise InvalidSettingError(f"a turn is 'light', 'dark' or None, not {turn!r}")
+        self._light_led.value = turn == "light"
+        self._dark_led.value = turn == "dark"
+
+    def signal_illegal(self, on: bool = True) -> None:
+        """Light (or put out) the "illegal turn" lamp.  It stays as set until
+        the next call: the caller puts it out when the turn is put right."""
+        self._check_open()
+        self._illegal_led.value = bool(on)
+
+    def beep(self, seconds: float = 0.1) -> None:
+        """Sound the buzzer once for *seconds*, without waiting for it (a beep
+        still sounding is cut short and started again)."""
+        self._check_open()
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not (
+                math.isfinite(seconds) and seconds > 0):
+            raise InvalidSettingError(f"a beep lasts a positive number of seconds, not {seconds!r}")
+        self._buzzer.beep(on_time=seconds, off_time=0, n=1, background=True)
+
+    # --- lifecycle
+    @property
+    def closed(self) -> bool:
+        """Whether :meth:`close` has been called."""
+        return self._closed
+
+    def close(self) -> None:
+        """Put out the lights, silence the buzzer and release every pin.
+        Closing twice is harmless."""
+        if self._closed:
+            return
+        self._closed = True
+        with self._lock:
+            self._listeners = ()
+        self._close_devices()
+
+    def __enter__(self) -> Self:
+        self._check_open()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<PiPanel ({'closed' if self._closed else 'open'})>"
+
+    # --- inside
+    def _open(self, name: str, pin: int, make: Callable[[int], _D]) -> _D:
+        try:
+            device = make(pin)
+        except (GPIOZeroError, OSError) as exc:
+            raise PinUnavailableError(f"cannot open {name} on GPIO{pin}: {exc}") from exc
+        self._devices.append(device)
+        return device
+
+    def _close_devices(self) -> None:
+        while self._devices:
+            device = self._devices.pop()
+            if isinstance(device, OutputDevice):
+                device.off()        # the pin is left an input: make sure nothing stays lit
+            device.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise DeviceClosedError("the Pi's panel is closed")
+
+    def _on_press(self, name: str) -> Callable[[], None]:
+        def pressed() -> None:
+            self._pressed(name)
+        return pressed
+
+    def _pressed(self, name: str) -> None:
+        if self._closed:
+            return
+        now = self._clock()
+        with self._lock:
+            last = self._last_press.get(name)
+            if last is not None and now - last < self._bounce_s:
+                log.debug("%s bounced (%.1f ms after the last press)", name, (now - last) * 1000)
+                return
+            self._last_press[name] = now
+            listeners = self._listeners
+        for fn in listeners:
+            try:
+                fn(name)
+            except Exception:  # noqa: BLE001 -- a listener's fault must not stop the buttons
+                log.error("a listener of the Pi's buttons failed on %r", name, exc_info=True)
