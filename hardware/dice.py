@@ -34,17 +34,16 @@ from __future__ import annotations
 import logging
 import numbers
 import secrets
-import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import count
-from types import TracebackType
-from typing import Any, ClassVar, Protocol, Self
+from typing import Any, ClassVar, Protocol
 
 from willughby.firmware_bridge.codec import Throw
 
-from .errors import DeviceClosedError, InvalidSettingError, InvalidThrowError
+from ._device import ListenedDevice
+from .errors import InvalidSettingError, InvalidThrowError
 
 __all__ = [
     "DiceThrow",
@@ -153,7 +152,7 @@ class _HasRandrange(Protocol):
 RandomSource = _HasRandint | _HasRandrange
 
 
-class DiceSource:
+class DiceSource(ListenedDevice[ThrowListener]):
     """The interface every dice source has, and its lifecycle: the base class
     of the sources below, which make the throws.
 
@@ -164,55 +163,9 @@ class DiceSource:
     it and carries on.
     """
 
-    def __init__(self) -> None:
-        self._closed = False
-        self._lock = threading.Lock()
-        self._listeners: tuple[ThrowListener, ...] = ()
-
-    def add_listener(self, fn: ThrowListener) -> None:
-        """Call ``fn(throw)`` with every throw from now on."""
-        self._check_open()
-        with self._lock:
-            self._listeners = self._listeners + (fn,)
-
-    def remove_listener(self, fn: ThrowListener) -> None:
-        """Stop calling *fn* (a listener not added is ignored)."""
-        with self._lock:
-            self._listeners = tuple(f for f in self._listeners if f != fn)
-
     @property
-    def closed(self) -> bool:
-        """Whether :meth:`close` has been called."""
-        return self._closed
-
-    def close(self) -> None:
-        """Stop making throws and let go of what this source listens to.
-        Closing twice is harmless."""
-        if self._closed:
-            return
-        self._closed = True
-        with self._lock:
-            self._listeners = ()
-        self._close()
-
-    def __enter__(self) -> Self:
-        self._check_open()
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} ({'closed' if self._closed else 'open'})>"
-
-    # --- for subclasses
-    def _close(self) -> None:
-        """Let go of whatever the source listens to (called once, by :meth:`close`)."""
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise DeviceClosedError(f"{type(self).__name__} is closed")
+    def what(self) -> str:  # type: ignore[override]
+        return type(self).__name__
 
     def _emit(self, throw: DiceThrow) -> DiceThrow:
         for fn in self._listeners:

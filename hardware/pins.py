@@ -27,18 +27,17 @@ from __future__ import annotations
 
 import logging
 import math
-import threading
 import time
 from collections.abc import Callable
-from types import TracebackType
-from typing import Literal, Self, TypeVar
+from typing import Literal, TypeVar
 
 from gpiozero import LED, Buzzer, Device, DigitalInputDevice, OutputDevice
 from gpiozero.exc import GPIOZeroError
 from gpiozero.pins import Factory
 
 from .config import PinConfig
-from .errors import DeviceClosedError, InvalidSettingError, PinUnavailableError
+from ._device import ListenedDevice
+from .errors import InvalidSettingError, PinUnavailableError
 
 __all__ = ["PiPanel", "PressListener", "Turn"]
 
@@ -52,7 +51,7 @@ Turn = Literal["light", "dark"] | None
 _D = TypeVar("_D", bound=Device)
 
 
-class PiPanel:
+class PiPanel(ListenedDevice[PressListener]):
     """The buttons, lights and buzzer wired to the Pi's own pins.
 
     *config* says which pin is which (the defaults when omitted);
@@ -81,14 +80,16 @@ class PiPanel:
     and leaves no pin held.
     """
 
+    what = "the Pi's panel"
+
+
     def __init__(self, config: PinConfig | None = None, pin_factory: Factory | None = None, *,
                  clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
         self._closed = True           # until every device is open
         self.config: PinConfig = config if config is not None else PinConfig()
         self._clock = clock
         self._bounce_s = self.config.bounce_ms / 1000
-        self._lock = threading.Lock()
-        self._listeners: tuple[PressListener, ...] = ()
         self._last_press: dict[str, float] = {}
         self._devices: list[Device] = []
         bounce_time = self._bounce_s or None
@@ -103,22 +104,9 @@ class PiPanel:
                                            lambda p: LED(p, pin_factory=pin_factory))
             self._buzzer = self._open("buzzer", self.config.buzzer, lambda p: Buzzer(p, pin_factory=pin_factory))
         except BaseException:
-            self._close_devices()
+            self._close()
             raise
         self._closed = False
-
-    # --- presses
-    def add_listener(self, fn: PressListener) -> None:
-        """Call ``fn(name)`` on every press from now on."""
-        self._check_open()
-        with self._lock:
-            self._listeners = self._listeners + (fn,)
-
-    def remove_listener(self, fn: PressListener) -> None:
-        """Stop calling *fn* (a listener not added is ignored).  Harmless
-        after :meth:`close`, so a dice source may let go of a closed panel."""
-        with self._lock:
-            self._listeners = tuple(f for f in self._listeners if f != fn)
 
     # --- lights and buzzer
     def show_turn(self, turn: Turn) -> None:
@@ -145,33 +133,6 @@ class PiPanel:
             raise InvalidSettingError(f"a beep lasts a positive number of seconds, not {seconds!r}")
         self._buzzer.beep(on_time=seconds, off_time=0, n=1, background=True)
 
-    # --- lifecycle
-    @property
-    def closed(self) -> bool:
-        """Whether :meth:`close` has been called."""
-        return self._closed
-
-    def close(self) -> None:
-        """Put out the lights, silence the buzzer and release every pin.
-        Closing twice is harmless."""
-        if self._closed:
-            return
-        self._closed = True
-        with self._lock:
-            self._listeners = ()
-        self._close_devices()
-
-    def __enter__(self) -> Self:
-        self._check_open()
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.close()
-
-    def __repr__(self) -> str:
-        return f"<PiPanel ({'closed' if self._closed else 'open'})>"
-
     # --- inside
     def _open(self, name: str, pin: int, make: Callable[[int], _D]) -> _D:
         try:
@@ -181,16 +142,12 @@ class PiPanel:
         self._devices.append(device)
         return device
 
-    def _close_devices(self) -> None:
+    def _close(self) -> None:
         while self._devices:
             device = self._devices.pop()
             if isinstance(device, OutputDevice):
                 device.off()        # the pin is left an input: make sure nothing stays lit
             device.close()
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise DeviceClosedError("the Pi's panel is closed")
 
     def _on_press(self, name: str) -> Callable[[], None]:
         def pressed() -> None:

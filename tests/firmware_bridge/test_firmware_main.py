@@ -21,26 +21,10 @@ from willughby.firmware_bridge.firmware import main as fwmain
 from willughby.firmware_bridge.firmware.main import (BUTTON_PINS, DEBOUNCE_MS, LED_PINS, Button, Firmware,
                                                      PollReader, TicksClock)
 
+from .helpers import Script
+
 SESSION = 0x0BADCAFE
 ROLL = BUTTON_PINS["roll"]
-
-
-class Script:
-    """A random source giving the bytes it was handed, in order."""
-
-    def __init__(self, data: bytes = b"") -> None:
-        self.data = bytearray(data)
-
-    def add(self, data: bytes) -> None:
-        self.data += data
-
-    def __call__(self, n: int) -> bytes:
-        if n > len(self.data):
-            raise AssertionError("the scripted random source ran out")
-        out = bytes(self.data[:n])
-        del self.data[:n]
-        return out
-
 
 class Line:
     """The Pi's end of the USB line: what it sends waits here until the box reads it."""
