@@ -295,6 +295,11 @@ class Match:
             raise InvalidRecordError("game record's final position differs from its replay")
         return match
 
+    def apply_action(self, action: Mapping[str, Any]) -> None:
+        """Carry out one action of a game record (as :meth:`from_record` does
+        for each), so a caller can stop between actions to look at the game."""
+        self._replay(len(self.actions), action)
+
     def _replay(self, n: int, action: Mapping[str, Any]) -> None:
         kind = action.get("type")
         if kind == "start_roll":

@@ -1,0 +1,259 @@
+"""The companion's turn logic with fake devices: a legal turn, an illegal
+turn, an unreadable board, a correction, undo, the end of a game, and
+recovery after the process is killed mid-game."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from willughby.companion.service import Companion, CompanionError, NotNowError, UnknownError
+from willughby.companion.store import GameStore
+from willughby.engine.position import Position
+
+SURE = {str(p): 1.0 for p in range(1, 25)} | {"bar": 1.0}
+
+
+@pytest.fixture
+def c(tmp_path):
+    store = GameStore(tmp_path / "games.sqlite")
+    comp = Companion(store)
+    comp.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"}, who="test")
+    comp.enter_dice([3, 1], who="test")            # roll for start: Ann 3, Bob 1: Ann plays 3-1
+    yield comp
+    store.close()
+
+
+def _kinds(comp):
+    return [e["kind"] for e in comp.store.game(comp.state()["game_id"])["log"]]
+
+
+def test_the_roll_for_start_gives_the_higher_die_the_first_play(c):
+    s = c.state()
+    assert s["phase"] == "move" and s["board"]["turn"] == "light" and s["dice"] == [3, 1]
+    assert "Ann (light) goes first (3 against 1)" in [a["text"] for a in s["announcements"]]
+
+
+def test_a_legal_turn_read_by_the_camera_is_ruled_announced_and_recorded(c):
+    after = c.legal_boards()["8/5 6/5"]
+    ruling = c.on_reading(after, SURE)
+    assert ruling["verdict"] == "legal" and ruling["play"] == "8/5 6/5"
+    s = c.state()
+    assert s["phase"] == "throw" and s["board"]["turn"] == "dark" and s["turn_number"] == 1
+    assert s["announcements"][0]["text"] == "Ann (light) plays 3-1: 8/5 6/5"
+    assert s["last_play"]["play"] == "8/5 6/5" and s["last_play"]["after"]["light"][4] == 2
+    log = c.store.game(s["game_id"])["log"]
+    moves = [e["data"] for e in log if e["kind"] == "action" and e["data"]["type"] == "move"]
+    assert moves == [{"type": "move", "player": "light", "after": moves[0]["after"], "verdict": "legal",
+                      "play": "8/5 6/5"}]
+
+
+def test_the_board_as_it_was_asks_nothing(c):
+    assert c.on_reading(c.state()["board"], SURE) is None
+    assert c.state()["phase"] == "move" and c.state()["rulings"] == []
+
+
+def test_an_illegal_turn_is_ruled_with_its_reason_and_source_and_waits_for_the_board(c):
+    # 13/8(2) with 3-1: ten pips for four, two men off any legal play (a camera
+    # sure of every point, and no single misread man explains it)
+    board = _two_men_13_to_8(c)
+    ruling = c.on_reading(board, SURE)
+    assert ruling["verdict"] == "illegal"
+    assert ruling["reason"] and ruling["citation"]
+    s = c.state()
+    assert s["phase"] == "move" and s["board"]["turn"] == "light"     # waits for the board put right
+    assert s["announcements"][0]["kind"] == "illegal"
+    assert s["announcements"][0]["text"].startswith("illegal: ")
+    assert ruling["source"] is not None and ruling["source"]["quote"]
+    # put right and played properly
+    assert c.on_reading(c.legal_boards()["8/5 6/5"], SURE)["verdict"] == "legal"
+
+
+def _two_men_13_to_8(c):
+    board = Position.from_board(c.state()["board"]).to_board()
+    board["light"][12] -= 2
+    board["light"][7] += 2
+    return board
+
+
+def test_a_doubtful_reading_becomes_a_question_never_a_silent_guess(c):
+    after = c.legal_boards()["8/5 6/5"]
+    doubt = dict(SURE, **{"5": 0.55})
+    assert c.on_reading(after, doubt) is None
+    q = c.state()["question"]
+    assert q is not None and "5" in q["text"]
+    assert q["choices"][0]["play"] == "8/5 6/5"                 # the nearest legal play first
+    assert q["choices"][-1]["play"] == "the board as read"
+    assert c.state()["phase"] == "move" and c.state()["rulings"] == []
+    c.answer(q["id"], 0, who="Ann")
+    s = c.state()
+    assert s["question"] is None and s["rulings"][-1]["play"] == "8/5 6/5" and s["phase"] == "throw"
+    answer = [e for e in c.store.game(s["game_id"])["log"] if e["kind"] == "answer"]
+    assert answer[0]["who"] == "Ann" and answer[0]["data"]["play"] == "8/5 6/5"
+
+
+def test_a_confident_reading_one_man_from_a_legal_play_is_asked_about(c):
+    after = c.legal_boards()["8/5 6/5"]
+    after["light"][4] -= 1                # one man of the 5 point not seen
+    after["off"] = {"light": 1, "dark": 0}
+    assert c.on_reading(after, SURE) is None
+    assert c.state()["question"]["text"].endswith("the board is one man away from a legal play.")
+
+
+def test_a_wrong_question_or_choice_is_refused(c):
+    after = c.legal_boards()["8/5 6/5"]
+    c.on_reading(after, dict(SURE, **{"8": 0.2}))
+    q = c.state()["question"]
+    with pytest.raises(UnknownError):
+        c.answer("q-999", 0)
+    with pytest.raises(CompanionError):
+        c.answer(q["id"], 99)
+
+
+def test_a_board_set_by_hand_is_judged_and_the_correction_recorded(c):
+    c.submit_board(c.legal_boards()["24/21 6/5"], who="Bob")
+    s = c.state()
+    assert s["rulings"][-1]["play"] == "24/21 6/5" and s["phase"] == "throw"
+    log = c.store.game(s["game_id"])["log"]
+    assert [e["who"] for e in log if e["kind"] == "correction"] == ["Bob"]
+    with pytest.raises(NotNowError):
+        c.submit_board(s["board"])                     # no move is awaited now
+
+
+def test_malformed_input_is_a_clear_error_and_changes_nothing(c):
+    before = c.state()["version"]
+    with pytest.raises(CompanionError, match="board"):
+        c.on_reading({"format": "board/1", "light": [1] * 23, "dark": [0] * 24})
+    with pytest.raises(CompanionError, match="1 to 6"):
+        c.enter_dice([0, 7])
+    with pytest.raises(NotNowError):
+        c.enter_dice([4, 4])                           # the dice are out: a move is awaited
+    with pytest.raises(CompanionError):
+        c.new_game("no-such-game")
+    assert c.state()["version"] == before
+
+
+def test_a_throw_delivered_twice_counts_once(c):
+    c.on_reading(c.legal_boards()["8/5 6/5"], SURE)
+    c.enter_dice([6, 5], who="box", ident="box-0000abcd-3")
+    c.enter_dice([6, 5], who="box", ident="box-0000abcd-3")
+    s = c.state()
+    assert s["dice"] == [6, 5] and s["phase"] == "move"
+    assert _kinds(c).count("dice") == 2                # the start roll and this throw, once
+
+
+def test_undo_takes_back_the_last_move_and_is_recorded_not_erased(c):
+    c.on_reading(c.legal_boards()["8/5 6/5"], SURE)
+    c.undo(who="Bob")
+    s = c.state()
+    assert s["phase"] == "move" and s["dice"] == [3, 1] and s["board"]["turn"] == "light"
+    assert s["board"]["light"][4] == 0                 # the men are back
+    log = c.store.game(s["game_id"])["log"]
+    undo = [e for e in log if e["kind"] == "undo"]
+    assert len(undo) == 1 and undo[0]["who"] == "Bob"
+    assert any(e["kind"] == "action" and e["data"].get("play") == "8/5 6/5" for e in log)   # still there
+    assert "Bob takes back light's move 8/5 6/5" in [a["text"] for a in s["announcements"]]
+    # and a companion started afresh on the store sees the same game
+    again = Companion(c.store)
+    assert again.state()["board"] == s["board"] and again.state()["dice"] == [3, 1]
+
+
+def test_the_end_of_a_game_names_the_winner_kind_and_stake(tmp_path):
+    store = GameStore(tmp_path / "g.sqlite")
+    comp = Companion(store)
+    light = [0] * 24
+    light[0] = 1                                      # light's last man on his ace point
+    dark = [0] * 24
+    dark[23] = 15                                     # dark has borne off none: a gammon
+    comp.new_game("backgammon", {"cube": "false"}, {"light": "Ann", "dark": "Bob"},
+                  start={"format": "board/1", "light": light, "dark": dark, "off": {"light": 14, "dark": 0},
+                         "turn": "light"})
+    comp.enter_dice([2, 1])
+    after = comp.legal_boards()
+    assert list(after) == ["1/off"]
+    ruling = comp.on_reading(after["1/off"], SURE)
+    assert ruling["game_over"] == {"winner": "light", "kind": "gammon", "stake": 2}
+    s = comp.state()
+    assert s["phase"] == "over" and s["game_over"]["kind"] == "gammon"
+    assert s["announcements"][0]["text"] == "Ann (light) wins: gammon, stake 2"
+    assert store.games()[0]["status"] == "over" and store.games()[0]["result"]["stake"] == 2
+    with pytest.raises(NotNowError):
+        comp.enter_dice([3, 3])
+    store.close()
+
+
+def test_a_subscription_gets_the_state_then_each_change(c):
+    sub = c.subscribe()
+    first = sub.get(timeout=1)
+    assert first == c.state()
+    assert sub.get(timeout=0.05) is None                # nothing changed
+    c.on_reading(c.legal_boards()["8/5 6/5"], SURE)
+    nxt = sub.get(timeout=1)
+    assert nxt["version"] > first["version"] and nxt["phase"] == "throw"
+    sub.close()
+    assert sub.get(timeout=0.05) is None
+
+
+def test_the_dispute_view_shows_before_after_ruling_and_every_legal_play(c):
+    board = c.state()["board"]
+    c.on_reading(_two_men_13_to_8(c), SURE)
+    d = c.dispute(1)
+    assert d["ruling"]["verdict"] == "illegal" and d["dice"] == [3, 1]
+    assert d["before"]["light"] == board["light"] and d["after"]["light"][7] == 5
+    assert len(d["legal_plays"]) == 16 and "8/5 6/5" in {p["play"] for p in d["legal_plays"]}
+    assert d["source"]["quote"]
+    with pytest.raises(UnknownError):
+        c.dispute(5)
+
+
+def test_a_stored_game_replays_turn_by_turn(c):
+    c.on_reading(c.legal_boards()["8/5 6/5"], SURE)
+    c.enter_dice([6, 4])
+    c.on_reading(c.legal_boards()["24/18 13/9"], SURE)
+    g = c.game(c.state()["game_id"])
+    assert [t["play"] for t in g["turns"]] == ["8/5 6/5", "24/18 13/9"]
+    assert g["turns"][1]["before"] == g["turns"][0]["after"]
+    assert g["turns"][1]["after"] == c.state()["board"] | {"turn": "light"} or \
+        g["turns"][1]["after"]["dark"] == c.state()["board"]["dark"]
+    assert c.games()[0]["game_id"] == g["game_id"]
+    with pytest.raises(UnknownError):
+        c.game("g-nothere")
+
+
+CHILD = textwrap.dedent("""
+    import json, os, signal, sys
+    from willughby.companion.service import Companion
+    from willughby.companion.store import GameStore
+    SURE = {str(p): 1.0 for p in range(1, 25)}
+    c = Companion(GameStore(sys.argv[1]))
+    c.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"})
+    c.enter_dice([3, 1])
+    c.on_reading(c.legal_boards()["8/5 6/5"], SURE)
+    c.enter_dice([6, 4])
+    c.on_reading(c.legal_boards()["24/18 13/9"], SURE)
+    c.enter_dice([5, 5])
+    s = c.state()
+    print(json.dumps({"board": s["board"], "dice": s["dice"], "phase": s["phase"]}), flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+""")
+
+
+def test_a_game_killed_mid_turn_resumes_where_it_was(tmp_path):
+    path = tmp_path / "games.sqlite"
+    run = subprocess.run([sys.executable, "-c", CHILD, str(path)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == -signal.SIGKILL
+    before = json.loads(run.stdout)
+    store = GameStore(path)
+    again = Companion(store)
+    s = again.state()
+    assert s["board"] == before["board"] and s["dice"] == before["dice"] == [5, 5]
+    assert s["phase"] == "move" and s["turn_number"] == 2
+    assert s["announcements"][0]["kind"] == "resume"
+    assert again.legal_boards()                        # and play goes on
+    store.close()
