@@ -1,0 +1,218 @@
+"""The JSON API (``/api/...``): the state, the record, the camera, the login,
+and the controls, which need the PIN and the CSRF token (``security.py``).
+
+Errors are ``{"error": "one clear sentence"}`` with the status of the page's
+error (``errors.py``): 400 bad input, 403 not allowed, 404 no such thing,
+409 not now, 415 not JSON, 429 too many wrong PINs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request
+
+from . import security, validate
+from .errors import ForbiddenError, NotFoundError
+from .services import ask, services
+
+__all__ = ["bp", "DEFAULT_PRESETS", "presets"]
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+#: offered when the companion cannot list its presets: the engine's, as (id, name)
+DEFAULT_PRESETS = (
+    ("irish", "Irish"),
+    ("backgammon-willughby", "Backgammon (Willughby)"),
+    ("backgammon-cotton", "Backgammon (Cotton)"),
+    ("backgammon", "Backgammon"),
+    ("dutch", "Dutch Backgammon"),
+    ("english", "English Backgammon"),
+    ("filling", "Filling (Irish Backgammon, second form)"),
+)
+
+
+@bp.before_request
+def _refuse_cross_site_posts() -> None:
+    if request.method == "POST":
+        security.check_origin()
+
+
+def _ok(**extra: Any) -> Response:
+    return jsonify({"ok": True, **extra})
+
+
+def _attachment(body: str | bytes, mimetype: str, filename: str) -> Response:
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", filename)
+    response = Response(body, mimetype=mimetype)
+    response.headers["Content-Disposition"] = f'attachment; filename="{safe}"'
+    return response
+
+
+# -- reading ------------------------------------------------------------------
+
+@bp.get("/state")
+def state() -> Response:
+    """The current state document (web_ui/contract.py)."""
+    return jsonify(ask("state"))
+
+
+@bp.get("/games")
+def games() -> Response:
+    """The stored games, newest first: ``{"games": [...]}``."""
+    return jsonify({"games": ask("games")})
+
+
+@bp.get("/games/<game_id>")
+def game(game_id: str) -> Response:
+    """One stored game with its record, log and turns."""
+    return jsonify(ask("game", game_id))
+
+
+@bp.get("/games/<game_id>/export.json")
+def export_json(game_id: str) -> Response:
+    """One stored game as a JSON file to download."""
+    body = json.dumps(ask("game", game_id), indent=1, ensure_ascii=False)
+    return _attachment(body, "application/json", f"{game_id}.json")
+
+
+@bp.get("/games/<game_id>/export.mat")
+def export_mat(game_id: str) -> Response:
+    """One stored game as a GNU Backgammon match file (backgammon only)."""
+    return _attachment(ask("export_mat", game_id), "text/plain", f"{game_id}.mat")
+
+
+@bp.get("/dispute/<int:turn>")
+def dispute(turn: int) -> Response:
+    """A turn of the game in progress, for the dispute view."""
+    return jsonify(ask("dispute", turn))
+
+
+def presets() -> list[dict[str, str]]:
+    """The presets a new game may use, as ``{"id", "name"}``: the companion's,
+    where it lists them (``presets()``, beyond the contract), else :data:`DEFAULT_PRESETS`."""
+    listing = getattr(services().companion, "presets", None)
+    if not callable(listing):
+        return [{"id": id_, "name": name} for id_, name in DEFAULT_PRESETS]
+    found: Iterable[Any] = listing()
+    if isinstance(found, dict):  # {"presets": [...]}, as `willughby variants --json` prints
+        found = found.get("presets", [])
+    out = []
+    for item in found:
+        if isinstance(item, str):
+            out.append({"id": item, "name": item})
+        elif isinstance(item, dict) and isinstance(item.get("id"), str):
+            out.append({"id": item["id"], "name": str(item.get("name") or item["id"])})
+    return out
+
+
+@bp.get("/presets")
+def list_presets() -> Response:
+    """``{"presets": [{"id", "name"}, ...]}`` for the new-game form."""
+    return jsonify({"presets": presets()})
+
+
+@bp.get("/camera.jpg")
+def camera_jpg() -> Response:
+    """The camera's latest view as a JPEG."""
+    image, _found = _snapshot()
+    return Response(image, mimetype="image/jpeg")
+
+
+@bp.get("/camera")
+def camera() -> Response:
+    """What the camera found: ``{"corners": [[x, y] x4] or null, "size": [w, h]}``."""
+    _image, found = _snapshot()
+    return jsonify(found)
+
+
+def _snapshot() -> tuple[bytes, dict[str, Any]]:
+    snapshot = ask("camera_snapshot")
+    if snapshot is None:
+        raise NotFoundError("there is no camera")
+    image, found = snapshot
+    return image, found
+
+
+# -- logging in -----------------------------------------------------------------
+
+@bp.post("/login")
+def login() -> Response:
+    """``{"pin", "name"?}`` -> ``{"ok": true, "csrf": token, "name": who}``."""
+    config, limiter = services().config, services().limiter
+    if not config.control_enabled:
+        raise ForbiddenError("control from the page is off: no PIN is set")
+    key = security.client_key()
+    limiter.check(key)
+    pin, name = validate.login(security.json_body())
+    if not security.pin_matches(pin):
+        limiter.failed(key)
+        raise ForbiddenError("wrong PIN")
+    limiter.succeeded(key)
+    token = security.log_in(name)
+    return _ok(csrf=token, name=security.current_user())
+
+
+@bp.post("/logout")
+def logout() -> Response:
+    """Forget the login (a session that is not logged in needs no token)."""
+    if security.logged_in():
+        security.check_csrf()
+    security.log_out()
+    return _ok()
+
+
+# -- control (PIN and CSRF token) -------------------------------------------------
+
+@bp.post("/game")
+def new_game() -> Response:
+    """``{"preset", "options": {}, "players": {"light", "dark"}}``: start a new game."""
+    body, who = security.control_request()
+    preset, options, players = validate.new_game(body)
+    return jsonify(ask("new_game", preset, options, players, who))
+
+
+@bp.post("/dice")
+def dice() -> Response:
+    """``{"dice": [6, 3]}``: dice thrown by hand."""
+    body, who = security.control_request()
+    return jsonify(ask("enter_dice", validate.dice(body), who))
+
+
+@bp.post("/board")
+def board() -> Response:
+    """``{"board": {board document}}``: the board as it stands, judged as the move."""
+    body, who = security.control_request()
+    return jsonify(ask("submit_board", validate.board(body), who))
+
+
+@bp.post("/answer")
+def answer() -> Response:
+    """``{"question": id, "choice": index}``: answer the open question."""
+    body, who = security.control_request()
+    question, choice = validate.answer(body)
+    return jsonify(ask("answer", question, choice, who))
+
+
+@bp.post("/undo")
+def undo() -> Response:
+    """Take back the last turn."""
+    _body, who = security.control_request()
+    return jsonify(ask("undo", who))
+
+
+@bp.post("/cube")
+def cube() -> Response:
+    """``{"action": "double" | "take" | "drop"}``."""
+    body, who = security.control_request()
+    return jsonify(ask("cube", validate.cube(body), who))
+
+
+@bp.post("/calibrate")
+def calibrate() -> Response:
+    """``{"corners": [[x, y] x4]}``: save the board's corners C1..C4."""
+    body, who = security.control_request()
+    return jsonify(ask("calibrate", validate.corners(body), who))

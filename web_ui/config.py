@@ -1,0 +1,86 @@
+"""The page's settings: a frozen record, built directly or from a mapping
+(a ``[web]`` table of the companion's TOML file, say)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from .errors import ConfigError
+
+__all__ = ["WebConfig", "ConfigError"]
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """What the page needs to run.
+
+    ``pin`` is the control PIN players type before they may enter dice, fix
+    the board or start a game; an empty PIN turns control from the page off
+    (the page is then read-only). ``secret_key`` signs the session cookie and
+    must be kept secret; the caller supplies it (at least 16 bytes; a string
+    is encoded as UTF-8).
+    ``trusted_hosts``, when given, lists the host names the page answers to
+    (Flask's ``TRUSTED_HOSTS``). After ``login_attempts`` wrong PINs from one
+    address, logins from it are refused for ``login_lockout_s`` seconds.
+
+    >>> WebConfig(pin="1234", secret_key=b"0123456789abcdef").events_keepalive_s
+    15.0
+    >>> WebConfig(pin="1234", secret_key=b"0123456789abcdef")  # the secrets stay out of logs
+    WebConfig(title='Willughby', events_keepalive_s=15.0, trusted_hosts=None, login_attempts=5, login_lockout_s=30.0)
+    """
+
+    pin: str = field(repr=False)
+    secret_key: bytes = field(repr=False)
+    title: str = "Willughby"
+    events_keepalive_s: float = 15.0
+    trusted_hosts: tuple[str, ...] | None = None
+    login_attempts: int = 5
+    login_lockout_s: float = 30.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.pin, str):
+            raise ConfigError(f"pin must be a string, not {type(self.pin).__name__}")
+        if isinstance(self.secret_key, str):
+            object.__setattr__(self, "secret_key", self.secret_key.encode("utf-8"))
+        if not isinstance(self.secret_key, bytes) or len(self.secret_key) < 16:
+            raise ConfigError("secret_key must be at least 16 bytes")
+        if not isinstance(self.title, str) or not self.title.strip():
+            raise ConfigError(f"title must be a non-empty string, not {self.title!r}")
+        for name in ("events_keepalive_s", "login_lockout_s"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not math.isfinite(value) or value <= 0:
+                raise ConfigError(f"{name} must be a positive number of seconds, not {value!r}")
+            object.__setattr__(self, name, float(value))
+        if isinstance(self.login_attempts, bool) or not isinstance(self.login_attempts, int) \
+                or self.login_attempts < 1:
+            raise ConfigError(f"login_attempts must be a whole number of at least 1, not {self.login_attempts!r}")
+        if self.trusted_hosts is not None:
+            hosts = (self.trusted_hosts,) if isinstance(self.trusted_hosts, str) else tuple(self.trusted_hosts)
+            if not hosts or not all(isinstance(h, str) and h for h in hosts):
+                raise ConfigError(f"trusted_hosts must be a list of host names, not {self.trusted_hosts!r}")
+            object.__setattr__(self, "trusted_hosts", hosts)
+
+    @property
+    def control_enabled(self) -> bool:
+        """Whether a PIN is set, so that players may log in to control the game."""
+        return bool(self.pin)
+
+    @classmethod
+    def from_mapping(cls, settings: Mapping[str, Any]) -> WebConfig:
+        """A config from a mapping of the same names (unknown names are refused).
+
+        >>> WebConfig.from_mapping({"pin": "42", "secret_key": "a long enough secret"}).title
+        'Willughby'
+        """
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(settings) - known)
+        if unknown:
+            raise ConfigError(f"unknown web setting {unknown[0]!r} (settings: {', '.join(sorted(known))})")
+        for name in ("pin", "secret_key"):
+            if name not in settings:
+                raise ConfigError(f"the web settings need {name!r}")
+        return cls(**dict(settings))

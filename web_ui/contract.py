@@ -1,0 +1,101 @@
+"""What the page needs of the companion it is handed (DESIGN.md: the web app
+imports engine types at most, and the companion only as the object it is
+handed). ``willughby.companion.service.Companion`` is one; the tests' fake
+is another.
+
+Every method returns JSON-ready values. Errors are the built-in kinds,
+which the page maps to HTTP statuses: ``ValueError`` (bad input: 400),
+``LookupError`` (no such game, turn or question: 404), ``RuntimeError``
+(not now: the game is not at that step: 409). The companion's own errors
+subclass these.
+
+The state document (``GET /api/state``, ``../shared/specs/cli.md``)::
+
+    {"game_id": "g-...", "preset": "backgammon", "players": {"light": "Ann", "dark": "Bob"},
+     "board": {board document with "turn"}, "dice": [6, 3] or null,
+     "turn_number": 4, "phase": "throw" | "move" | "cube" | "start" | "over" | ...,
+     "rulings": [{"verdict", "play", "events", "reason", "citation", "turn", "player", "dice"}, ...],
+     "game_over": null or {"winner", "kind", "stake"},
+     "cube": {"value": 1, "owner": null, "offered_by": null, "enabled": false},
+     "question": null or {"id": "q-3", "text": "...", "reading": {board document},
+                          "choices": [{"index": 0, "play": "8/5 6/5", "board": {board document}}, ...]},
+     "announcements": [{"n": 12, "text": "light hits the blot on dark's 5 point", "kind": "hit"}, ...],
+     "last_play": null or {"turn": 3, "player": "light", "play": "13/9 6/5*",
+                          "before": {board document}, "after": {board document}},
+     "devices": {"camera": "ok" | "absent" | "...", "dice": "...", "speech": bool},
+     "version": 17}
+
+``version`` grows by one with every change; the events stream sends the
+whole state each time it changes (the first event on connect, then one per
+change).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+__all__ = ["CompanionLike", "Subscription"]
+
+
+class Subscription(Protocol):
+    """A stream of states for one events client."""
+
+    def get(self, timeout: float | None = None) -> dict[str, Any] | None:
+        """The next state document, or None when none came within *timeout*."""
+
+    def close(self) -> None:
+        """Stop receiving; harmless twice."""
+
+
+class CompanionLike(Protocol):
+    """The companion, as the page sees it."""
+
+    def state(self) -> dict[str, Any]:
+        """The current state document."""
+
+    def subscribe(self) -> Subscription:
+        """A new subscription; its first ``get`` returns the current state."""
+
+    # -- control (the page asks for the PIN first) -------------------------
+    def new_game(self, preset: str, options: dict[str, str], players: dict[str, str], who: str) -> dict[str, Any]:
+        """Start a new game (the one in progress ends unfinished); returns the state."""
+
+    def enter_dice(self, dice: list[int], who: str) -> dict[str, Any]:
+        """Dice thrown by hand, entered on the page (for the roll for start, one die each: light's then dark's)."""
+
+    def submit_board(self, board: dict[str, Any], who: str) -> dict[str, Any]:
+        """The board as it stands now, set by hand: judged as the player's move."""
+
+    def answer(self, question_id: str, choice: int, who: str) -> dict[str, Any]:
+        """Answer an open question with the index of one of its choices."""
+
+    def undo(self, who: str) -> dict[str, Any]:
+        """Take back the last turn (recorded, not erased)."""
+
+    def cube(self, action: str, who: str) -> dict[str, Any]:
+        """``"double"``, ``"take"`` or ``"drop"``."""
+
+    # -- the record ---------------------------------------------------------
+    def games(self) -> list[dict[str, Any]]:
+        """The stored games, newest first: ``{"game_id", "preset", "players", "started", "ended",
+        "result", "turns"}``."""
+
+    def game(self, game_id: str) -> dict[str, Any]:
+        """One game: ``{"game_id", ..., "record": {engine game record}, "log": [{"n", "kind", "who", "at",
+        "data"}, ...], "turns": [{"turn", "player", "dice", "play", "before", "after", "ruling"}, ...]}``."""
+
+    def export_mat(self, game_id: str) -> str:
+        """The game as a GNU Backgammon ``.mat`` match file (backgammon only; ValueError otherwise)."""
+
+    def dispute(self, turn: int) -> dict[str, Any]:
+        """A turn of the game in progress for the dispute view: ``{"turn", "player", "dice",
+        "before", "after", "ruling", "source": {"author", "work", "quote"} or null,
+        "legal_plays": [{"play", "board"}, ...]}``."""
+
+    # -- the camera ----------------------------------------------------------
+    def camera_snapshot(self) -> tuple[bytes, dict[str, Any]] | None:
+        """A JPEG of the camera's view and what was found in it (``{"corners": [[x, y] x4] or null,
+        "size": [w, h]}``), or None without a camera."""
+
+    def calibrate(self, corners: list[list[float]], who: str) -> dict[str, Any]:
+        """Save the board's four corners C1..C4 (pixels of the snapshot)."""

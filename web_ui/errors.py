@@ -1,0 +1,90 @@
+"""The page's own errors.
+
+Each subclasses the built-in it refines (DESIGN.md, convention 6) and carries
+the HTTP status it is answered with, so one handler turns any of them into
+``{"error": "one clear sentence"}`` (or a small HTML page, for the pages).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "WebUIError",
+    "ConfigError",
+    "BadRequestError",
+    "UnsupportedMediaError",
+    "ForbiddenError",
+    "TooManyAttemptsError",
+    "NotFoundError",
+    "ConflictError",
+    "from_companion",
+]
+
+
+class WebUIError(Exception):
+    """Base class of every error the page answers itself; ``status`` is the HTTP status."""
+
+    status = 500
+
+    @property
+    def message(self) -> str:
+        """The sentence shown to the user."""
+        return str(self.args[0]) if self.args else "the request failed"
+
+
+class ConfigError(WebUIError, ValueError):
+    """A setting of the page that cannot stand (names the setting and the value)."""
+
+
+class BadRequestError(WebUIError, ValueError):
+    """A request whose body or field is malformed (the message names the field)."""
+
+    status = 400
+
+
+class UnsupportedMediaError(WebUIError, ValueError):
+    """A POST whose body is not JSON."""
+
+    status = 415
+
+
+class ForbiddenError(WebUIError, PermissionError):
+    """Not logged in with the PIN, a missing or wrong CSRF token, or a cross-site request."""
+
+    status = 403
+
+
+class TooManyAttemptsError(WebUIError, PermissionError):
+    """Too many wrong PINs from one address: refused for ``retry_after`` seconds."""
+
+    status = 429
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class NotFoundError(WebUIError, LookupError):
+    """No such game, turn, question or camera."""
+
+    status = 404
+
+
+class ConflictError(WebUIError, RuntimeError):
+    """Not now: the game is not at the step the request needs."""
+
+    status = 409
+
+
+def from_companion(exc: ValueError | LookupError | RuntimeError) -> WebUIError:
+    """The page's error for an error the companion raised (web_ui/contract.py):
+    ``ValueError`` is 400, ``LookupError`` 404, ``RuntimeError`` 409.
+
+    >>> from_companion(KeyError("g-9")).status
+    404
+    """
+    text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else ""
+    if isinstance(exc, LookupError):
+        return NotFoundError(text or "there is no such thing")
+    if isinstance(exc, RuntimeError):
+        return ConflictError(text or "that cannot be done at this step of the game")
+    return BadRequestError(text or "the request is not valid")

@@ -1,0 +1,98 @@
+"""The HTML pages: the board, the stored games and their replay, the dispute
+view and the camera calibration. The server renders the frame and every
+piece of text (Jinja escapes it); the scripts in ``static/`` draw the boards
+and follow the live state. Data a page's script needs rides in a
+``<script type="application/json">`` block (never executed, escaped by
+``tojson``), since the Content-Security-Policy allows no inline script.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Blueprint, render_template
+
+from . import security
+from .api import presets
+from .services import ask, services
+
+__all__ = ["bp", "result_text", "when"]
+
+bp = Blueprint("pages", __name__)
+
+
+@bp.app_context_processor
+def _page_context() -> dict[str, Any]:
+    return {
+        "site_title": services().config.title,
+        "control_enabled": services().config.control_enabled,
+        "csrf_token": security.csrf_token(),
+        "user": security.current_user(),
+    }
+
+
+@bp.app_template_filter("result")
+def result_text(result: Any) -> str:
+    """A game's result in words.
+
+    >>> result_text({"winner": "dark", "kind": "gammon", "stake": 2})
+    'dark wins (gammon, stake 2)'
+    >>> result_text(None)
+    'unfinished'
+    """
+    if isinstance(result, Mapping) and result.get("winner"):
+        details = [str(result["kind"])] if result.get("kind") else []
+        if result.get("stake") is not None:
+            details.append(f"stake {result['stake']}")
+        return f"{result['winner']} wins" + (f" ({', '.join(details)})" if details else "")
+    if isinstance(result, str) and result:
+        return result
+    return "unfinished"
+
+
+@bp.app_template_filter("when")
+def when(value: Any) -> str:
+    """A time stamp (ISO text or seconds since the epoch) to the minute.
+
+    >>> when("2025-03-01T20:15:33.5+00:00")
+    '2025-03-01 20:15'
+    """
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return dt.datetime.fromtimestamp(value).strftime("%Y-%m-%d %H:%M")
+    if isinstance(value, str):
+        return value.replace("T", " ")[:16]
+    return ""
+
+
+@bp.get("/")
+def board() -> str:
+    """The board as it stands, live, with the controls."""
+    return render_template("board.html", presets=presets())
+
+
+@bp.get("/games")
+def games() -> str:
+    """The stored games, newest first."""
+    return render_template("games.html", games=ask("games"))
+
+
+@bp.get("/games/<game_id>")
+def game(game_id: str) -> str:
+    """One game, replayed turn by turn."""
+    found = ask("game", game_id)
+    replay = {key: found.get(key) for key in ("game_id", "preset", "players", "turns")}
+    return render_template("game.html", game=found, replay=replay)
+
+
+@bp.get("/dispute/<int:turn>")
+def dispute(turn: int) -> str:
+    """A turn of the game in progress: before and after, the ruling and its source."""
+    return render_template("dispute.html", dispute=ask("dispute", turn), turn=turn)
+
+
+@bp.get("/calibrate")
+def calibrate() -> str:
+    """Mark the board's four corners on the camera's view."""
+    return render_template("calibrate.html")

@@ -1,0 +1,256 @@
+/* Drawing a board document (specs/board-json.md) as SVG, shared by every page.
+ *
+ * Seen from light's seat: points 1-12 along the near (bottom) edge, 13-24
+ * along the far edge, 13 facing 12 and 24 facing 1; light's home table
+ * (1-6) at the bottom right, so the bottom row reads 12..7 | bar | 6..1 and
+ * the top row 13..18 | bar | 19..24. Light moves 24 -> 1 (anticlockwise
+ * here). Borne-off men stand in the tray at the right, each colour on its
+ * home side; men on the bar stand on the side where they enter.
+ *
+ * Colours and highlights are CSS classes (style.css), never inline styles.
+ */
+(function () {
+  "use strict";
+  const W = (window.Willughby = window.Willughby || {});
+  const NS = "http://www.w3.org/2000/svg";
+
+  // Geometry, in SVG units.
+  const NUM = 22;          // the row of point numbers above and below
+  const FRAME = 16;        // the board's frame
+  const PW = 56;           // a point's width
+  const PH = 250;          // a point's length: five men
+  const GAP = 60;          // between the rows: dice and cube
+  const BAR = 56;          // the bar
+  const TRAY = 64;         // the tray for borne-off men
+  const R = 25;            // a man's radius
+  const HALF = 6 * PW;
+  const WIDTH = FRAME + HALF + BAR + HALF + FRAME + TRAY;
+  const HEIGHT = NUM + FRAME + PH + GAP + PH + FRAME + NUM;
+  const TOP = NUM + FRAME;                 // the top row's edge
+  const BOTTOM = HEIGHT - NUM - FRAME;     // the bottom row's edge
+  const MIDDLE = TOP + PH + GAP / 2;
+  const BAR_X = FRAME + HALF;
+  const TRAY_X = WIDTH - TRAY;
+  const MAX_SHOWN = 5;
+
+  /** An SVG element with attributes and optional text. */
+  function svg(tag, attrs, text) {
+    const node = document.createElementNS(NS, tag);
+    for (const [name, value] of Object.entries(attrs || {})) node.setAttribute(name, String(value));
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  }
+
+  /** The left edge of point *p* (1..24), and whether it is on the top row. */
+  function pointPlace(p) {
+    const top = p >= 13;
+    const column = top ? p - 13 : 12 - p;          // 0..11 from the left
+    const x = FRAME + column * PW + (column >= 6 ? BAR : 0);
+    return { x, top };
+  }
+
+  /** The centre of the i-th man (0 at the edge) on a point starting at x. */
+  function manCentre(x, top, i) {
+    return { cx: x + PW / 2, cy: top ? TOP + R + i * 2 * R : BOTTOM - R - i * 2 * R };
+  }
+
+  function count(list, i) {
+    return (Array.isArray(list) && Number(list[i])) || 0;
+  }
+
+  function side(obj, colour) {
+    return (obj && Number(obj[colour])) || 0;
+  }
+
+  /** Up to five men drawn on a point; a count on the last when more stand there. */
+  function drawMen(group, x, top, men) {
+    // men: [{colour, n, piled}] in the order they stand from the edge
+    const wanted = men.filter((m) => m.n > 0);
+    let slot = 0;
+    wanted.forEach((m, k) => {
+      const room = MAX_SHOWN - slot - (wanted.length - 1 - k);
+      const shown = Math.max(1, Math.min(m.n, room));
+      for (let i = 0; i < shown; i++, slot++) {
+        const { cx, cy } = manCentre(x, top, slot);
+        group.append(svg("circle", { cx, cy, r: R - 2, class: `man man-${m.colour}` }));
+        if (i < m.piled) group.append(svg("circle", { cx, cy, r: R / 2.2, class: `piled piled-${m.colour}` }));
+        if (i === shown - 1 && shown < m.n) {
+          group.append(svg("text", { x: cx, y: cy, class: `man-count on-${m.colour}` }, m.n));
+        }
+      }
+    });
+  }
+
+  function drawFrame(root) {
+    root.append(svg("rect", { x: 0, y: NUM, width: WIDTH, height: HEIGHT - 2 * NUM, rx: 10, class: "frame" }));
+    root.append(svg("rect", { x: FRAME, y: TOP, width: HALF, height: BOTTOM - TOP, class: "felt" }));
+    root.append(svg("rect", { x: BAR_X + BAR, y: TOP, width: HALF, height: BOTTOM - TOP, class: "felt" }));
+    root.append(svg("rect", { x: BAR_X, y: NUM, width: BAR, height: HEIGHT - 2 * NUM, class: "bar" }));
+    root.append(svg("rect", { x: TRAY_X + 4, y: TOP, width: TRAY - 8, height: BOTTOM - TOP, rx: 6, class: "tray" }));
+  }
+
+  function drawPoint(root, board, p, changed) {
+    const { x, top } = pointPlace(p);
+    const light = count(board.light, p - 1);
+    const dark = count(board.dark, p - 1);
+    const stacked = board.stacked || {};
+    const group = svg("g", { class: `point${changed.has(`p${p}`) ? " changed" : ""}`, "data-point": p });
+    const edge = top ? TOP : BOTTOM;
+    const tip = top ? TOP + PH - 8 : BOTTOM - PH + 8;
+    group.append(svg("title", {}, `point ${p}: ${light} light, ${dark} dark`));
+    group.append(svg("polygon", {
+      points: `${x},${edge} ${x + PW},${edge} ${x + PW / 2},${tip}`,
+      class: `tri ${(p % 2) ? "tri-a" : "tri-b"}`,
+    }));
+    if (changed.has(`p${p}`)) {
+      group.append(svg("polygon", {
+        points: `${x + 2},${edge} ${x + PW - 2},${edge} ${x + PW / 2},${tip}`, class: "tri-mark",
+      }));
+    }
+    drawMen(group, x, top, [
+      { colour: "light", n: light, piled: count(stacked.light, p - 1) },
+      { colour: "dark", n: dark, piled: count(stacked.dark, p - 1) },
+    ]);
+    const ny = top ? NUM - 6 : HEIGHT - 6;
+    root.append(group);
+    root.append(svg("text", { x: x + PW / 2, y: ny, class: "point-number" }, p));
+  }
+
+  function drawBar(root, board, changed) {
+    const group = svg("g", { class: `bar-men${changed.has("bar") ? " changed" : ""}` });
+    const cx = BAR_X + BAR / 2;
+    // light enters on 19..24 (top), dark on 1..6 (bottom): each waits on its side
+    for (const [colour, up] of [["light", true], ["dark", false]]) {
+      const n = side(board.bar, colour);
+      const shown = Math.min(n, 4);
+      for (let i = 0; i < shown; i++) {
+        const cy = up ? MIDDLE - GAP / 2 - R - i * 2 * R : MIDDLE + GAP / 2 + R + i * 2 * R;
+        group.append(svg("circle", { cx, cy, r: R - 2, class: `man man-${colour}` }));
+        if (i === shown - 1 && n > 1) group.append(svg("text", { x: cx, y: cy, class: `man-count on-${colour}` }, n));
+      }
+    }
+    group.append(svg("title", {}, `bar: ${side(board.bar, "light")} light, ${side(board.bar, "dark")} dark`));
+    root.append(group);
+  }
+
+  function drawOff(root, board, changed) {
+    for (const [colour, atBottom] of [["light", true], ["dark", false]]) {
+      const n = side(board.off, colour);
+      const group = svg("g", { class: `off${changed.has(`off-${colour}`) ? " changed" : ""}` });
+      group.append(svg("title", {}, `${n} ${colour} borne off`));
+      for (let i = 0; i < Math.min(n, 15); i++) {
+        const y = atBottom ? BOTTOM - 4 - (i + 1) * 13 : TOP + 4 + i * 13;
+        group.append(svg("rect", { x: TRAY_X + 10, y, width: TRAY - 20, height: 11, rx: 3, class: `man man-${colour}` }));
+      }
+      const ty = atBottom ? MIDDLE + GAP / 2 - 6 : MIDDLE - GAP / 2 + 16;
+      group.append(svg("text", { x: TRAY_X + TRAY / 2, y: ty, class: "off-count" }, n ? `${n} off` : ""));
+      root.append(group);
+    }
+  }
+
+  const PIPS = {
+    1: [[0, 0]], 2: [[-1, -1], [1, 1]], 3: [[-1, -1], [0, 0], [1, 1]],
+    4: [[-1, -1], [1, -1], [-1, 1], [1, 1]], 5: [[-1, -1], [1, -1], [0, 0], [-1, 1], [1, 1]],
+    6: [[-1, -1], [1, -1], [-1, 0], [1, 0], [-1, 1], [1, 1]],
+  };
+
+  function drawDice(root, dice, colour) {
+    if (!Array.isArray(dice) || !dice.length) return;
+    const size = 44;
+    const start = BAR_X + BAR + HALF / 2 - (dice.length * (size + 10) - 10) / 2;
+    dice.forEach((d, i) => {
+      const x = start + i * (size + 10);
+      const y = MIDDLE - size / 2;
+      const group = svg("g", { class: `die die-${colour || "light"}` });
+      group.append(svg("title", {}, `die: ${d}`));
+      group.append(svg("rect", { x, y, width: size, height: size, rx: 8, class: "die-face" }));
+      for (const [dx, dy] of PIPS[d] || []) {
+        group.append(svg("circle", { cx: x + size / 2 + dx * 11, cy: y + size / 2 + dy * 11, r: 4.5, class: "pip" }));
+      }
+      if (!PIPS[d]) group.append(svg("text", { x: x + size / 2, y: y + size / 2, class: "die-text" }, d));
+      root.append(group);
+    });
+  }
+
+  function drawCube(root, cube) {
+    if (!cube || !cube.enabled) return;
+    const size = 44;
+    const x = FRAME + HALF / 2 - size / 2;
+    const y = MIDDLE - size / 2;
+    const offered = cube.offered_by ? " offered" : "";
+    const group = svg("g", { class: `cube${offered}` });
+    group.append(svg("rect", { x, y, width: size, height: size, rx: 6, class: "cube-face" }));
+    group.append(svg("text", { x: x + size / 2, y: y + size / 2, class: "cube-value" }, cube.value || 1));
+    let note = "in the middle";
+    if (cube.offered_by) note = `offered by ${cube.offered_by}`;
+    else if (cube.owner) note = `${cube.owner}'s`;
+    group.append(svg("text", { x: x + size + 8, y: y + size / 2, class: "cube-note" }, note));
+    group.append(svg("title", {}, `cube ${cube.value || 1}, ${note}`));
+    root.append(group);
+  }
+
+  function drawTurn(root, turn) {
+    if (turn !== "light" && turn !== "dark") return;
+    const cx = TRAY_X + TRAY / 2;
+    const group = svg("g", { class: "turn-marker" });
+    group.append(svg("circle", { cx, cy: MIDDLE, r: 12, class: `man man-${turn}` }));
+    group.append(svg("title", {}, `${turn} to play`));
+    root.append(group);
+  }
+
+  /**
+   * Draw *board* (a board document, or null) into the <svg> element *target*.
+   * options: dice (list), cube ({value, owner, offered_by, enabled}),
+   * changed (a Set from changedPlaces, to highlight), turn (overrides board.turn).
+   */
+  W.drawBoard = function (target, board, options) {
+    const opts = options || {};
+    target.setAttribute("viewBox", `0 0 ${WIDTH} ${HEIGHT}`);
+    target.replaceChildren();
+    const root = svg("g", { class: "board-root" });
+    drawFrame(root);
+    if (!board) {
+      root.append(svg("text", { x: WIDTH / 2, y: MIDDLE, class: "no-board" }, "No board yet"));
+      target.append(root);
+      return;
+    }
+    const changed = opts.changed || new Set();
+    for (let p = 1; p <= 24; p++) drawPoint(root, board, p, changed);
+    drawBar(root, board, changed);
+    drawOff(root, board, changed);
+    const turn = opts.turn || board.turn;
+    drawDice(root, opts.dice, turn);
+    drawCube(root, opts.cube);
+    drawTurn(root, turn);
+    target.append(root);
+  };
+
+  /** The places whose men differ between two board documents: "p1".."p24", "bar", "off-light", "off-dark". */
+  W.changedPlaces = function (before, after) {
+    const changed = new Set();
+    if (!before || !after) return changed;
+    for (let i = 0; i < 24; i++) {
+      if (count(before.light, i) !== count(after.light, i) || count(before.dark, i) !== count(after.dark, i)) {
+        changed.add(`p${i + 1}`);
+      }
+    }
+    if (side(before.bar, "light") !== side(after.bar, "light") || side(before.bar, "dark") !== side(after.bar, "dark")) {
+      changed.add("bar");
+    }
+    for (const colour of ["light", "dark"]) {
+      if (side(before.off, colour) !== side(after.off, colour)) changed.add(`off-${colour}`);
+    }
+    return changed;
+  };
+
+  /** The dice as text: "6-3", or "" for none. */
+  W.diceText = function (dice) {
+    return Array.isArray(dice) && dice.length ? dice.join("-") : "";
+  };
+
+  /** A player's name and colour: "Ann (light)", or "light" with no name. */
+  W.playerText = function (players, colour) {
+    const name = players && players[colour];
+    return name ? `${name} (${colour})` : colour || "";
+  };
+})();

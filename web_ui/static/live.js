@@ -1,0 +1,218 @@
+/* The board page: follows the live state (EventSource on /api/events) and
+ * redraws everything from each state document; wires the controls. */
+(function () {
+  "use strict";
+  const W = window.Willughby;
+  const $ = (id) => document.getElementById(id);
+
+  const PHASES = {
+    start: "the roll for the start",
+    throw: "to throw",
+    move: "to move",
+    over: "game over",
+  };
+
+  let current = null;   // the latest state drawn
+  let editor = null;    // the board editor (editor.js), when the controls are shown
+
+  function render(state) {
+    if (!state || (current && typeof state.version === "number" && state.version < current.version)) return;
+    current = state;
+    renderStatus(state);
+    renderBoard(state);
+    renderGameOver(state);
+    renderQuestion(state);
+    renderRuling(state);
+    renderList($("announcements"), [...(state.announcements || [])].sort((a, b) => b.n - a.n), announcementItem);
+    renderList($("rulings"), [...(state.rulings || [])].reverse(), rulingItem);
+    renderDevices(state.devices);
+    renderControls(state);
+  }
+
+  function renderStatus(state) {
+    const players = state.players || {};
+    const light = W.playerText(players, "light");
+    const dark = W.playerText(players, "dark");
+    $("headline").textContent = state.game_id ? `${light} v ${dark} · ${state.preset || ""}` : "No game in progress";
+    const turn = state.board && state.board.turn;
+    const parts = [];
+    if (state.turn_number) parts.push(`Turn ${state.turn_number}`);
+    const offeredBy = state.cube && state.cube.offered_by;
+    if (state.phase === "over") parts.push("game over");
+    else if (state.phase === "start") parts.push(PHASES.start);
+    else if (state.phase === "cube" && offeredBy) {
+      const taker = offeredBy === "light" ? "dark" : "light";
+      parts.push(`${W.playerText(players, offeredBy)} doubles: ${W.playerText(players, taker)} to take or drop`);
+    } else if (turn) parts.push(`${W.playerText(players, turn)} ${PHASES[state.phase] || state.phase || ""}`.trim());
+    if (state.dice && state.dice.length) parts.push(`dice ${W.diceText(state.dice)}`);
+    $("turn-line").textContent = parts.join(" · ");
+  }
+
+  function renderBoard(state) {
+    const last = state.last_play;
+    const changed = last ? W.changedPlaces(last.before, last.after) : new Set();
+    W.drawBoard($("board"), state.board, { dice: state.dice, cube: state.cube, changed });
+    $("last-play").textContent = last ? `Last play: turn ${last.turn}, ${last.player} ${last.play || "(no move)"}` : "";
+  }
+
+  function renderGameOver(state) {
+    const over = state.game_over;
+    W.show($("game-over"), !!over);
+    if (!over) return;
+    const stake = over.stake !== undefined && over.stake !== null ? `, stake ${over.stake}` : "";
+    $("game-over").textContent = `${W.playerText(state.players, over.winner)} wins: ${over.kind || "single"}${stake}`;
+  }
+
+  function renderQuestion(state) {
+    const q = state.question;
+    W.show($("question"), !!q);
+    if (!q) return;
+    $("question-text").textContent = q.text || "";
+    const preview = (board, caption) => {
+      W.drawBoard($("question-board"), board);
+      $("question-caption").textContent = caption;
+    };
+    const buttons = (q.choices || []).map((choice) => {
+      const button = W.el("button", { type: "button", class: "choice", "data-index": choice.index },
+        choice.play || "(no move)");
+      button.disabled = !W.loggedIn();
+      button.addEventListener("click", async () => {
+        const state2 = await W.control("/api/answer", { question: q.id, choice: choice.index });
+        if (state2) render(state2);
+      });
+      const show = () => preview(choice.board, `Choice: ${choice.play || "(no move)"}`);
+      const back = () => preview(q.reading, "What the camera read");
+      button.addEventListener("pointerenter", show);
+      button.addEventListener("focus", show);
+      button.addEventListener("pointerleave", back);
+      button.addEventListener("blur", back);
+      return button;
+    });
+    W.fill($("question-choices"), ...buttons);
+    preview(q.reading, "What the camera read");
+  }
+
+  function rulingText(r) {
+    const who = [r.turn ? `Turn ${r.turn}` : "", r.player || "", W.diceText(r.dice)].filter(Boolean).join(" · ");
+    return `${who}: ${r.verdict || ""}${r.play ? ` (${r.play})` : ""}`;
+  }
+
+  function renderRuling(state) {
+    const rulings = state.rulings || [];
+    const r = rulings[rulings.length - 1];
+    W.show($("ruling"), !!r);
+    if (!r) return;
+    $("ruling-text").textContent = rulingText(r);
+    $("ruling-text").className = `verdict verdict-${r.verdict}`;
+    $("ruling-reason").textContent = r.reason || "";
+    $("ruling-citation").textContent = r.citation ? `Rule: ${r.citation}` : "";
+    const link = $("ruling-link");
+    W.show(link, !!r.turn);
+    if (r.turn) link.setAttribute("href", `/dispute/${encodeURIComponent(r.turn)}`);
+  }
+
+  function renderList(list, items, make) {
+    W.fill(list, ...items.map(make));
+  }
+
+  function announcementItem(a) {
+    return W.el("li", { class: `announcement kind-${String(a.kind || "info").replace(/[^a-z_-]/gi, "")}` }, a.text || "");
+  }
+
+  function rulingItem(r) {
+    const item = W.el("li", { class: `verdict-${r.verdict}` }, rulingText(r));
+    if (r.reason) item.append(W.el("span", { class: "reason" }, ` ${r.reason}`));
+    if (r.turn) item.append(" ", W.el("a", { href: `/dispute/${encodeURIComponent(r.turn)}` }, "details"));
+    return item;
+  }
+
+  function renderDevices(devices) {
+    if (!devices) return;
+    const words = Object.entries(devices).map(([name, value]) =>
+      `${name}: ${value === true ? "on" : value === false ? "off" : value}`);
+    $("devices").textContent = words.join(" · ");
+  }
+
+  function renderControls(state) {
+    if (!$("controls")) return;
+    const cube = state.cube || {};
+    for (const button of document.querySelectorAll("[data-cube]")) button.disabled = !cube.enabled;
+    if (editor && !$("board-editor").open) editor.load(state.board);
+  }
+
+  function connect() {
+    const source = new EventSource("/api/events");
+    source.addEventListener("state", (event) => {
+      W.show($("connection"), false);
+      render(JSON.parse(event.data));
+    });
+    source.addEventListener("error", () => W.show($("connection"), true));
+  }
+
+  // -- controls -----------------------------------------------------------
+
+  /** Dice typed as "6 3", "6,3" or "63": every digit is a die. */
+  function parseDice(text) {
+    return (text.match(/\d/g) || []).map(Number);
+  }
+
+  function wireControls() {
+    if (!$("controls")) return;
+    const send = async (url, body) => {
+      const state = await W.control(url, body);
+      if (state) render(state);
+      return state;
+    };
+
+    $("dice-form").addEventListener("submit", async (event) => {
+      event.preventDefault();
+      if (await send("/api/dice", { dice: parseDice($("dice-input").value) })) $("dice-input").value = "";
+    });
+    for (const button of document.querySelectorAll("[data-die]")) {
+      button.addEventListener("click", () => { $("dice-input").value += button.dataset.die; });
+    }
+    $("undo").addEventListener("click", () => {
+      if (window.confirm("Take back the last turn?")) send("/api/undo", {});
+    });
+    for (const button of document.querySelectorAll("[data-cube]")) {
+      button.addEventListener("click", () => send("/api/cube", { action: button.dataset.cube }));
+    }
+
+    editor = W.boardEditor($("editor-grid"), $("editor-preview"));
+    $("board-editor").addEventListener("toggle", () => {
+      if ($("board-editor").open && current) editor.load(current.board);
+    });
+    $("editor-reset").addEventListener("click", () => current && editor.load(current.board));
+    $("editor-submit").addEventListener("click", async () => {
+      if (await send("/api/board", { board: editor.read() })) $("board-editor").open = false;
+    });
+
+    $("new-game-form").addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const options = {};
+      for (const line of $("new-options").value.split("\n")) {
+        if (!line.trim()) continue;
+        const at = line.indexOf("=");
+        if (at < 1) {
+          W.say(`Write each option as name=value, not "${line.trim()}"`, "error");
+          return;
+        }
+        options[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+      }
+      const players = { light: $("new-light").value.trim(), dark: $("new-dark").value.trim() };
+      if (!window.confirm("Start a new game? The game in progress ends unfinished.")) return;
+      if (await send("/api/game", { preset: $("new-preset").value, options, players })) {
+        $("new-game").open = false;
+      }
+    });
+
+    // logging in or out changes which buttons work
+    document.addEventListener("willughby:session", () => current && render({ ...current }));
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    W.drawBoard($("board"), null);
+    wireControls();
+    connect();
+  });
+})();

@@ -1,0 +1,52 @@
+/* A stored game, turn by turn: step 0 is the board before the first turn,
+ * step k the board after turn k, with the points it changed marked. */
+(function () {
+  "use strict";
+  const W = window.Willughby;
+  const $ = (id) => document.getElementById(id);
+
+  document.addEventListener("DOMContentLoaded", () => {
+    const game = W.pageData() || {};
+    const turns = Array.isArray(game.turns) ? game.turns : [];
+    const slider = $("step");
+    slider.max = String(turns.length);
+    let step = 0;
+
+    function show(k) {
+      step = Math.max(0, Math.min(turns.length, k));
+      slider.value = String(step);
+      if (!turns.length) {
+        W.drawBoard($("board"), null);
+        $("step-label").textContent = "No turns were recorded.";
+        return;
+      }
+      if (step === 0) {
+        W.drawBoard($("board"), turns[0].before);
+        $("step-label").textContent = "The start";
+        $("step-ruling").textContent = "";
+        return;
+      }
+      const t = turns[step - 1];
+      W.drawBoard($("board"), t.after, { dice: t.dice, changed: W.changedPlaces(t.before, t.after), turn: t.player });
+      const who = W.playerText(game.players, t.player);
+      const dice = W.diceText(t.dice);
+      $("step-label").textContent =
+        `Turn ${t.turn ?? step} of ${turns.length}: ${who}${dice ? ` threw ${dice}` : ""}, ${t.play || "no move"}`;
+      const r = t.ruling || {};
+      $("step-ruling").textContent = [r.verdict, r.reason, r.citation ? `(${r.citation})` : ""].filter(Boolean).join(": ");
+      $("step-ruling").className = `ruling verdict-${r.verdict || "none"}`;
+    }
+
+    $("first").addEventListener("click", () => show(0));
+    $("prev").addEventListener("click", () => show(step - 1));
+    $("next").addEventListener("click", () => show(step + 1));
+    $("last").addEventListener("click", () => show(turns.length));
+    slider.addEventListener("input", () => show(Number(slider.value)));
+    document.addEventListener("keydown", (event) => {
+      if (event.target instanceof HTMLInputElement && event.target !== slider) return;
+      if (event.key === "ArrowLeft") show(step - 1);
+      if (event.key === "ArrowRight") show(step + 1);
+    });
+    show(0);
+  });
+})();

@@ -1,0 +1,158 @@
+"""Checks of request bodies at the edge, before the companion is asked.
+
+Each function takes the JSON body and returns the clean value, or raises
+:class:`~willughby.web_ui.errors.BadRequestError` with a message that names
+the field. What only the game can judge (a preset's name, dice the preset
+cannot throw, a board that cannot stand) is left to the companion.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .errors import BadRequestError
+
+__all__ = [
+    "MAX_NAME",
+    "CUBE_ACTIONS",
+    "login",
+    "new_game",
+    "dice",
+    "board",
+    "answer",
+    "cube",
+    "corners",
+]
+
+#: the longest player name the page takes
+MAX_NAME = 40
+
+CUBE_ACTIONS = ("double", "take", "drop")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _text(body: dict[str, Any], field: str, *, required: bool = True, limit: int = 200,
+          label: str | None = None) -> str:
+    value = body.get(field)
+    label = label or repr(field)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str):
+        raise BadRequestError(f"{label} must be a string")
+    value = value.strip()
+    if required and not value:
+        raise BadRequestError(f"{label} must not be empty")
+    if len(value) > limit:
+        raise BadRequestError(f"{label} must be at most {limit} characters")
+    return value
+
+
+def login(body: dict[str, Any]) -> tuple[str, str]:
+    """The PIN and the optional player name of a login.
+
+    >>> login({"pin": "1234", "name": " Ann "})
+    ('1234', 'Ann')
+    """
+    pin = body.get("pin")
+    if not isinstance(pin, str) or not pin:
+        raise BadRequestError("'pin' must be a non-empty string")
+    return pin, _text(body, "name", required=False, limit=MAX_NAME)
+
+
+def new_game(body: dict[str, Any]) -> tuple[str, dict[str, str], dict[str, str]]:
+    """The preset, the options (``name -> value`` as strings) and the players of a new game.
+
+    >>> new_game({"preset": "irish", "options": {"cube": True}, "players": {"light": "Ann"}})
+    ('irish', {'cube': 'true'}, {'light': 'Ann'})
+    """
+    preset = _text(body, "preset", limit=60)
+    options: dict[str, str] = {}
+    raw_options = body.get("options", {})
+    if not isinstance(raw_options, dict):
+        raise BadRequestError("'options' must be an object of name: value")
+    for name, value in raw_options.items():
+        if not name.strip():
+            raise BadRequestError("'options' has an empty option name")
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        elif _is_int(value):
+            value = str(value)
+        elif not isinstance(value, str):
+            raise BadRequestError(f"option {name!r} must be a string, number or true/false")
+        options[name.strip()] = value.strip()
+    players: dict[str, str] = {}
+    raw_players = body.get("players", {})
+    if not isinstance(raw_players, dict):
+        raise BadRequestError("'players' must be an object with 'light' and 'dark'")
+    for side, name in raw_players.items():
+        if side not in ("light", "dark"):
+            raise BadRequestError(f"'players' takes 'light' and 'dark', not {side!r}")
+        name = _text(raw_players, side, required=False, limit=MAX_NAME, label=f"'players.{side}'")
+        if name:
+            players[side] = name
+    return preset, options, players
+
+
+def dice(body: dict[str, Any]) -> list[int]:
+    """The dice thrown: a list of one to three whole numbers from 1 to 6.
+
+    >>> dice({"dice": [6, 3]})
+    [6, 3]
+    """
+    value = body.get("dice")
+    if not isinstance(value, list) or not 1 <= len(value) <= 3 \
+            or not all(_is_int(d) and 1 <= d <= 6 for d in value):
+        raise BadRequestError("'dice' must be a list of one to three whole numbers from 1 to 6")
+    return list(value)
+
+
+def board(body: dict[str, Any]) -> dict[str, Any]:
+    """The board document (checked in full by the companion)."""
+    value = body.get("board")
+    if not isinstance(value, dict):
+        raise BadRequestError("'board' must be a board document (a JSON object)")
+    return value
+
+
+def answer(body: dict[str, Any]) -> tuple[str, int]:
+    """The question's id and the index of the choice.
+
+    >>> answer({"question": "q-3", "choice": 1})
+    ('q-3', 1)
+    """
+    question = _text(body, "question", limit=100)
+    choice = body.get("choice")
+    if not isinstance(choice, int) or isinstance(choice, bool) or choice < 0:
+        raise BadRequestError("'choice' must be a whole number from 0 (the index of a choice)")
+    return question, choice
+
+
+def cube(body: dict[str, Any]) -> str:
+    """The cube action: ``double``, ``take`` or ``drop``."""
+    action = body.get("action")
+    if action not in CUBE_ACTIONS:
+        raise BadRequestError(f"'action' must be one of {', '.join(CUBE_ACTIONS)}")
+    return str(action)
+
+
+def corners(body: dict[str, Any]) -> list[list[float]]:
+    """The four corners C1..C4 as ``[x, y]`` pairs of finite numbers (pixels).
+
+    >>> corners({"corners": [[0, 0], [10, 0], [10, 5], [0, 5.5]]})
+    [[0.0, 0.0], [10.0, 0.0], [10.0, 5.0], [0.0, 5.5]]
+    """
+    value = body.get("corners")
+    message = "'corners' must be four [x, y] pairs of finite numbers (C1, C2, C3, C4)"
+    if not isinstance(value, list) or len(value) != 4:
+        raise BadRequestError(message)
+    out: list[list[float]] = []
+    for pair in value:
+        if not isinstance(pair, list) or len(pair) != 2 or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in pair):
+            raise BadRequestError(message)
+        out.append([float(pair[0]), float(pair[1])])
+    return out
