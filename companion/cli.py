@@ -18,6 +18,7 @@ from willughby.engine.moves import legal_plays, sorted_plays, validate_dice
 from willughby.engine.position import Position
 from willughby.engine.referee import judge
 from willughby.engine.rules import PRESETS, Rules, get_preset
+from willughby.companion.config import ConfigError
 from willughby.firmware_bridge.errors import BridgeError
 from willughby.vision.errors import VisionError
 
@@ -141,6 +142,73 @@ def cmd_judge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_service(runtime: Any, host: str, port: int, what: str) -> int:
+    """Serve the page with waitress until Ctrl-C or SIGTERM, then close everything."""
+    import signal
+
+    from waitress import create_server
+
+    from willughby.companion.config import ConfigError
+
+    try:
+        server = create_server(runtime.app, host=host, port=port, threads=16, channel_timeout=60,
+                               clear_untrusted_proxy_headers=True, ident="willughby")
+    except OSError as exc:
+        runtime.close()
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    print(f"{what} on http://{shown}:{server.effective_port}/", flush=True)
+    print(f"control PIN {runtime.config.pin}" + (" (new: saved under the data directory)"
+                                                 if runtime.pin_created else ""), flush=True)
+    print(f"games are kept in {runtime.config.store_path}", flush=True)
+
+    def stop(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        server.close()
+        runtime.close()
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from willughby.companion.config import CompanionConfig
+    from willughby.companion.runtime import build
+
+    config = CompanionConfig()
+    changes: dict[str, Any] = {"speech": "auto" if args.speak else "off", "preset": args.preset}
+    if args.data_dir:
+        changes["data_dir"] = Path(args.data_dir)
+    config = replace(config, **changes)
+    if args.speed <= 0:
+        raise UsageError("willughby demo: --speed must be above 0")
+    start = None
+    if args.start:
+        from willughby.engine.rules import preset_rules
+
+        rules = preset_rules(args.preset)
+        start = _board(args.start, rules, "--start", require_turn=True).to_board()
+    runtime = build(config, demo=True, speed=args.speed, seed=args.seed, games=args.games, start=start)
+    return _run_service(runtime, args.host, args.port, "Willughby demo")
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from willughby.companion.config import load_config
+    from willughby.companion.runtime import build
+
+    config = load_config(args.config)
+    runtime = build(config)
+    return _run_service(runtime, config.host, config.port, "Willughby")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="willughby", description="A referee for tables games.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -175,6 +243,22 @@ def build_parser() -> argparse.ArgumentParser:
     from willughby.firmware_bridge.cli import add_bridge_commands
 
     add_bridge_commands(sub)
+
+    p = sub.add_parser("demo", help="a whole refereed game on drawn frames and a fake dice box, in the browser")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8080, help="port (default 8080; 0 picks a free one)")
+    p.add_argument("--speed", type=float, default=1.0, help="pace: 1 a person can watch, 50 fifty times faster")
+    p.add_argument("--data-dir", help="where the game store lives (default under ~/.local/share/willughby)")
+    p.add_argument("--preset", default="backgammon", help="the game the demo's players play")
+    p.add_argument("--seed", type=int, default=None, help="seed for the players' choices")
+    p.add_argument("--games", type=int, default=None, help="stop playing after this many games")
+    p.add_argument("--speak", action="store_true", help="speak the announcements (espeak-ng)")
+    p.add_argument("--start", metavar="BOARD", help="begin each game from this board (with turn): inline JSON or @file")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("serve", help="run the companion on the devices of a configuration file")
+    p.add_argument("--config", help="the TOML configuration (default: every setting's default)")
+    p.set_defaults(func=cmd_serve)
     return parser
 
 
@@ -187,7 +271,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(str(exc).replace("\n", " "), file=sys.stderr)
         return EXIT_BAD_INPUT
-    except (EngineError, VisionError, BridgeError) as exc:
+    except (EngineError, VisionError, BridgeError, ConfigError) as exc:
         print(f"willughby: {exc}".replace("\n", " "), file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:  # the reader went away (| head): not an error of ours

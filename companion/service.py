@@ -411,7 +411,8 @@ class Companion:
         m = self._match
         if colour is None or m is None:
             return "?"
-        return f"{m.players[colour]} ({colour})"
+        name = m.players[colour]
+        return colour if name.strip().lower() == colour else f"{name} ({colour})"
 
     def _describe(self, ruling: Ruling) -> list[tuple[str, str]]:
         """What to say of a ruling: the play, then each event, in order."""
@@ -452,11 +453,12 @@ class Companion:
                    for i, o in enumerate(ranked[:CHOICES])]
         choices.append({"index": len(choices), "play": "the board as read", "board": seen.to_board()})
         n = self.store.append(self._game_id, "question", {"reading": dict(board), "doubtful": doubtful}, who)
-        where = (f"unsure of {', '.join(doubtful[:6])}" if doubtful
+        places = ", ".join("the bar" if k == "bar" else f"point {k}" for k in doubtful[:6])
+        where = (f"the camera is unsure of {places}" if doubtful
                  else "the board is one man away from a legal play")
-        self._question = {"id": f"q-{n}", "kind": "move", "text": f"which play was made? The camera is {where}.",
+        self._question = {"id": f"q-{n}", "kind": "move", "text": f"Which play was made? {where[0].upper()}{where[1:]}.",
                           "reading": seen.to_board(), "choices": choices}
-        self._say(f"please confirm the play on the page: the camera is {where}", "question", who)
+        self._say(f"please confirm the play on the page: {where}", "question", who)
         self._publish()
 
     def _ask_break(self, chooser: str) -> None:
@@ -639,6 +641,10 @@ class Companion:
             return {"turn": turn, "player": j["ruling"].player, "dice": list(j["ruling"].dice),
                     "before": j["before"].to_board(), "after": j["seen"].to_board(), "ruling": doc,
                     "source": doc["source"], "legal_plays": j["plays"]}
+
+    def presets(self) -> list[dict[str, Any]]:
+        """The games a new game may be, with their options (``willughby variants``)."""
+        return [p.to_json() for p in PRESETS.values()]
 
     # -------------------------------------------------------------- devices
     def set_device(self, name: str, status: Any) -> None:

@@ -1,0 +1,221 @@
+"""The demo: a whole refereed game on a laptop, with nothing plugged in.
+
+The table is drawn by the project's frame generator (``vision/synth.py``)
+as a camera above it would see it; the dice come from the fake dice box
+(``firmware_bridge/fake.py``) over a pseudo-terminal, through the same link
+as a real box; two automatic players press ROLL, choose a legal play (now
+and then a wrong one, which the referee rules illegal and they then put
+right), move the men on the drawn table, and answer the companion's
+questions. The companion sees only the frames and the box, as in a club.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from typing import Any
+
+import numpy as np
+
+from willughby.engine.position import Position
+from willughby.vision.synth import SceneSpec, render
+
+from .service import Companion, CompanionError, NotNowError
+
+__all__ = ["DemoTable", "DemoPlayers"]
+
+log = logging.getLogger(__name__)
+
+
+class DemoTable:
+    """The board on the demo's table: the men where the players put them,
+    drawn from one fixed camera. A frame source (``read``, ``close``)."""
+
+    def __init__(self, position: Position, *, seed: int = 3, image_size: tuple[int, int] = (1280, 720)) -> None:
+        self._spec = dict(image_size=image_size, tilt_deg=14.0, board_yaw_deg=2.0, cam_az_deg=0.0,
+                          cam_roll_deg=1.0, mirror=False, focal_mm=35.0, fill=0.85, n_dice=0, occluded=False,
+                          wood="walnut", men="white_black", points="red_cream", field="felt_green",
+                          table="light_table", lighting="overhead", row_max=5, men_thick_mm=9.0)
+        self._seed = seed
+        self._lock = threading.Lock()
+        self._frame: np.ndarray | None = None
+        self._corners: Any = None
+        self.position = position
+        self.frames_drawn = 0
+        self.closed = False
+        self._draw()
+
+    def _draw(self) -> None:
+        spec = SceneSpec(position=self.position, **self._spec)
+        image, label = render(np.random.default_rng(self._seed), spec)
+        with self._lock:
+            self._frame = image
+            self._corners = label["corners"]
+        self.frames_drawn += 1
+
+    def set(self, position: Position) -> None:
+        """The players have moved the men: this is the board now."""
+        self.position = position
+        self._draw()
+
+    def read(self) -> np.ndarray | None:
+        with self._lock:
+            return None if self._frame is None else self._frame.copy()
+
+    def corners(self, frame: Any = None) -> Any:
+        """Where the board lies in the frames (the generator knows exactly)."""
+        with self._lock:
+            return self._corners
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class DemoPlayers:
+    """Two automatic players: they throw with the box, move the men on the
+    table, answer questions, and start a new game when one ends."""
+
+    def __init__(self, companion: Companion, table: DemoTable, box: Any, *, speed: float = 1.0,
+                 seed: int | None = None, mistakes: float = 0.08, preset: str = "backgammon",
+                 players: dict[str, str] | None = None, games: int | None = None,
+                 start: dict[str, Any] | None = None) -> None:
+        self.companion = companion
+        self.table = table
+        self.box = box
+        self.pause = 1.6 / max(speed, 0.01)
+        self.rng = random.Random(seed)
+        self.mistakes = mistakes
+        self.preset = preset
+        self.players = players or {"light": "Ann", "dark": "Bob"}
+        self.games_left = games
+        self.start_board = start
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.moves = 0
+        self.mistakes_made = 0
+        self._judged = 0              # rulings of the game when the men were last moved
+        self._wrong = False           # the men on the table are a wrong move, awaiting its ruling
+        self.finished = threading.Event()
+
+    def start(self) -> "DemoPlayers":
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="demo-players", daemon=True)
+            self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def _wait(self, seconds: float) -> bool:
+        return not self._stop.wait(seconds)
+
+    def _run(self) -> None:
+        last_version = -1
+        acted_at = 0.0
+        while not self._stop.is_set():
+            state = self.companion.state()
+            # act once per new state; if an action changed nothing for a while
+            # (a throw lost on its way), look again
+            if state["version"] == last_version and time.monotonic() - acted_at < 5.0:
+                self._stop.wait(0.05)
+                continue
+            try:
+                acted = self._act(state)
+            except (CompanionError, NotNowError) as exc:
+                log.info("demo player: %s", exc)
+                acted = False
+            last_version = state["version"]
+            if acted:
+                acted_at = time.monotonic()
+                if not self._wait(self.pause):
+                    return
+            if self.finished.is_set():
+                return
+
+    def _act(self, state: dict[str, Any]) -> bool:
+        """Do what the game waits for; False when waiting on the companion."""
+        c = self.companion
+        phase = state["phase"]
+        if phase in ("none", "over"):
+            if phase == "over":
+                if self.games_left is not None:
+                    self.games_left -= 1
+                    if self.games_left <= 0:
+                        self.finished.set()
+                        return False
+                if not self._wait(self.pause * 3):
+                    return False
+            c.new_game(self.preset, {}, self.players, who="demo", start=self.start_board)
+            self.table.set(Position.from_board(c.state()["board"]))
+            return True
+        if state["question"] is not None:
+            return self._answer(state["question"])
+        if phase in ("start", "throw"):
+            self.box.press("roll")
+            return True
+        if phase == "binding_toss":
+            c.enter_dice([self.rng.randint(1, 6) for _ in range(4)], who="demo")
+            return True
+        if phase == "move":
+            engine = Position.from_board(state["board"])
+            if self.table.position.physical_key() == engine.physical_key():
+                return self._move(state)
+            rulings = state["rulings"]
+            if self._wrong and rulings and rulings[-1]["turn"] > self._judged and rulings[-1]["verdict"] == "illegal":
+                self._wrong = False
+                self.table.set(engine)            # ruled illegal: put the men back as they were
+                return True
+            return False                          # moved: the camera has yet to settle and read
+        return False
+
+    def _move(self, state: dict[str, Any]) -> bool:
+        plays = self.companion.legal_boards()
+        self._judged = state["rulings"][-1]["turn"] if state["rulings"] else 0
+        if self.mistakes and not self._wrong and self.rng.random() < self.mistakes:
+            wrong = self._mistake()
+            if wrong is not None and all(Position.from_board(b).physical_key() != wrong.physical_key()
+                                         for b in plays.values()):
+                self._wrong = True
+                self.mistakes_made += 1
+                self.table.set(wrong)
+                return True
+        choice = plays[self.rng.choice(sorted(plays))]
+        self.table.set(Position.from_board(choice))
+        self.moves += 1
+        return True
+
+    def _mistake(self) -> Position | None:
+        """A plausible wrong move: one man of the mover's moved a pip too far."""
+        pos = self.table.position
+        mover = pos.turn
+        pts = list(pos.points(mover))
+        order = range(24) if mover == "light" else range(23, -1, -1)
+        for i in order:
+            j = i - 1 if mover == "light" else i + 1
+            if pts[i] and 0 <= j < 24 and not pos.points("dark" if mover == "light" else "light")[j]:
+                pts[i] -= 1
+                pts[j] += 1
+                doc = pos.to_board()
+                doc[mover] = pts
+                doc.pop("turn", None)
+                try:
+                    return Position.from_board(doc)
+                except ValueError:
+                    return None
+        return None
+
+    def _answer(self, question: dict[str, Any]) -> bool:
+        if question["kind"] == "break":
+            self.companion.answer(question["id"], question["choices"][0]["index"], who="demo")
+            return True
+        key = self.table.position.physical_key()
+        for choice in question["choices"]:
+            if choice["board"] is not None and Position.from_board(choice["board"]).physical_key() == key:
+                self.companion.answer(question["id"], choice["index"], who="demo")
+                return True
+        self.companion.answer(question["id"], question["choices"][-1]["index"], who="demo")
+        return True

@@ -1,0 +1,233 @@
+"""The composition root: the companion joined to its devices and its page.
+
+:func:`build` makes everything a configuration names -- the game store, the
+referee, the camera watcher, the dice (the box, the Pi's pins or the page),
+the lights and the voice, and the Flask app -- and :class:`Runtime` closes
+them in the right order. ``willughby serve`` and ``willughby demo`` both
+run one; the demo swaps the camera for the drawn table and the box for the
+fake box.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable
+
+from willughby.engine.position import Position
+
+from .config import CompanionConfig, ensure_pin
+from .service import Announcement, Companion
+from .store import GameStore
+
+__all__ = ["Runtime", "build"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Runtime:
+    """A running companion and everything it holds."""
+
+    config: CompanionConfig
+    companion: Companion
+    app: Any
+    pin_created: bool = False
+    parts: dict[str, Any] = field(default_factory=dict)
+    _closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def close(self) -> None:
+        """Stop every device, then the store; harmless twice."""
+        while self._closers:
+            fn = self._closers.pop()
+            try:
+                fn()
+            except (OSError, RuntimeError, ValueError) as exc:
+                log.warning("closing: %s", exc)
+
+
+def _secret_key(data_dir: Path) -> bytes:
+    """The page's session key, made once and kept under the data directory."""
+    path = data_dir / "session.key"
+    try:
+        key = path.read_bytes()
+        if len(key) >= 32:
+            return key
+    except FileNotFoundError:
+        pass
+    key = secrets.token_bytes(32)
+    path.write_bytes(key)
+    path.chmod(0o600)
+    return key
+
+
+def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, seed: int | None = None,
+          games: int | None = None, mistakes: float = 0.08, start: dict[str, Any] | None = None) -> Runtime:
+    """Make (and start) everything *config* names; *demo* plays on the drawn table with the fake box."""
+    from willughby.web_ui import create_app
+    from willughby.web_ui.config import WebConfig
+
+    data_dir = Path(config.data_dir)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    config, made = ensure_pin(config)
+    store = GameStore(config.store_path)
+    companion = Companion(store)
+    rt = Runtime(config, companion, app=None, pin_created=made)
+    rt._closers.append(store.close)
+    try:
+        _dice(rt, demo)
+        _camera(rt, demo, speed, start)
+        _lights(rt)
+        _voice(rt)
+        if demo:
+            from .demo import DemoPlayers
+
+            players = DemoPlayers(companion, rt.parts["table"], rt.parts["box"], speed=speed, seed=seed,
+                                  mistakes=mistakes, preset=config.preset, players=dict(config.players),
+                                  games=games, start=start)
+            rt.parts["players"] = players
+            rt._closers.append(players.close)
+            players.start()
+        rt.app = create_app(WebConfig(pin=config.pin, secret_key=_secret_key(data_dir)), companion=companion)
+    except BaseException:
+        rt.close()
+        raise
+    return rt
+
+
+def _dice(rt: Runtime, demo: bool) -> None:
+    c, cfg = rt.companion, rt.config
+    if demo or cfg.dice == "box":
+        from willughby.firmware_bridge.codec import Press, Throw
+        from willughby.firmware_bridge.link import BoxLink
+
+        port = cfg.box_port
+        if demo:
+            from willughby.firmware_bridge.fake import FakeBox
+
+            box = FakeBox(seed=None).start()
+            rt.parts["box"] = box
+            rt._closers.append(box.close)
+            port = box.port
+        link = BoxLink(port)
+
+        def on_event(ev: Any) -> None:
+            if isinstance(ev, Throw):
+                try:
+                    c.enter_dice(list(ev.dice), who="box", ident=f"box-{ev.session:08x}-{ev.seq}")
+                except (ValueError, RuntimeError) as exc:
+                    c.notice(f"dice from the box not taken: {exc}")
+            elif isinstance(ev, Press):
+                c.press(ev.button, who="box")
+
+        link.add_listener(on_event)
+        link.add_state_listener(lambda state: c.set_device("dice", f"box {state}"))
+        shown: dict[str, Any] = {}
+
+        def show_on_box(state: dict[str, Any]) -> None:
+            """ROLL works only when a throw is wanted; the box's lights show whose turn it is."""
+            phase = state.get("phase")
+            playing = phase not in ("none", "over")
+            want = {"dice_count": 2, "roll_enabled": phase in ("start", "throw"),
+                    "turn": ((state.get("board") or {}).get("turn") or "none") if playing else "none"}
+            if want != shown and not link.closed:
+                shown.update(want)
+                link.configure(**want)
+
+        c.add_state_listener(show_on_box)
+        show_on_box(c.state())
+        rt.parts["link"] = link
+        rt._closers.append(link.close)
+        link.start()
+        c.set_device("dice", "box connecting")
+    elif cfg.dice == "pi":
+        c.set_device("dice", "pi")
+    else:
+        c.set_device("dice", "page")
+
+
+def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None = None) -> None:
+    from .watch import CameraWatcher
+
+    c, cfg = rt.companion, rt.config
+    if demo:
+        from willughby.engine.rules import preset_rules, start_position
+
+        from .demo import DemoTable
+
+        first = Position.from_board(start) if start else start_position(preset_rules(cfg.preset))
+        table = DemoTable(first)
+        rt.parts["table"] = table
+        watcher = CameraWatcher(table, lambda board, conf: c.on_reading(board, conf), corners=table.corners,
+                                fps=min(30.0, 8.0 * max(1.0, speed / 4)))
+    elif cfg.camera != "none":
+        from willughby.vision.sources import open_source
+
+        source = open_source(cfg.camera)
+        watcher = CameraWatcher(source, lambda board, conf: c.on_reading(board, conf),
+                                calibration_path=cfg.calibration_path)
+    else:
+        c.set_device("camera", "absent")
+        return
+    c.camera = watcher
+    rt.parts["watcher"] = watcher
+    rt._closers.append(watcher.close)
+    watcher.start()
+    c.set_device("camera", "ok")
+
+
+def _lights(rt: Runtime) -> None:
+    cfg, c = rt.config, rt.companion
+    if not cfg.pins:
+        return
+    from willughby.hardware.config import PinConfig
+    from willughby.hardware.dice import PiDice, PipEntry
+    from willughby.hardware.pins import PiPanel
+
+    panel = PiPanel(PinConfig.from_mapping(cfg.pin_numbers))
+    rt.parts["panel"] = panel
+    rt._closers.append(panel.close)
+    entry = PipEntry()
+    entry.attach(panel)
+    entry.add_listener(lambda t: c.enter_dice(list(t.dice), who="pins", ident=t.ident))
+    if cfg.dice == "pi":
+        dice = PiDice()
+        dice.attach(panel)
+        dice.add_listener(lambda t: c.enter_dice(list(t.dice), who="pi", ident=t.ident))
+
+    def pressed(name: str) -> None:
+        if name == "done":
+            c.press("done", who="pins")
+        elif name == "undo" and not entry.undo():
+            c.press("undo", who="pins")
+
+    panel.add_listener(pressed)
+
+    def show(state: dict[str, Any]) -> None:
+        board = state.get("board") or {}
+        panel.show_turn(board.get("turn") if state.get("phase") not in ("none", "over") else None)
+        rulings = state.get("rulings") or []
+        panel.signal_illegal(bool(rulings) and rulings[-1]["verdict"] == "illegal"
+                             and state.get("phase") == "move")
+
+    c.add_state_listener(show)
+    c.add_announcement_listener(lambda a: panel.beep(0.3) if a.kind in ("illegal", "win") else None)
+
+
+def _voice(rt: Runtime) -> None:
+    cfg, c = rt.config, rt.companion
+    if cfg.speech == "off":
+        return
+    from .speech import Speaker, espeak_available
+
+    if espeak_available() is None:
+        if cfg.speech == "on":
+            log.warning("speech is on but espeak-ng is not installed (apt-get install espeak-ng)")
+        return
+    speaker = Speaker()
+    rt.parts["speaker"] = speaker
+    rt._closers.append(speaker.close)
+    c.add_announcement_listener(speaker)
+    c.set_device("speech", True)

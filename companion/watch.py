@@ -1,0 +1,156 @@
+"""The camera's side of the companion: frames in, settled readings to the referee.
+
+:class:`CameraWatcher` runs on a thread of its own: it takes frames from a
+frame source (``willughby.vision.sources``), finds the board (the saved
+calibration's corners, found again by its markers where the board was
+nudged, or those the demo's table gives), lets the settler (``willughby.vision.settle``) decide when the
+board is still and uncovered, and hands each newly settled reading to the
+companion. A frame with a hand over the board is never handed on.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any, Callable
+
+import cv2
+import numpy as np
+
+from pathlib import Path
+
+from willughby.vision.calibration import Calibration, calibrate, corners_for, load_calibration, save_calibration
+from willughby.vision.config import VisionConfig
+from willughby.vision.errors import CalibrationMissing, VisionError
+from willughby.vision.settle import Settler
+
+__all__ = ["CameraWatcher"]
+
+log = logging.getLogger(__name__)
+
+
+class CameraWatcher:
+    """Watch the board; call ``on_reading(board_doc, confidence)`` per settled change."""
+
+    def __init__(self, source: Any, on_reading: Callable[[dict, dict], Any], *,
+                 corners: Callable[[np.ndarray], Any] | None = None, calibration_path: Path | None = None,
+                 config: VisionConfig | None = None, fps: float = 10.0) -> None:
+        self.source = source
+        self._given_corners = corners
+        self.calibration_path = calibration_path
+        self._calibration: Calibration | None = None
+        self._on_reading = on_reading
+        self.settler: Settler[Any] = Settler(config or VisionConfig())
+        self._period = 1.0 / fps
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._last_frame: np.ndarray | None = None
+        self._frame_lock = threading.Lock()
+        self.status = "starting"
+        self.readings = 0
+        self.last_settled_at: float | None = None     # time.monotonic() of the last settled frame
+        self.last_read_ms: float | None = None        # what reading that frame took
+
+    def start(self) -> "CameraWatcher":
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name="camera", daemon=True)
+            self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=5)
+        self.source.close()
+
+    def read_now(self) -> None:
+        """DONE was pressed: read the next still frame even if nothing seems to have moved."""
+        self.settler.reset()
+
+    def _corners(self, frame: np.ndarray) -> Any:
+        """The board's corners in *frame*: as given, or from the saved
+        calibration (found again by its markers where the board was nudged);
+        None before a calibration."""
+        if self._given_corners is not None:
+            return self._given_corners(frame)
+        if self.calibration_path is None:
+            return None
+        if self._calibration is None:
+            try:
+                self._calibration = load_calibration(self.calibration_path)
+            except CalibrationMissing:
+                return None
+        return corners_for(frame, self._calibration)
+
+    def calibrate(self, corners: Any) -> dict[str, Any]:
+        """Save *corners* (C1..C4, pixels of the last frame) as the board's calibration."""
+        if self.calibration_path is None:
+            raise VisionError("this camera keeps no calibration")
+        with self._frame_lock:
+            frame = self._last_frame
+        if frame is None:
+            raise VisionError("no frame from the camera yet: nothing to calibrate on")
+        cal = calibrate(frame, corners)
+        save_calibration(self.calibration_path, cal)
+        self._calibration = cal
+        self.settler.reset()
+        return {"corners": np.asarray(cal.corners).tolist(), "saved": str(self.calibration_path)}
+
+    def snapshot(self) -> tuple[bytes, dict[str, Any]] | None:
+        """The last frame as JPEG and the corners found in it."""
+        with self._frame_lock:
+            frame = self._last_frame
+        if frame is None:
+            return None
+        ok, buf = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        if not ok:
+            return None
+        try:
+            corners = self._corners(frame)
+        except VisionError:
+            corners = None
+        h, w = frame.shape[:2]
+        return buf.tobytes(), {"corners": None if corners is None else np.asarray(corners).tolist(),
+                               "size": [w, h]}
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            t0 = time.monotonic()
+            try:
+                frame = self.source.read()
+            except VisionError as exc:
+                self.status = f"no frame: {exc}"
+                self._stop.wait(1.0)
+                continue
+            if frame is None:
+                self.status = "no frame"
+                self._stop.wait(self._period)
+                continue
+            with self._frame_lock:
+                self._last_frame = frame
+            try:
+                corners = self._corners(frame)
+            except VisionError as exc:
+                self.status = f"board not found: {exc}"
+                self._stop.wait(self._period)
+                continue
+            if corners is None:
+                self.status = "not calibrated"
+                self._stop.wait(self._period)
+                continue
+            self.status = "ok"
+            try:
+                reading = self.settler.feed(frame, corners)
+            except VisionError as exc:
+                self.status = f"unreadable frame: {exc}"
+                reading = None
+            if reading is not None:
+                self.readings += 1
+                self.last_settled_at = t0
+                self.last_read_ms = getattr(reading, "millis", None)
+                try:
+                    self._on_reading(reading.to_board(), dict(reading.location_confidence))
+                except (ValueError, RuntimeError, LookupError) as exc:
+                    log.info("reading not taken: %s", exc)
+            self._stop.wait(max(0.0, self._period - (time.monotonic() - t0)))

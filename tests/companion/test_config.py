@@ -1,0 +1,61 @@
+"""The companion's TOML configuration: defaults that need no hardware, clear errors, the PIN."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from willughby.companion.config import CompanionConfig, ConfigError, ensure_pin, load_config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_default_runs_without_hardware():
+    c = load_config(None)
+    assert (c.camera, c.dice, c.pins, c.speech) == ("none", "page", False, "auto")
+    assert c.preset == "backgammon" and c.port == 8080
+
+
+def test_the_shipped_example_for_a_pi_loads():
+    c = load_config(ROOT / "hardware" / "willughby.example.toml")
+    assert (c.preset, c.camera, c.dice, c.pins) == ("irish", "picamera:0", "box", True)
+    assert c.pin_numbers == {"roll": 17, "done": 27, "undo": 22}
+    assert c.store_path == Path("/var/lib/willughby/games.sqlite")
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[cam]\nsource = 'x'\n", "unknown table [cam]"),
+    ("[camera]\nsorce = 'x'\n", "unknown key camera.sorce"),
+    ("[web]\nport = 'eighty'\n", "web.port must be a whole number"),
+    ("[web]\nport = 70000\n", "web.port must be a port number"),
+    ("[web]\npin = '12'\n", "web.pin must be 4 to 12 digits"),
+    ("[dice]\nsource = 'cup'\n", "dice.source must be page, box or pi"),
+    ("[companion]\npreset = 'chess'\n", "companion.preset"),
+    ("[hardware]\nenabled = 'yes'\n", "hardware.enabled must be true or false"),
+    ("[web\n", "not valid TOML"),
+])
+def test_a_bad_file_is_one_clear_error_naming_the_key(tmp_path, text, words):
+    path = tmp_path / "w.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=words.replace("[", r"\[").replace("]", r"\]")) as info:
+        load_config(path)
+    assert str(path) in str(info.value)
+
+
+def test_a_missing_file_is_named(tmp_path):
+    with pytest.raises(ConfigError, match="no configuration file at"):
+        load_config(tmp_path / "nowhere.toml")
+
+
+def test_a_pin_is_made_once_kept_private_and_reused(tmp_path):
+    c = CompanionConfig(data_dir=tmp_path)
+    made, new = ensure_pin(c)
+    assert new and made.pin.isdigit() and len(made.pin) == 6
+    assert stat.S_IMODE(os.stat(tmp_path / "pin").st_mode) == 0o600
+    again, new2 = ensure_pin(c)
+    assert not new2 and again.pin == made.pin
+    given, new3 = ensure_pin(CompanionConfig(data_dir=tmp_path, pin="2468"))
+    assert given.pin == "2468" and not new3

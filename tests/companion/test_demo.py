@@ -1,0 +1,99 @@
+"""The demo as a newcomer runs it: the drawn table, the fake box, the
+automatic players and the page, playing a short game to its end."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from willughby.companion.config import CompanionConfig
+from willughby.companion.runtime import build
+from willughby.companion.watch import CameraWatcher
+from willughby.engine.rules import preset_rules, start_position
+from willughby.vision.synth import SceneSpec, render
+
+ROOT = Path(__file__).resolve().parents[2]
+RACE_END = json.loads((ROOT / "docs" / "examples" / "race-end.json").read_text())
+
+
+def _until(predicate, timeout):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    return predicate()
+
+
+def test_a_demo_game_is_played_to_its_end_through_camera_box_and_page(tmp_path):
+    config = CompanionConfig(data_dir=tmp_path, speech="off")
+    rt = build(config, demo=True, speed=50, seed=4, games=1, mistakes=0.0, start=RACE_END)
+    try:
+        client = rt.app.test_client()
+        over = _until(lambda: client.get("/api/state").get_json()["phase"] == "over", 120)
+        state = client.get("/api/state").get_json()
+        assert over, f"the demo game did not end: {state['phase']}, {state['announcements'][:3]}"
+        assert state["game_over"]["winner"] in ("light", "dark")
+        assert state["game_over"]["kind"] in ("single", "gammon", "backgammon")
+        texts = [a["text"] for a in state["announcements"]]
+        assert any(" wins: " in t for t in texts)
+        assert any(t.startswith(("light throws", "dark throws")) for t in texts)
+        assert rt.parts["table"].frames_drawn >= 2            # the men moved on the drawn table ...
+        assert rt.parts["watcher"].readings >= 1              # ... and the camera read them
+        assert rt.parts["link"].stats.delivered >= 1          # dice came from the box
+        games = client.get("/api/games").get_json()["games"]
+        assert games[0]["status"] == "over"
+    finally:
+        rt.close()
+    # the record outlives the run
+    from willughby.companion.store import GameStore
+    with GameStore(config.store_path) as store:
+        assert store.games()[0]["result"] == state["game_over"]
+
+
+class _Still:
+    """A frame source showing one picture for ever."""
+
+    def __init__(self, image):
+        self.image = image
+        self.closed = False
+
+    def read(self):
+        return self.image.copy()
+
+    def close(self):
+        self.closed = True
+
+
+def test_the_watcher_hands_on_one_reading_per_settled_board_and_none_with_a_hand_over_it():
+    start = start_position(preset_rules("backgammon"))
+    got = []
+    image, label = render(np.random.default_rng(2), SceneSpec(position=start, occluded=False, n_dice=0,
+                                                              image_size=(960, 540)))
+    w = CameraWatcher(_Still(image), lambda board, conf: got.append((board, conf)),
+                      corners=lambda frame: label["corners"], fps=30).start()
+    try:
+        assert _until(lambda: got, 20)
+        time.sleep(0.5)
+        assert len(got) == 1                                  # still: read once, not once a frame
+        board, conf = got[0]
+        assert board["light"] == label["light"] and board["dark"] == label["dark"]
+        assert set(conf) >= {str(p) for p in range(1, 25)}
+    finally:
+        w.close()
+    hand, hlabel = render(np.random.default_rng(5), SceneSpec(position=start, occluded=True, image_size=(960, 540)))
+    refused = []
+    w = CameraWatcher(_Still(hand), lambda board, conf: refused.append(board),
+                      corners=lambda frame: hlabel["corners"], fps=30).start()
+    try:
+        assert _until(lambda: w.settler.last_refused is not None, 20)
+        assert refused == []                                  # a hand over the board is never a position
+        snap = w.snapshot()
+        assert snap is not None and snap[0][:2] == b"\xff\xd8" and snap[1]["size"] == [960, 540]
+    finally:
+        w.close()
