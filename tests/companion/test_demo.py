@@ -97,3 +97,22 @@ def test_the_watcher_hands_on_one_reading_per_settled_board_and_none_with_a_hand
         assert snap is not None and snap[0][:2] == b"\xff\xd8" and snap[1]["size"] == [960, 540]
     finally:
         w.close()
+
+
+def test_calibrating_on_the_page_saves_the_corners_the_watcher_then_uses(tmp_path):
+    start = start_position(preset_rules("backgammon"))
+    image, label = render(np.random.default_rng(7), SceneSpec(position=start, occluded=False, n_dice=0,
+                                                              image_size=(960, 540)))
+    got = []
+    path = tmp_path / "calibration.json"
+    w = CameraWatcher(_Still(image), lambda board, conf: got.append(board), calibration_path=path, fps=30).start()
+    try:
+        time.sleep(0.5)
+        assert got == [] and w.status == "not calibrated"     # no corners yet: nothing read
+        saved = w.calibrate(label["corners"])
+        assert saved["saved"] == str(path) and path.exists()
+        assert _until(lambda: got, 20)
+        assert got[0]["light"] == label["light"]
+        assert np.allclose(w.snapshot()[1]["corners"], label["corners"], atol=1.0)
+    finally:
+        w.close()
