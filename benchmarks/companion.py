@@ -13,7 +13,9 @@ same frames is printed beside it, the part of the delay that is the camera's.
 
 Memory: ``willughby demo`` runs as its own process, exactly as a user starts
 it, with an SSE client attached; its resident set (VmRSS) is sampled every
-0.2 s until the games end, and its peak (VmHWM) read at the end.
+0.2 s until the games end, and its peak (VmHWM) read at the end; then again
+with glibc's default malloc arenas (``WILLUGHBY_MALLOC_ARENAS=0``), the
+baseline the service's limit of two is measured against.
 """
 
 from __future__ import annotations
@@ -36,8 +38,10 @@ def _percentile(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
 
 
-def _sse_states(host: str, port: int, stop: threading.Event, sink) -> None:
+def _sse_states(host: str, port: int, stop: threading.Event, sink, conns: list | None = None) -> None:
     conn = http.client.HTTPConnection(host, port, timeout=120)
+    if conns is not None:
+        conns.append(conn)
     conn.request("GET", "/api/events", headers={"Accept": "text/event-stream"})
     resp = conn.getresponse()
     data: list[str] = []
@@ -88,16 +92,20 @@ def latency(games: int, speed: float, seed: int) -> None:
                 done.set()
 
         stop = threading.Event()
-        client = threading.Thread(target=_sse_states, args=("127.0.0.1", server.effective_port, stop, on_state),
-                                  daemon=True)
+        conns: list = []
+        client = threading.Thread(target=_sse_states, args=("127.0.0.1", server.effective_port, stop, on_state,
+                                                            conns), daemon=True)
         client.start()
         t0 = time.monotonic()
         while not rt.parts["players"].finished.is_set() and time.monotonic() - t0 < 900:
             time.sleep(0.2)
         elapsed = time.monotonic() - t0
         stop.set()
-        server.close()
+        for conn in conns:
+            conn.close()                          # the client leaves first, so no stream is cut mid-write
         rt.close()
+        time.sleep(0.5)
+        server.close()
     if not samples:
         raise SystemExit("no ruling was measured")
     print(f"settled frame -> announcement at an SSE client ({len(samples)} rulings made on camera readings, "
@@ -121,11 +129,15 @@ def _rss(pid: int) -> tuple[int, int]:
     return rss, hwm
 
 
-def memory(games: int, speed: float, seed: int) -> None:
+def memory(games: int, speed: float, seed: int, arenas: str | None = None) -> None:
+    env = dict(os.environ)
+    if arenas is not None:
+        env["WILLUGHBY_MALLOC_ARENAS"] = arenas
     with tempfile.TemporaryDirectory() as tmp:
         proc = subprocess.Popen([sys.executable, "-m", "willughby.companion", "demo", "--port", "0",
                                  "--speed", str(speed), "--games", str(games), "--seed", str(seed),
-                                 "--data-dir", tmp], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                                 "--data-dir", tmp], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                                env=env)
         try:
             first = proc.stdout.readline()
             port = int(first.rsplit(":", 1)[1].strip().strip("/"))
@@ -158,7 +170,8 @@ def memory(games: int, speed: float, seed: int) -> None:
                 proc.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 proc.kill()
-    print(f"resident memory of 'willughby demo' over {over} game(s), {len(samples)} samples, "
+    how = "as shipped (2 malloc arenas)" if arenas is None else "baseline: glibc's default malloc arenas"
+    print(f"resident memory of 'willughby demo', {how}, over {over} game(s), {len(samples)} samples, "
           f"{len(states)} SSE states received")
     print(f"  median {statistics.median(samples) / 1024:6.1f} MB   peak (VmHWM) {peak / 1024:6.1f} MB   "
           f"at the end {rss / 1024:6.1f} MB")
@@ -174,6 +187,8 @@ def main(argv: list[str] | None = None) -> int:
     latency(args.games, args.speed, args.seed)
     print()
     memory(args.games, args.speed, args.seed)
+    print()
+    memory(args.games, args.speed, args.seed, arenas="0")
     return 0
 
 

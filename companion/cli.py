@@ -181,8 +181,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from willughby.companion.config import CompanionConfig
-    from willughby.companion.runtime import build
+    from willughby.companion.runtime import build, limit_malloc_arenas
 
+    limit_malloc_arenas()
     config = CompanionConfig()
     changes: dict[str, Any] = {"speech": "auto" if args.speak else "off", "preset": args.preset}
     if args.data_dir:
@@ -202,8 +203,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from willughby.companion.config import load_config
-    from willughby.companion.runtime import build
+    from willughby.companion.runtime import build, limit_malloc_arenas
 
+    limit_malloc_arenas()
     config = load_config(args.config)
     runtime = build(config)
     return _run_service(runtime, config.host, config.port, "Willughby")

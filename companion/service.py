@@ -55,6 +55,18 @@ CHOICES = 4
 KEEP_ANNOUNCEMENTS = 30
 
 
+# what is said of each kind of event a ruling lists (``hit`` and ``pass`` are worded in _describe)
+_EVENT_TEXT = {
+    "enter": "{player} enters a man from the bar",
+    "bear_off": "{player} bears a man off",
+    "lost_die": "{player} cannot use the {die}: it is lost",
+    "opponent_uses_die": "{player} uses the {die} {other} could not",
+    "bound": "{player} binds the table",
+    "unstack": "{player} unstacks a man",
+    "restack": "{player} restacks a man",
+}
+
+
 class CompanionError(ValueError):
     """Bad input to the companion (a malformed board, impossible dice)."""
 
@@ -424,22 +436,15 @@ class Companion:
         if ruling.play:
             out.append((f"{self._who(p)} plays {dice}: {ruling.play}", "play"))
         for e in ruling.events:
-            if e.type == "hit":
-                out.append((f"{p} hits the blot on {other(e.player)}'s {25 - e.point} point", "hit"))
-            elif e.type == "enter":
-                out.append((f"{e.player} enters a man from the bar", "enter"))
-            elif e.type == "bear_off":
-                out.append((f"{e.player} bears a man off", "bear_off"))
+            if e.type == "hit":               # the event's point is the hitter's; say it as the blot's owner counts
+                text = f"{p} hits the blot on {other(e.player)}'s {25 - (e.point or 0)} point"
             elif e.type == "pass":
-                out.append((f"{self._who(e.player)} cannot play {dice}", "pass"))
-            elif e.type == "lost_die":
-                out.append((f"{e.player} cannot use the {e.die}: it is lost", "lost_die"))
-            elif e.type == "opponent_uses_die":
-                out.append((f"{e.player} uses the {e.die} {other(e.player)} could not", "opponent_uses_die"))
-            elif e.type == "bound":
-                out.append((f"{e.player} binds the table", "bound"))
-            elif e.type in ("unstack", "restack"):
-                out.append((f"{e.player} {e.type}s a man", e.type))
+                text = f"{self._who(e.player)} cannot play {dice}"
+            elif e.type in _EVENT_TEXT:
+                text = _EVENT_TEXT[e.type].format(player=e.player, other=other(e.player), die=e.die)
+            else:
+                continue
+            out.append((text, e.type))
         if ruling.game_over is not None:
             g = ruling.game_over
             out.append((f"{self._who(g.winner)} wins: {g.kind}, stake {g.stake}", "win"))

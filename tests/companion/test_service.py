@@ -257,3 +257,17 @@ def test_a_game_killed_mid_turn_resumes_where_it_was(tmp_path):
     assert s["announcements"][0]["kind"] == "resume"
     assert again.legal_boards()                        # and play goes on
     store.close()
+
+
+def test_announcements_name_the_point_as_the_blots_owner_counts_it(c):
+    # the issue's own example: "light hits the blot on dark's 5 point" (light's 20 point)
+    from willughby.engine.referee import Event, GameOver, Ruling
+    r = Ruling("legal", "light", (6, 5), play="24/20* 13/7", events=(Event("hit", "light", 20),))
+    assert c._describe(r) == [("Ann (light) plays 6-5: 24/20* 13/7", "play"),
+                              ("light hits the blot on dark's 5 point", "hit")]
+    r = Ruling("legal", "dark", (6, 2), play="bar/23 6/off",
+               events=(Event("enter", "dark", 23), Event("bear_off", "dark", 6), Event("lost_die", "dark", die=2)),
+               game_over=GameOver("dark", "single", 1))
+    assert [t for t, _ in c._describe(r)] == ["Bob (dark) plays 6-2: bar/23 6/off", "dark enters a man from the bar",
+                                              "dark bears a man off", "dark cannot use the 2: it is lost",
+                                              "Bob (dark) wins: single, stake 1"]
