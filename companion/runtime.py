@@ -93,8 +93,10 @@ def _secret_key(data_dir: Path) -> bytes:
 
 
 def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, seed: int | None = None,
-          games: int | None = None, mistakes: float = 0.08, start: dict[str, Any] | None = None) -> Runtime:
-    """Make (and start) everything *config* names; *demo* plays on the drawn table with the fake box."""
+          games: int | None = None, mistakes: float = 0.08, start: dict[str, Any] | None = None,
+          pin_factory: Any = None) -> Runtime:
+    """Make (and start) everything *config* names; *demo* plays on the drawn table with the fake box.
+    *pin_factory* is gpiozero's, for the Pi's pins (gpiozero's default, or its mock pins in tests)."""
     from willughby.web_ui import create_app
     from willughby.web_ui.config import WebConfig
 
@@ -108,7 +110,7 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
     try:
         _dice(rt, demo)
         _camera(rt, demo, speed, start)
-        _lights(rt)
+        _lights(rt, pin_factory)
         _voice(rt)
         if demo:
             from .demo import DemoPlayers
@@ -207,7 +209,7 @@ def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None 
     c.set_device("camera", "ok")
 
 
-def _lights(rt: Runtime) -> None:
+def _lights(rt: Runtime, pin_factory: Any = None) -> None:
     cfg, c = rt.config, rt.companion
     if not cfg.pins:
         return
@@ -215,7 +217,7 @@ def _lights(rt: Runtime) -> None:
     from willughby.hardware.dice import PiDice, PipEntry
     from willughby.hardware.pins import PiPanel
 
-    panel = PiPanel(PinConfig.from_mapping(cfg.pin_numbers))
+    panel = PiPanel(PinConfig.from_mapping(cfg.pin_numbers), pin_factory=pin_factory)
     rt.parts["panel"] = panel
     rt._closers.append(panel.close)
     entry = PipEntry()

@@ -1,0 +1,73 @@
+"""The service put together on the Pi's own pins (gpiozero's mock pins) and
+with the voice: presses reach the referee, the lights follow the game."""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+
+from gpiozero.pins.mock import MockFactory
+
+from willughby.companion.config import CompanionConfig
+from willughby.companion.runtime import build
+from willughby.companion.speech import Speaker
+from willughby.hardware.config import PinConfig
+
+
+def _press(factory, pin):
+    factory.pin(pin).drive_low()
+    factory.pin(pin).drive_high()
+
+
+def test_the_pis_roll_button_throws_and_the_turn_lights_follow(tmp_path):
+    factory = MockFactory()
+    pins = PinConfig()
+    rt = build(CompanionConfig(data_dir=tmp_path, pins=True, dice="pi", speech="off"), pin_factory=factory)
+    try:
+        c = rt.companion
+        c.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"})
+        for _ in range(10):                              # the roll for start: until the dice differ
+            _press(factory, pins.roll)
+            time.sleep(0.05)                             # past the panel's debounce
+            if c.state()["phase"] != "start":
+                break
+        s = c.state()
+        assert s["phase"] == "move" and len(s["dice"]) == 2
+        light_on = factory.pin(pins.light_led).state
+        dark_on = factory.pin(pins.dark_led).state
+        assert (light_on, dark_on) == ((True, False) if s["board"]["turn"] == "light" else (False, True))
+        assert factory.pin(pins.illegal_led).state is False
+        # an illegal board lights the illegal lamp until it is put right
+        board = dict(s["board"])
+        mover = board.pop("turn")
+        men = list(board[mover])
+        far = 12 if mover == "light" else 11              # the mover's 13 point
+        men[far] -= 2
+        men[far - 5 if mover == "light" else far + 5] += 2  # two men 13/8: far off any play of two dice
+        board[mover] = men
+        c.submit_board(board, who="test")
+        assert c.state()["rulings"][-1]["verdict"] == "illegal"
+        assert factory.pin(pins.illegal_led).state is True
+        # UNDO on the pins (no pips being entered) takes the wrong move back: recorded, and the lamp goes out
+        _press(factory, pins.undo)
+        s = c.state()
+        assert s["phase"] == "move" and s["rulings"] == []
+        assert factory.pin(pins.illegal_led).state is False
+        log = c.store.game(s["game_id"])["log"]
+        assert [e["who"] for e in log if e["kind"] == "undo"] == ["pins"]
+    finally:
+        rt.close()
+
+
+def test_the_voice_says_each_announcement_in_order(tmp_path):
+    said = tmp_path / "said.txt"
+    program = tmp_path / "espeak-ng"
+    program.write_text(f"#!/bin/sh\nshift 2\n[ \"$1\" = -- ] && shift\nprintf '%s\\n' \"$*\" >> {said}\n")
+    program.chmod(program.stat().st_mode | stat.S_IEXEC)
+    speaker = Speaker(str(program))
+    speaker.say("light hits the blot on dark's 5 point")
+    speaker.say("dark enters a man from the bar")
+    speaker.close()
+    assert said.read_text().splitlines() == ["light hits the blot on dark's 5 point", "dark enters a man from the bar"]
+    assert speaker.spoken == 2
