@@ -121,6 +121,9 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
             rt.parts["players"] = players
             rt._closers.append(players.close)
             players.start()
+        if not demo and companion.state()["phase"] == "none":
+            # nothing in progress: the configured game, ready for the roll for start
+            companion.new_game(config.preset, dict(config.options), dict(config.players), who="serve")
         rt.app = create_app(WebConfig(pin=config.pin, secret_key=_secret_key(data_dir)), companion=companion)
     except BaseException:
         rt.close()

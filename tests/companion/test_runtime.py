@@ -26,6 +26,7 @@ def test_the_pis_roll_button_throws_and_the_turn_lights_follow(tmp_path):
     rt = build(CompanionConfig(data_dir=tmp_path, pins=True, dice="pi", speech="off"), pin_factory=factory)
     try:
         c = rt.companion
+        assert c.state()["phase"] == "start" and c.state()["preset"] == "backgammon"   # the configured game
         c.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"})
         for _ in range(10):                              # the roll for start: until the dice differ
             _press(factory, pins.roll)
