@@ -97,6 +97,7 @@ class DemoPlayers:
         self.mistakes_made = 0
         self._judged = 0              # rulings of the game when the men were last moved
         self._wrong = False           # the men on the table are a wrong move, awaiting its ruling
+        self._moved_at = 0.0          # when the men were last moved
         self.finished = threading.Event()
 
     def start(self) -> "DemoPlayers":
@@ -154,6 +155,12 @@ class DemoPlayers:
             return True
         if state["question"] is not None:
             return self._answer(state["question"])
+        if phase in ("start", "throw") and state["board"] is not None:
+            engine = Position.from_board(state["board"])
+            if self.table.position.physical_key() != engine.physical_key():
+                self._wrong = False
+                self.table.set(engine)            # the referee's board stands: the men are set as it has them
+                return True
         if phase in ("start", "throw"):
             self.box.press("roll")
             return True
@@ -169,6 +176,10 @@ class DemoPlayers:
                 self._wrong = False
                 self.table.set(engine)            # ruled illegal: put the men back as they were
                 return True
+            if time.monotonic() - self._moved_at > 5.0:
+                self._moved_at = time.monotonic()     # no ruling yet: press DONE, as a player would
+                self.box.press("done")
+                return True
             return False                          # moved: the camera has yet to settle and read
         return False
 
@@ -182,9 +193,11 @@ class DemoPlayers:
                 self._wrong = True
                 self.mistakes_made += 1
                 self.table.set(wrong)
+                self._moved_at = time.monotonic()
                 return True
         choice = plays[self.rng.choice(sorted(plays))]
         self.table.set(Position.from_board(choice))
+        self._moved_at = time.monotonic()
         self.moves += 1
         return True
 

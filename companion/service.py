@@ -350,7 +350,16 @@ class Companion:
         asked nothing of the referee (the board as it was) or became a question."""
         with self._lock:
             m = self._need_game()
-            seen = self._position(board, m)
+            try:
+                seen = self._position(board, m)
+            except CompanionError as exc:
+                if confidence is None or m.phase != "move":
+                    raise
+                # the camera read something no board can be (a man too many, say):
+                # ask which play was made rather than wait for a reading that may never come
+                self._ask(None, m.legal_outcomes(), [], board, who,
+                          why=f"the camera's reading is not a possible board ({exc})")
+                return None
             if m.phase != "move":
                 self._last_reading = seen
                 return None
@@ -375,15 +384,11 @@ class Companion:
         return sorted((k for k, v in confidence.items() if float(v) < CONFIDENT),
                       key=lambda k: (k == "bar", int(k) if k.isdigit() else 0))
 
-    @staticmethod
-    def _distance(a: Position, b: Position) -> int:
-        return (sum(abs(x - y) for x, y in zip(a.light, b.light)) + sum(abs(x - y) for x, y in zip(a.dark, b.dark))
-                + abs(a.bar[0] - b.bar[0]) + abs(a.bar[1] - b.bar[1]))
-
     def _near(self, seen: Position, outcomes: Sequence[Any]) -> bool:
         """Whether a camera's reading is within one man of a legal play: a
         misread man is likelier than that exact illegal move."""
-        return any(self._distance(seen, o.position) <= 2 for o in outcomes)
+        doc = seen.to_board()
+        return any(_raw_distance(doc, o.position) <= 2 for o in outcomes)
 
     def _play(self, after: Position, who: str, board: Mapping[str, Any]) -> dict[str, Any]:
         m = self._match
@@ -451,18 +456,22 @@ class Companion:
         return out
 
     # ----------------------------------------------------------- questions
-    def _ask(self, seen: Position, outcomes: Sequence[Any], doubtful: list[str], board: Mapping[str, Any],
-             who: str) -> None:
-        ranked = sorted(outcomes, key=lambda o: (self._distance(seen, o.position), self._notation(o)))
+    def _ask(self, seen: Position | None, outcomes: Sequence[Any], doubtful: list[str], board: Mapping[str, Any],
+             who: str, why: str | None = None) -> None:
+        """Put a question to the players: which of the closest legal plays was
+        made, or (where the reading is a board at all) the board as read."""
+        ranked = sorted(outcomes, key=lambda o: (_raw_distance(board, o.position), self._notation(o)))
         choices = [{"index": i, "play": self._notation(o), "board": o.position.to_board()}
                    for i, o in enumerate(ranked[:CHOICES])]
-        choices.append({"index": len(choices), "play": "the board as read", "board": seen.to_board()})
-        n = self.store.append(self._game_id, "question", {"reading": dict(board), "doubtful": doubtful}, who)
+        if seen is not None:
+            choices.append({"index": len(choices), "play": "the board as read", "board": seen.to_board()})
+        n = self.store.append(self._game_id, "question", {"reading": dict(board), "doubtful": doubtful,
+                                                          "why": why}, who)
         places = ", ".join("the bar" if k == "bar" else f"point {k}" for k in doubtful[:6])
-        where = (f"the camera is unsure of {places}" if doubtful
-                 else "the board is one man away from a legal play")
+        where = why or (f"the camera is unsure of {places}" if doubtful
+                        else "the board is one man away from a legal play")
         self._question = {"id": f"q-{n}", "kind": "move", "text": f"Which play was made? {where[0].upper()}{where[1:]}.",
-                          "reading": seen.to_board(), "choices": choices}
+                          "reading": seen.to_board() if seen is not None else None, "choices": choices}
         self._say(f"please confirm the play on the page: {where}", "question", who)
         self._publish()
 
@@ -724,6 +733,19 @@ class Companion:
                            "before": last["before"], "after": last.get("board")} if last else None),
         })
         return base
+
+
+def _raw_distance(board: Mapping[str, Any], position: Position) -> float:
+    """How many men a board document (even one no position can be) differs
+    from *position* by, point by point and on the bar; infinite where the
+    document has no counts to compare."""
+    try:
+        bar = board.get("bar") or {}
+        total = sum(abs(int(x) - y) for x, y in zip(board["light"], position.light, strict=True))
+        total += sum(abs(int(x) - y) for x, y in zip(board["dark"], position.dark, strict=True))
+        return total + abs(int(bar.get("light", 0)) - position.bar[0]) + abs(int(bar.get("dark", 0)) - position.bar[1])
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return float("inf")
 
 
 def _judged(record: Mapping[str, Any], plays_for: int | None = None) -> list[dict[str, Any]]:

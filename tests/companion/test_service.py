@@ -271,3 +271,21 @@ def test_announcements_name_the_point_as_the_blots_owner_counts_it(c):
     assert [t for t, _ in c._describe(r)] == ["Bob (dark) plays 6-2: bar/23 6/off", "dark enters a man from the bar",
                                               "dark bears a man off", "dark cannot use the 2: it is lost",
                                               "Bob (dark) wins: single, stake 1"]
+
+
+def test_a_camera_reading_no_board_can_be_becomes_a_question_not_a_stall(c):
+    after = c.legal_boards()["8/5 6/5"]
+    after["light"][4] += 1                             # a sixteenth light man seen on the 5 point
+    assert c.on_reading(after, SURE) is None
+    q = c.state()["question"]
+    assert q["text"].startswith("Which play was made? The camera's reading is not a possible board")
+    assert q["choices"][0]["play"] == "8/5 6/5"         # nearest to what was seen
+    assert all(ch["play"] != "the board as read" for ch in q["choices"])
+    c.answer(q["id"], 0, who="Ann")
+    assert c.state()["rulings"][-1]["play"] == "8/5 6/5"
+    # the same board entered by a person is refused with the reason
+    c.enter_dice([2, 2])
+    bad = c.legal_boards()[sorted(c.legal_boards())[0]]
+    bad["dark"][0] += 1
+    with pytest.raises(CompanionError, match="board"):
+        c.submit_board(bad)
