@@ -185,7 +185,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     limit_malloc_arenas()
     config = CompanionConfig()
-    changes: dict[str, Any] = {"speech": "auto" if args.speak else "off", "preset": args.preset}
+    changes: dict[str, Any] = {"speech": "auto" if args.speak else "off", "preset": args.preset,
+                               "players": {"light": "Ann", "dark": "Bob"}}
     if args.data_dir:
         changes["data_dir"] = Path(args.data_dir)
     config = replace(config, **changes)
