@@ -134,7 +134,6 @@ class Companion:
         self._question: dict[str, Any] | None = None
         self._rulings: list[dict[str, Any]] = []  # rulings of this game, with their turn
         self._seen_events: set[str] = set()       # idents of dice throws already taken (box retransmissions)
-        self._last_reading: Position | None = None
         self.devices: dict[str, Any] = {"camera": "absent", "dice": "page", "speech": False}
         self.camera: Any = None                   # the camera loop, when there is one (snapshot, calibration)
         self._resume()
@@ -361,8 +360,7 @@ class Companion:
                           why=f"the camera's reading is not a possible board ({exc})")
                 return None
             if m.phase != "move":
-                self._last_reading = seen
-                return None
+                return None                                   # no move awaited: nothing to judge
             before = m.position
             if seen.physical_key() == before.physical_key():
                 return None                                   # nothing moved yet
@@ -531,23 +529,18 @@ class Companion:
 
     # ---------------------------------------------------------------- undo
     def undo(self, who: str = "page") -> dict[str, Any]:
-        """Take back the last legal move (and what followed it), or failing
-        that the last throw: recorded as an undo, not erased."""
+        """Take back the last thing done -- a move (legal or not), a throw, a
+        cube action -- with what the engine did of itself after it (a throw
+        that could not be played passes at once): recorded as an undo, not
+        erased. Pressed again, it takes back the one before."""
         with self._lock:
             m = self._need_game()
             acts = m.actions
             if not acts:
                 raise NotNowError("there is nothing to take back")
-            start = None
-            for i in range(len(acts) - 1, -1, -1):
-                a = acts[i]
-                if a["type"] == "move" and a.get("verdict") == "legal" and not a.get("automatic"):
-                    start = i
-                    break
-            if start is None:
-                start = len(acts) - 1
-                while start > 0 and acts[start].get("automatic"):
-                    start -= 1
+            start = len(acts) - 1
+            while start > 0 and acts[start].get("automatic"):
+                start -= 1
             undone = self._action_ns[start:]
             self.store.append(self._game_id, "undo", {"undoes": undone}, who)
             self._say(f"{who} takes back {self._undo_text(acts[start])}", "undo", who)

@@ -289,3 +289,16 @@ def test_a_camera_reading_no_board_can_be_becomes_a_question_not_a_stall(c):
     bad["dark"][0] += 1
     with pytest.raises(CompanionError, match="board"):
         c.submit_board(bad)
+
+
+def test_undo_takes_back_one_thing_at_a_time_newest_first(c):
+    c.on_reading(c.legal_boards()["8/5 6/5"], SURE)
+    c.enter_dice([6, 4], who="box")
+    c.undo(who="Bob")                                  # Bob's throw, first
+    s = c.state()
+    assert s["phase"] == "throw" and s["board"]["turn"] == "dark" and s["dice"] is None
+    c.undo(who="Ann")                                  # then Ann's move
+    s = c.state()
+    assert s["phase"] == "move" and s["board"]["turn"] == "light" and s["dice"] == [3, 1]
+    texts = [a["text"] for a in s["announcements"]]
+    assert texts[:2] == ["Ann takes back light's move 8/5 6/5", "Bob takes back dark's throw 6-4"]
