@@ -191,7 +191,11 @@ def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None 
 
         from .demo import DemoTable
 
-        first = Position.from_board(start) if start else start_position(preset_rules(cfg.preset))
+        resumed = c.state()["board"]             # a game carried on: the men stand where it left them
+        if resumed:
+            first = Position.from_board(resumed)
+        else:
+            first = Position.from_board(start) if start else start_position(preset_rules(cfg.preset))
         table = DemoTable(first)
         rt.parts["table"] = table
         watcher = CameraWatcher(table, lambda board, conf: c.on_reading(board, conf), corners=table.corners,

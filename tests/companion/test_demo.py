@@ -116,3 +116,24 @@ def test_calibrating_on_the_page_saves_the_corners_the_watcher_then_uses(tmp_pat
         assert np.allclose(w.snapshot()[1]["corners"], label["corners"], atol=1.0)
     finally:
         w.close()
+
+
+def test_a_demo_stopped_and_started_again_carries_on_the_same_game_from_its_board(tmp_path):
+    config = CompanionConfig(data_dir=tmp_path, speech="off")
+    rt = build(config, demo=True, speed=50, seed=5, mistakes=0.0)
+    try:
+        assert _until(lambda: rt.companion.state()["turn_number"] >= 3, 60)
+    finally:
+        rt.close()
+    before = rt.companion.state()
+    rt2 = build(config, demo=True, speed=50, seed=5, mistakes=0.0)
+    try:
+        s = rt2.companion.state()
+        assert s["game_id"] == before["game_id"] and s["turn_number"] >= before["turn_number"]
+        table = rt2.parts["table"].position
+        from willughby.engine.position import Position
+        assert table.physical_key() == Position.from_board(before["board"]).physical_key()
+        assert _until(lambda: rt2.companion.state()["turn_number"] > before["turn_number"], 60)
+        assert all(r["verdict"] == "legal" for r in rt2.companion.state()["rulings"])
+    finally:
+        rt2.close()
