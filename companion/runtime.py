@@ -13,14 +13,14 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from willughby.engine.position import Position
 
 from .config import CompanionConfig, ensure_pin
-from .service import Announcement, Companion
+from .service import Companion
 from .store import GameStore
 
 __all__ = ["Runtime", "build", "limit_malloc_arenas"]

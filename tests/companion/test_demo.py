@@ -8,7 +8,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from willughby.companion.config import CompanionConfig
 from willughby.companion.runtime import build

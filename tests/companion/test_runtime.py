@@ -3,7 +3,6 @@ with the voice: presses reach the referee, the lights follow the game."""
 
 from __future__ import annotations
 
-import os
 import stat
 import time
 

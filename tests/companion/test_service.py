@@ -5,7 +5,6 @@ recovery after the process is killed mid-game."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys

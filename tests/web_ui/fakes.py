@@ -15,14 +15,10 @@ import queue
 import threading
 from typing import Any
 
-START_BOARD: dict[str, Any] = {
-    "format": "board/1",
-    "light": [0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2],
-    "dark": [2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 3, 0, 5, 0, 0, 0, 0, 0],
-    "bar": {"light": 0, "dark": 0},
-    "off": {"light": 0, "dark": 0},
-    "turn": "light",
-}
+from willughby.engine.rules import get_preset, start_position
+
+# the start of backgammon, light to play, from the engine (as the real companion has it)
+START_BOARD: dict[str, Any] = start_position(get_preset("backgammon").rules, "light").to_board()
 
 PRESETS = ("irish", "backgammon")
 
