@@ -43,6 +43,7 @@ class DemoTable:
         self._frame: np.ndarray | None = None
         self._corners: Any = None
         self.position = position
+        self.started_from = position      # the board the table was set up with
         self.frames_drawn = 0
         self.closed = False
         self._draw()
