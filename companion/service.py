@@ -37,6 +37,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from willughby.engine.errors import EngineError, InvalidBoardError
 from willughby.engine.match import Match
+from willughby.engine.notation import NO_PLAY
 from willughby.engine.position import DARK, LIGHT, Position, other
 from willughby.engine.referee import Ruling
 from willughby.engine.rules import PRESETS, get_preset, preset_rules
@@ -60,11 +61,15 @@ _EVENT_TEXT = {
     "enter": "{player} enters a man from the bar",
     "bear_off": "{player} bears a man off",
     "lost_die": "{player} cannot use the {die}: it is lost",
+    "lost_dice": "{player} cannot use {count} of the {die}s: they are lost",
     "opponent_uses_die": "{player} uses the {die} {other} could not",
     "bound": "{player} binds the table",
     "unstack": "{player} unstacks a man",
     "restack": "{player} restacks a man",
 }
+
+
+_COUNT_WORDS = {2: "two", 3: "three", 4: "four"}
 
 
 class CompanionError(ValueError):
@@ -118,6 +123,10 @@ class _Subscription:
 class Companion:
     """The referee of the game in progress; see the module docstring."""
 
+    #: what the page may answer as bad input (400), no such thing (404) and not now (409);
+    #: anything else the companion raises is a fault (web_ui/contract.py)
+    declared_errors: tuple[type[Exception], ...] = (CompanionError, UnknownError, NotNowError)
+
     def __init__(self, store: GameStore, *, clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self._clock = clock
@@ -133,6 +142,7 @@ class Companion:
         self._action_ns: list[int] = []          # the store's n of each of the match's actions
         self._question: dict[str, Any] | None = None
         self._rulings: list[dict[str, Any]] = []  # rulings of this game, with their turn
+        self._counter = TurnCounter()             # numbers the rulings as they come
         self._seen_events: set[str] = set()       # idents of dice throws already taken (box retransmissions)
         self.devices: dict[str, Any] = {"camera": "absent", "dice": "page", "speech": False}
         self.camera: Any = None                   # the camera loop, when there is one (snapshot, calibration)
@@ -167,7 +177,7 @@ class Companion:
             return
         with self._lock:
             self._load(current["id"])
-            self._say(f"resumed the game in progress at turn {self._match.turn_number}", "resume",
+            self._say(f"resumed the game in progress at turn {self._turn_in_progress()}", "resume",
                       store=False)
             self._publish()
 
@@ -194,8 +204,11 @@ class Companion:
 
     def _rebuild_rulings(self) -> None:
         assert self._match is not None
-        self._rulings = [self._ruling_doc(j["ruling"], j["turn"], j["before"])
-                         for j in _judged(self._match.record())]
+        judged = _judged(self._match.record())
+        self._counter = TurnCounter()
+        for j in judged:
+            self._counter.count(j["ruling"])
+        self._rulings = [self._ruling_doc(j["ruling"], j, j["before"]) for j in judged]
 
     def new_game(self, preset: str, options: Mapping[str, str] | None = None,
                  players: Mapping[str, str] | None = None, who: str = "page",
@@ -219,6 +232,7 @@ class Companion:
             self._match = match
             self._action_ns = []
             self._rulings = []
+            self._counter = TurnCounter()
             self._announcements = []
             self._question = None
             self._seen_events = set()
@@ -228,6 +242,47 @@ class Companion:
                 self._say("throw one die each for the start", "prompt", who=who)
             self._publish()
             return self._state_doc
+
+    def _turn_in_progress(self) -> int:
+        """The number of the turn being played (:class:`TurnCounter`); once the
+        game is over, the number of its last turn."""
+        m = self._match
+        if m is None:
+            return 0
+        return self._counter.played if m.phase == "over" else self._counter.in_progress
+
+    def _awaiting(self) -> str:
+        """What the game waits for, in the players' words (for the page and for
+        the errors that say why an input is not wanted now)."""
+        m = self._match
+        if m is None:
+            return "no game is in progress"
+        turn = self._who(m.turn)
+        if m.phase == "start":
+            return "the players are to throw one die each for the start"
+        if m.phase == "throw":
+            return f"{turn} is to throw" + (" (or double)" if m.can_double() else "")
+        if m.phase == "cube":
+            return f"{self._who(other(m.offered_by or LIGHT))} is to take or drop the double"
+        if m.phase == "move":
+            return f"{turn} is to move the {'-'.join(map(str, m.dice or ()))} thrown"
+        if m.phase == "binding_toss":
+            return "both players are to throw two dice to break the bound table"
+        if m.phase == "binding_choice":
+            return f"{self._who(m.chooser)} is to choose the point to break"
+        if m.phase == "over":
+            return "the game is over: start a new one"
+        return f"the game is at {m.phase}"
+
+    def _undo_preview(self) -> str | None:
+        """What UNDO would take back now, in words, or None when nothing."""
+        m = self._match
+        if m is None or not m.actions:
+            return None
+        start = len(m.actions) - 1
+        while start > 0 and m.actions[start].get("automatic"):
+            start -= 1
+        return self._undo_text(m.actions[start])
 
     def _need_game(self) -> Match:
         if self._match is None:
@@ -308,7 +363,7 @@ class Companion:
                     else:
                         self._ask_break(chooser)
                 else:
-                    raise NotNowError(f"dice are not wanted now: the game is at {m.phase!r}")
+                    raise NotNowError(f"no dice are wanted now: {self._awaiting()}")
             except EngineError as exc:
                 raise CompanionError(str(exc)) from None
             self._publish()
@@ -324,12 +379,12 @@ class Companion:
         with self._lock:
             m = self._need_game()
             if m.phase != "move":
-                raise NotNowError(f"no move is awaited: the game is at {m.phase!r}")
+                raise NotNowError(f"no move is awaited now: {self._awaiting()}")
             return {self._notation(o): o.position.to_board() for o in m.legal_outcomes()}
 
     @staticmethod
     def _notation(outcome: Any) -> str:
-        text = outcome.play.notation or "(no move)"
+        text = outcome.play.notation or NO_PLAY
         if outcome.opponent_play is not None and outcome.opponent_play.notation:
             text += f"; opponent {outcome.opponent_play.notation}"
         return text
@@ -402,7 +457,9 @@ class Companion:
     def _ruled(self, ruling: Ruling, who: str, before: Position) -> None:
         m = self._match
         assert m is not None
-        self._rulings.append(self._ruling_doc(ruling, len(m.rulings), before))
+        turn, attempt = self._counter.count(ruling)
+        number = {"turn": turn, "attempt": attempt, "seq": len(m.rulings)}
+        self._rulings.append(self._ruling_doc(ruling, number, before))
         for text, kind in self._describe(ruling):
             self._say(text, kind, who)
         if ruling.game_over is not None:
@@ -412,13 +469,17 @@ class Companion:
                       "(enter the binder's two dice, then the other's)", "prompt", who)
 
     @staticmethod
-    def _ruling_doc(ruling: Ruling, turn: int, before: Position) -> dict[str, Any]:
-        """A ruling for the page: ``turn`` counts every judged turn of the game from 1."""
+    def _ruling_doc(ruling: Ruling, number: Mapping[str, int], before: Position) -> dict[str, Any]:
+        """A ruling for the page, numbered as :class:`TurnCounter` says:
+        ``turn`` (the turn it belongs to), ``attempt`` (1, 2, ... within that
+        turn) and ``seq`` (every ruling of the game, from 1)."""
         doc = ruling.to_json()
-        doc["turn"] = turn
+        doc["turn"] = number["turn"]
+        doc["attempt"] = number["attempt"]
+        doc["seq"] = number["seq"]
         doc["before"] = before.to_board()
         src = ruling.source
-        doc["source"] = None if src is None else {k: getattr(src, k, None) for k in ("author", "work", "quote")}
+        doc["source"] = None if src is None else {"key": src.key, "citation": src.citation, "quote": src.quote}
         doc["closest"] = list(ruling.closest)
         return doc
 
@@ -436,15 +497,27 @@ class Companion:
         if not ruling.legal:
             return [(f"illegal: {ruling.reason} ({ruling.citation}); put the board right", "illegal")]
         out: list[tuple[str, str]] = []
-        if ruling.play:
+        if ruling.play and ruling.play != NO_PLAY:
             out.append((f"{self._who(p)} plays {dice}: {ruling.play}", "play"))
-        for e in ruling.events:
+        events = list(ruling.events)
+        for i, e in enumerate(events):
+            if e.type == "lost_die" and i and events[i - 1].type == "lost_die" and events[i - 1].die == e.die:
+                continue                     # said with the first of a run of lost dice alike
             if e.type == "hit":               # the event's point is the hitter's; say it as the blot's owner counts
-                text = f"{p} hits the blot on {other(e.player)}'s {25 - (e.point or 0)} point"
+                text = f"{self._who(p)} hits the blot on {other(e.player)}'s {25 - (e.point or 0)} point"
             elif e.type == "pass":
                 text = f"{self._who(e.player)} cannot play {dice}"
+            elif e.type == "lost_die":
+                alike = 1
+                while i + alike < len(events) and events[i + alike].type == "lost_die" \
+                        and events[i + alike].die == e.die:
+                    alike += 1
+                key = "lost_die" if alike == 1 else "lost_dice"
+                text = _EVENT_TEXT[key].format(player=self._who(e.player), die=e.die,
+                                               count=_COUNT_WORDS.get(alike, str(alike)))
             elif e.type in _EVENT_TEXT:
-                text = _EVENT_TEXT[e.type].format(player=e.player, other=other(e.player), die=e.die)
+                text = _EVENT_TEXT[e.type].format(player=self._who(e.player), other=self._who(other(e.player)),
+                                                  die=e.die)
             else:
                 continue
             out.append((text, e.type))
@@ -466,11 +539,16 @@ class Companion:
         n = self.store.append(self._game_id, "question", {"reading": dict(board), "doubtful": doubtful,
                                                           "why": why}, who)
         places = ", ".join("the bar" if k == "bar" else f"point {k}" for k in doubtful[:6])
-        where = why or (f"the camera is unsure of {places}" if doubtful
+        where = why or (f"the camera is unsure of {places} (light's numbering)" if doubtful
                         else "the board is one man away from a legal play")
+        m = self._match
+        assert m is not None
+        about = f"Turn {self._turn_in_progress()}: {self._who(m.turn)} threw {'-'.join(map(str, m.dice or ()))}"
         self._question = {"id": f"q-{n}", "kind": "move", "text": f"Which play was made? {where[0].upper()}{where[1:]}.",
+                          "about": about, "turn": self._turn_in_progress(), "player": m.turn,
+                          "dice": list(m.dice or ()), "asked_at": self._clock(),
                           "reading": seen.to_board() if seen is not None else None, "choices": choices}
-        self._say(f"please confirm the play on the page: {where}", "question", who)
+        self._say(f"{about}: please confirm the play on the page; {where}", "question", who)
         self._publish()
 
     def _ask_break(self, chooser: str) -> None:
@@ -484,6 +562,8 @@ class Companion:
                 choices.append({"index": own, "play": f"break {binder}'s {own} point", "board": None})
         self._question = {"id": f"q-break-{len(m.actions)}", "kind": "break", "reading": None,
                           "text": f"{self._who(chooser)} chooses which point of {binder}'s table to break",
+                          "about": f"Turn {self._counter.played}: {self._who(binder)} bound the table",
+                          "turn": self._counter.played, "player": chooser, "dice": [], "asked_at": self._clock(),
                           "choices": choices}
         self._say(self._question["text"], "question")
 
@@ -519,7 +599,7 @@ class Companion:
         with self._lock:
             m = self._need_game()
             if m.phase != "move":
-                raise NotNowError(f"no move is awaited: the game is at {m.phase!r}")
+                raise NotNowError(f"no move is awaited now: {self._awaiting()}")
             self.store.append(self._game_id, "correction", {"board": dict(board)}, who)
             seen = self._position(board, m)
             if seen.physical_key() == m.position.physical_key():
@@ -550,13 +630,21 @@ class Companion:
             self._publish()
             return self._state_doc
 
-    @staticmethod
-    def _undo_text(action: Mapping[str, Any]) -> str:
+    def _undo_text(self, action: Mapping[str, Any]) -> str:
+        """What an action was, for "X takes back ..." and the page's undo button."""
         kind = action.get("type")
+        who = self._who(action.get("player")) if action.get("player") in (LIGHT, DARK) else None
         if kind == "move":
-            return f"{action.get('player')}'s move {action.get('play') or ''}".rstrip()
+            what = "the illegal move" if action.get("verdict") == "illegal" else "the move"
+            play = action.get("play")
+            return f"{what} of {who}" + (f": {play}" if play else "")
         if kind == "throw":
-            return f"{action.get('player')}'s throw {'-'.join(map(str, action.get('dice', [])))}"
+            return f"the throw of {who}: {'-'.join(map(str, action.get('dice', [])))}"
+        if kind == "start_roll":
+            return f"the roll for the start ({action.get('light')} against {action.get('dark')})"
+        if kind in ("double", "take", "drop"):
+            verb = {"double": "double", "take": "take", "drop": "drop"}[str(kind)]
+            return f"the {verb} of {who}" if who else f"the {verb}"
         return f"the {str(kind).replace('_', ' ')}"
 
     # ---------------------------------------------------------------- cube
@@ -564,6 +652,18 @@ class Companion:
         """``double`` (the player on turn, before throwing), ``take`` or ``drop``."""
         with self._lock:
             m = self._need_game()
+            if action not in ("double", "take", "drop"):
+                raise CompanionError(f"the cube's actions are double, take and drop, not {action!r}")
+            if not m.rules.cube:
+                raise NotNowError("this game is played without the cube")
+            if action == "double" and m.phase == "throw" and not m.can_double():
+                owner = f"{self._who(m.cube_owner)} owns it" if m.cube_owner else "nobody owns it"
+                raise NotNowError(f"{self._who(m.turn)} may not double now: the cube is at {m.cube_value} "
+                                  f"and {owner}")
+            if action == "double" and m.phase != "throw":
+                raise NotNowError(f"a double is offered only before throwing: {self._awaiting()}")
+            if action != "double" and m.phase != "cube":
+                raise NotNowError(f"no double has been offered: {self._awaiting()}")
             try:
                 if action == "double":
                     doubler = m.turn
@@ -622,7 +722,8 @@ class Companion:
     @staticmethod
     def _turns(record: Mapping[str, Any]) -> list[dict[str, Any]]:
         """Each judged turn of a record, with the boards before and after it."""
-        return [{"turn": j["turn"], "player": j["ruling"].player, "dice": list(j["ruling"].dice),
+        return [{"turn": j["turn"], "attempt": j["attempt"], "seq": j["seq"],
+                 "player": j["ruling"].player, "dice": list(j["ruling"].dice),
                  "play": j["ruling"].play, "verdict": j["ruling"].verdict,
                  "before": j["before"].to_board(), "after": j["after"].to_board(),
                  "ruling": j["ruling"].to_json()} for j in _judged(record)]
@@ -634,20 +735,37 @@ class Companion:
             record = self.store.record(game_id)
         except LookupError as exc:
             raise UnknownError(str(exc)) from None
-        return to_mat(record)
+        try:
+            return to_mat(record)
+        except ValueError as exc:          # the game cannot be written as a .mat (matfile says why)
+            raise CompanionError(str(exc)) from None
 
-    def dispute(self, turn: int) -> dict[str, Any]:
-        """A judged turn of the game in progress: before, after, ruling, its
-        source, and every legal play the throw allowed."""
+    def dispute(self, turn: int, attempt: int | None = None) -> dict[str, Any]:
+        """A ruling of the game in progress for the dispute view: turn *turn*'s
+        *attempt* (by default its last: the play that ended it, or the latest
+        illegal attempt of the turn in progress), with the boards before and
+        after, the ruling, its source, every legal play the throw allowed, and
+        the turn's other attempts."""
         with self._lock:
             m = self._need_game()
-            if not 1 <= turn <= len(m.rulings):
-                raise UnknownError(f"no judged turn {turn} in this game (there are {len(m.rulings)})")
-            j = _judged(m.record(), plays_for=turn)[turn - 1]
-            doc = self._ruling_doc(j["ruling"], turn, j["before"])
-            return {"turn": turn, "player": j["ruling"].player, "dice": list(j["ruling"].dice),
+            judged = _judged(m.record())
+            of_turn = [j for j in judged if j["turn"] == turn]
+            if not of_turn:
+                played = self._counter.played
+                raise UnknownError(f"turn {turn} has no ruling in this game (turns played: {played})")
+            if attempt is None:
+                attempt = of_turn[-1]["attempt"]
+            found = [j for j in of_turn if j["attempt"] == attempt]
+            if not found:
+                raise UnknownError(f"turn {turn} has no attempt {attempt} (it has {len(of_turn)})")
+            j = _judged(m.record(), plays_for=found[0]["seq"])[found[0]["seq"] - 1]
+            doc = self._ruling_doc(j["ruling"], j, j["before"])
+            return {"turn": turn, "attempt": attempt, "attempts": len(of_turn), "player": j["ruling"].player,
+                    "player_text": self._who(j["ruling"].player), "dice": list(j["ruling"].dice),
                     "before": j["before"].to_board(), "after": j["seen"].to_board(), "ruling": doc,
-                    "source": doc["source"], "legal_plays": j["plays"]}
+                    "source": doc["source"], "legal_plays": j["plays"],
+                    "others": [{"attempt": o["attempt"], "verdict": o["ruling"].verdict, "play": o["ruling"].play}
+                               for o in of_turn if o["attempt"] != attempt]}
 
     def presets(self) -> list[dict[str, Any]]:
         """The games a new game may be, with their options (``willughby variants``)."""
@@ -676,7 +794,12 @@ class Companion:
         cam = self.camera
         if cam is None or not hasattr(cam, "calibrate"):
             raise NotNowError("there is no camera to calibrate")
-        result = cam.calibrate(corners)
+        from willughby.vision.errors import VisionError
+
+        try:
+            result = cam.calibrate(corners)
+        except VisionError as exc:         # corners that cannot be a board, or no frame yet
+            raise CompanionError(f"the corners were not saved: {exc}") from None
         with self._lock:
             self._say(f"{who} set the board's corners", "calibration", who)
             self._publish()
@@ -701,8 +824,9 @@ class Companion:
                                 "presets": [p.id for p in PRESETS.values()]}
         if m is None:
             base.update({"game_id": None, "preset": None, "players": None, "board": None, "dice": None,
-                         "turn_number": 0, "phase": "none", "rulings": [], "game_over": None,
-                         "cube": None, "question": None, "last_play": None})
+                         "turn_number": 0, "turns_played": 0, "phase": "none", "awaiting": "no game is in progress",
+                         "rulings": [], "game_over": None, "cube": None, "question": None, "last_play": None,
+                         "undo": None})
             return base
         last = None
         for r in reversed(self._rulings):
@@ -715,8 +839,10 @@ class Companion:
             "players": dict(m.players),
             "board": m.position.to_board(),
             "dice": list(m.dice) if m.dice else None,
-            "turn_number": m.turn_number,
+            "turn_number": self._turn_in_progress(),
+            "turns_played": m.turn_number,
             "phase": m.phase,
+            "awaiting": self._awaiting(),
             "rulings": self._rulings[-20:],
             "game_over": m.result.to_json() if m.result else None,
             "cube": {"value": m.cube_value, "owner": m.cube_owner, "offered_by": m.offered_by,
@@ -724,6 +850,7 @@ class Companion:
             "question": self._question,
             "last_play": ({"turn": last["turn"], "player": last["player"], "play": last["play"],
                            "before": last["before"], "after": last.get("board")} if last else None),
+            "undo": self._undo_preview(),
         })
         return base
 
@@ -750,19 +877,58 @@ def _judged(record: Mapping[str, Any], plays_for: int | None = None) -> list[dic
     partial["actions"] = []
     match = Match.from_record(partial)
     out: list[dict[str, Any]] = []
+    numbers = TurnCounter()
     for n, action in enumerate(actions):
         if n < len(match.actions):
             continue                      # made by the replay itself (an automatic pass)
         before = match.position
         plays = None
-        if plays_for is not None and action.get("type") == "move" and len(match.rulings) + 1 == plays_for:
+        if plays_for is not None and action.get("type") == "move" and len(out) + 1 == plays_for:
             plays = [{"play": Companion._notation(o), "board": o.position.to_board()}
                      for o in match.legal_outcomes()]
         count = len(match.rulings)
         match.apply_action(action)
         for r in match.rulings[count:]:
             seen = Position.from_id(action["after"]) if action.get("type") == "move" else match.position
-            out.append({"turn": len(out) + 1, "ruling": r, "before": before, "seen": seen,
-                        "after": match.position, "plays": plays or []})
+            turn, attempt = numbers.count(r)
+            out.append({"turn": turn, "attempt": attempt, "seq": len(out) + 1, "ruling": r, "before": before,
+                        "seen": seen, "after": match.position, "plays": plays or []})
             before = match.position
     return out
+
+
+class TurnCounter:
+    """The house's one numbering of turns (``docs/control-api.md``, "Turns").
+
+    A turn is one player's go: the throw and the play made with it, a pass
+    included, numbered from 1 in the order played. A board ruled illegal is
+    an *attempt* within the turn in progress, not a turn of its own: the
+    rulings of one turn are its attempts 1, 2, ..., the last of them (the
+    legal one) ending the turn. A turn taken back is not counted, since the
+    record it is counted from no longer holds it.
+
+    >>> c = TurnCounter()
+    >>> [c.count(legal) for legal in (True, False, False, True, True)]
+    [(1, 1), (2, 1), (2, 2), (2, 3), (3, 1)]
+    >>> c.played, c.in_progress
+    (3, 4)
+    """
+
+    def __init__(self) -> None:
+        self.played = 0
+        self._attempts = 0
+
+    @property
+    def in_progress(self) -> int:
+        """The number of the turn being played now."""
+        return self.played + 1
+
+    def count(self, ruling: Ruling | bool) -> tuple[int, int]:
+        """Number the next ruling: ``(turn, attempt)``."""
+        legal = ruling if isinstance(ruling, bool) else ruling.legal
+        self._attempts += 1
+        numbered = (self.played + 1, self._attempts)
+        if legal:
+            self.played += 1
+            self._attempts = 0
+        return numbered

@@ -87,8 +87,9 @@ def export_mat(game_id: str) -> Response:
 
 @bp.get("/dispute/<int:turn>")
 def dispute(turn: int) -> Response:
-    """A turn of the game in progress, for the dispute view."""
-    return jsonify(ask("dispute", turn))
+    """A ruling of the game in progress for the dispute view: turn *turn*'s
+    last ruling, or its ``?attempt=k``."""
+    return jsonify(ask("dispute", turn, validate.attempt(request.args.get("attempt"))))
 
 
 def presets() -> list[dict[str, str]]:

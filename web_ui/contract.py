@@ -3,11 +3,13 @@ imports engine types at most, and the companion only as the object it is
 handed). ``willughby.companion.service.Companion`` is one; the tests' fake
 is another.
 
-Every method returns JSON-ready values. Errors are the built-in kinds,
-which the page maps to HTTP statuses: ``ValueError`` (bad input: 400),
-``LookupError`` (no such game, turn or question: 404), ``RuntimeError``
-(not now: the game is not at that step: 409). The companion's own errors
-subclass these.
+Every method returns JSON-ready values. The companion *declares* the
+errors that are answers rather than faults (``declared_errors``), each a
+subclass of a built-in kind, which the page maps to HTTP statuses:
+``ValueError`` (bad input: 400), ``LookupError`` (no such game, turn or
+question: 404), ``RuntimeError`` (not now: the game is not at that step:
+409). Anything else it raises is a fault: logged with its traceback and
+answered 500.
 
 The state document (``GET /api/state``, ``../shared/specs/cli.md``)::
 
@@ -50,6 +52,9 @@ class Subscription(Protocol):
 class CompanionLike(Protocol):
     """The companion, as the page sees it."""
 
+    #: the errors that answer a request (bad input, no such thing, not now)
+    declared_errors: tuple[type[Exception], ...]
+
     def state(self) -> dict[str, Any]:
         """The current state document."""
 
@@ -87,10 +92,12 @@ class CompanionLike(Protocol):
     def export_mat(self, game_id: str) -> str:
         """The game as a GNU Backgammon ``.mat`` match file (backgammon only; ValueError otherwise)."""
 
-    def dispute(self, turn: int) -> dict[str, Any]:
-        """A turn of the game in progress for the dispute view: ``{"turn", "player", "dice",
-        "before", "after", "ruling", "source": {"author", "work", "quote"} or null,
-        "legal_plays": [{"play", "board"}, ...]}``."""
+    def dispute(self, turn: int, attempt: int | None = None) -> dict[str, Any]:
+        """A ruling of the game in progress for the dispute view, turn *turn*'s
+        *attempt* (None: its last): ``{"turn", "attempt", "attempts", "player",
+        "player_text", "dice", "before", "after", "ruling", "source": {"key",
+        "citation", "quote"} or null, "legal_plays": [{"play", "board"}, ...],
+        "others": [{"attempt", "verdict", "play"}, ...]}``."""
 
     # -- the camera ----------------------------------------------------------
     def camera_snapshot(self) -> tuple[bytes, dict[str, Any]] | None:

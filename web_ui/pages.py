@@ -12,9 +12,9 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Blueprint, render_template
+from flask import Blueprint, render_template, request
 
-from . import security
+from . import security, validate
 from .api import presets
 from .services import ask, services
 
@@ -88,8 +88,10 @@ def game(game_id: str) -> str:
 
 @bp.get("/dispute/<int:turn>")
 def dispute(turn: int) -> str:
-    """A turn of the game in progress: before and after, the ruling and its source."""
-    return render_template("dispute.html", dispute=ask("dispute", turn), turn=turn)
+    """A ruling of the game in progress (turn *turn*, ``?attempt=k``): before
+    and after, the ruling and its source, what the throw allowed."""
+    found = ask("dispute", turn, validate.attempt(request.args.get("attempt")))
+    return render_template("dispute.html", dispute=found, turn=turn)
 
 
 @bp.get("/calibrate")

@@ -104,13 +104,17 @@ def services() -> WebServices:
 
 
 def ask(method: str, *args: Any) -> Any:
-    """Call the companion's *method*, turning the errors it may raise by the
-    contract (``ValueError``, ``LookupError``, ``RuntimeError``) into the
-    page's own, which carry their HTTP status."""
-    fn = getattr(services().companion, method)
+    """Call the companion's *method*, turning the errors it declares
+    (``declared_errors``: its answers to bad input, to no such thing and to
+    not now) into the page's own, which carry their HTTP status.
+
+    Anything else the companion raises is a fault, not an answer: it goes on
+    to Flask, which logs it with its traceback and answers 500, so a
+    programming error never reaches the players dressed as "404 'turn'"."""
+    companion = services().companion
+    fn = getattr(companion, method)
+    declared = tuple(getattr(companion, "declared_errors", ()))
     try:
         return fn(*args)
-    except (RecursionError, NotImplementedError):
-        raise  # faults, not answers: a 500 and the log
-    except (ValueError, LookupError, RuntimeError) as exc:
+    except declared as exc:
         raise from_companion(exc) from exc

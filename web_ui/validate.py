@@ -51,6 +51,20 @@ def _text(body: dict[str, Any], field: str, *, required: bool = True, limit: int
     return value
 
 
+def attempt(text: str | None) -> int | None:
+    """The ``attempt`` query parameter of a dispute address: a whole number
+    from 1, or None where it is absent.
+
+    >>> attempt("2"), attempt(None)
+    (2, None)
+    """
+    if text is None or text == "":
+        return None
+    if not text.isdigit() or not 1 <= int(text) <= 999:
+        raise BadRequestError(f"'attempt' must be a whole number from 1, not {text[:20]!r}")
+    return int(text)
+
+
 def login(body: dict[str, Any]) -> tuple[str, str]:
     """The PIN and the optional player name of a login.
 

@@ -44,7 +44,8 @@ def test_a_legal_turn_read_by_the_camera_is_ruled_announced_and_recorded(c):
     ruling = c.on_reading(after, SURE)
     assert ruling["verdict"] == "legal" and ruling["play"] == "8/5 6/5"
     s = c.state()
-    assert s["phase"] == "throw" and s["board"]["turn"] == "dark" and s["turn_number"] == 1
+    assert s["phase"] == "throw" and s["board"]["turn"] == "dark"
+    assert (s["turns_played"], s["turn_number"]) == (1, 2)       # Ann's turn 1 played, Bob's turn 2 to come
     assert s["announcements"][0]["text"] == "Ann (light) plays 3-1: 8/5 6/5"
     assert s["last_play"]["play"] == "8/5 6/5" and s["last_play"]["after"]["light"][4] == 2
     log = c.store.game(s["game_id"])["log"]
@@ -157,7 +158,7 @@ def test_undo_takes_back_the_last_move_and_is_recorded_not_erased(c):
     undo = [e for e in log if e["kind"] == "undo"]
     assert len(undo) == 1 and undo[0]["who"] == "Bob"
     assert any(e["kind"] == "action" and e["data"].get("play") == "8/5 6/5" for e in log)   # still there
-    assert "Bob takes back light's move 8/5 6/5" in [a["text"] for a in s["announcements"]]
+    assert "Bob takes back the move of Ann (light): 8/5 6/5" in [a["text"] for a in s["announcements"]]
     # and a companion started afresh on the store sees the same game
     again = Companion(c.store)
     assert again.state()["board"] == s["board"] and again.state()["dice"] == [3, 1]
@@ -252,7 +253,7 @@ def test_a_game_killed_mid_turn_resumes_where_it_was(tmp_path):
     again = Companion(store)
     s = again.state()
     assert s["board"] == before["board"] and s["dice"] == before["dice"] == [5, 5]
-    assert s["phase"] == "move" and s["turn_number"] == 2
+    assert s["phase"] == "move" and (s["turns_played"], s["turn_number"]) == (2, 3)
     assert s["announcements"][0]["kind"] == "resume"
     assert again.legal_boards()                        # and play goes on
     store.close()
@@ -263,13 +264,25 @@ def test_announcements_name_the_point_as_the_blots_owner_counts_it(c):
     from willughby.engine.referee import Event, GameOver, Ruling
     r = Ruling("legal", "light", (6, 5), play="24/20* 13/7", events=(Event("hit", "light", 20),))
     assert c._describe(r) == [("Ann (light) plays 6-5: 24/20* 13/7", "play"),
-                              ("light hits the blot on dark's 5 point", "hit")]
+                              ("Ann (light) hits the blot on dark's 5 point", "hit")]
     r = Ruling("legal", "dark", (6, 2), play="bar/23 6/off",
                events=(Event("enter", "dark", 23), Event("bear_off", "dark", 6), Event("lost_die", "dark", die=2)),
                game_over=GameOver("dark", "single", 1))
-    assert [t for t, _ in c._describe(r)] == ["Bob (dark) plays 6-2: bar/23 6/off", "dark enters a man from the bar",
-                                              "dark bears a man off", "dark cannot use the 2: it is lost",
+    assert [t for t, _ in c._describe(r)] == ["Bob (dark) plays 6-2: bar/23 6/off",
+                                              "Bob (dark) enters a man from the bar",
+                                              "Bob (dark) bears a man off", "Bob (dark) cannot use the 2: it is lost",
                                               "Bob (dark) wins: single, stake 1"]
+
+
+def test_dice_lost_alike_are_said_once_with_their_number(c):
+    # issue 15: "dark cannot use the 1: it is lost" was said four times for a 1-1 that could not be played
+    from willughby.engine.referee import Event, Ruling
+    r = Ruling("legal", "dark", (1, 1), play="(no play)",
+               events=tuple(Event("lost_die", "dark", die=1) for _ in range(4)))
+    assert [t for t, _ in c._describe(r)] == ["Bob (dark) cannot use four of the 1s: they are lost"]
+    r = Ruling("legal", "dark", (6, 2), play="6/off",
+               events=(Event("bear_off", "dark", 6), Event("lost_die", "dark", die=2)))
+    assert [t for t, _ in c._describe(r)][-1] == "Bob (dark) cannot use the 2: it is lost"
 
 
 def test_a_camera_reading_no_board_can_be_becomes_a_question_not_a_stall(c):
@@ -300,4 +313,4 @@ def test_undo_takes_back_one_thing_at_a_time_newest_first(c):
     s = c.state()
     assert s["phase"] == "move" and s["board"]["turn"] == "light" and s["dice"] == [3, 1]
     texts = [a["text"] for a in s["announcements"]]
-    assert texts[:2] == ["Ann takes back light's move 8/5 6/5", "Bob takes back dark's throw 6-4"]
+    assert texts[:2] == ["Ann takes back the move of Ann (light): 8/5 6/5", "Bob takes back the throw of Bob (dark): 6-4"]

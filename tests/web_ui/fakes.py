@@ -25,6 +25,18 @@ PRESETS = ("irish", "backgammon")
 FAKE_JPEG = b"\xff\xd8\xff\xe0fake-jpeg\xff\xd9"
 
 
+class FakeBadInput(ValueError):
+    """Bad input (400), as the real companion's CompanionError."""
+
+
+class FakeNotFound(LookupError):
+    """No such thing (404), as the real companion's UnknownError."""
+
+
+class FakeNotNow(RuntimeError):
+    """Not now (409), as the real companion's NotNowError."""
+
+
 class FakeSubscription:
     """One client's queue of states; the first ``get`` returns the state at subscription."""
 
@@ -51,6 +63,9 @@ class FakeSubscription:
 
 class FakeCompanion:
     """The companion, in memory (see the module)."""
+
+    #: its answers, as the real companion declares its own
+    declared_errors: tuple[type[Exception], ...] = (FakeBadInput, FakeNotFound, FakeNotNow)
 
     def __init__(self, *, camera: bool = True, cube: bool = True) -> None:
         self._lock = threading.Lock()
@@ -114,7 +129,7 @@ class FakeCompanion:
 
     def _need(self, *phases: str) -> None:
         if self._state["phase"] not in phases:
-            raise RuntimeError(f"not now: the game is at {self._state['phase']!r}")
+            raise FakeNotNow(f"not now: the game is at {self._state['phase']!r}")
 
     # -- CompanionLike -----------------------------------------------------------
     def state(self) -> dict[str, Any]:
@@ -130,10 +145,10 @@ class FakeCompanion:
     def new_game(self, preset: str, options: dict[str, str], players: dict[str, str], who: str) -> dict[str, Any]:
         self.calls.append(("new_game", (preset, options, players, who)))
         if preset not in PRESETS:
-            raise ValueError(f"unknown preset {preset!r}")
+            raise FakeBadInput(f"unknown preset {preset!r}")
         for name in options:
             if name != "cube":
-                raise ValueError(f"unknown option {name!r}")
+                raise FakeBadInput(f"unknown option {name!r}")
         with self._lock:
             game_id = f"g-{len(self._games) + 1}"
             version = self._state["version"]
@@ -147,7 +162,7 @@ class FakeCompanion:
         with self._lock:
             self._need("start", "throw")
             if len(dice) != 2:
-                raise ValueError(f"two dice are thrown, not {len(dice)}")
+                raise FakeBadInput(f"two dice are thrown, not {len(dice)}")
             self._state.update(dice=list(dice), phase="move")
             if self._state["turn_number"] == 0:
                 self._state["turn_number"] = 1
@@ -158,7 +173,7 @@ class FakeCompanion:
         with self._lock:
             self._need("move")
             if board.get("format") != "board/1":
-                raise ValueError(f"format must be 'board/1', not {board.get('format')!r}")
+                raise FakeBadInput(f"format must be 'board/1', not {board.get('format')!r}")
             before, player = self._state["board"], self._state["board"]["turn"]
             after = {**copy.deepcopy(board), "turn": "dark" if player == "light" else "light"}
             turn = self._state["turn_number"]
@@ -179,9 +194,9 @@ class FakeCompanion:
         with self._lock:
             question = self._state["question"]
             if question is None or question["id"] != question_id:
-                raise LookupError(f"no open question {question_id!r}")
+                raise FakeNotFound(f"no open question {question_id!r}")
             if not 0 <= choice < len(question["choices"]):
-                raise ValueError(f"choice {choice} is not one of the {len(question['choices'])} choices")
+                raise FakeBadInput(f"choice {choice} is not one of the {len(question['choices'])} choices")
             self._state["question"] = None
             return self._changed()
 
@@ -189,7 +204,7 @@ class FakeCompanion:
         self.calls.append(("undo", (who,)))
         with self._lock:
             if self._state["last_play"] is None:
-                raise RuntimeError("there is no turn to take back")
+                raise FakeNotNow("there is no turn to take back")
             last = self._state["last_play"]
             self._state.update(board=last["before"], last_play=None, phase="move",
                                turn_number=self._state["turn_number"] - 1)
@@ -200,7 +215,7 @@ class FakeCompanion:
         with self._lock:
             cube = self._state["cube"]
             if not cube["enabled"]:
-                raise RuntimeError("this game has no cube")
+                raise FakeNotNow("this game has no cube")
             if action == "double":
                 self._need("throw")
                 cube["offered_by"] = self._state["board"]["turn"]
@@ -224,26 +239,28 @@ class FakeCompanion:
     def game(self, game_id: str) -> dict[str, Any]:
         with self._lock:
             if game_id not in self._games:
-                raise KeyError(f"no game {game_id!r}")
+                raise FakeNotFound(f"no game {game_id!r}")
             return copy.deepcopy(self._games[game_id])
 
     def export_mat(self, game_id: str) -> str:
         game = self.game(game_id)
         if game["preset"] != "backgammon":
-            raise ValueError(f"only backgammon exports to .mat, not {game['preset']!r}")
+            raise FakeBadInput(f"only backgammon exports to .mat, not {game['preset']!r}")
         return f"; [Site \"Willughby\"]\n 1 point match\n\n Game 1\n {game['players']['light']} : 0\n"
 
-    def dispute(self, turn: int) -> dict[str, Any]:
+    def dispute(self, turn: int, attempt: int | None = None) -> dict[str, Any]:
+        self.calls.append(("dispute", (turn, attempt)))
         with self._lock:
             turns = self._games[self._state["game_id"]]["turns"]
             found = [t for t in turns if t["turn"] == turn]
-            if not found:
-                raise LookupError(f"no turn {turn} in the game in progress")
+            if not found or attempt not in (None, 1):
+                raise FakeNotFound(f"no turn {turn} in the game in progress")
             t = found[0]
-            return {"turn": turn, "player": t["player"], "dice": t["dice"], "before": t["before"],
-                    "after": t["after"], "ruling": t["ruling"],
-                    "source": {"author": "Hoyle", "work": "A Short Treatise", "quote": "Play all you can."},
-                    "legal_plays": [{"play": "8/5 6/5", "board": t["after"]}]}
+            return {"turn": turn, "attempt": 1, "attempts": 1, "player": t["player"],
+                    "player_text": f"{self._state['players'][t['player']]} ({t['player']})",
+                    "dice": t["dice"], "before": t["before"], "after": t["after"], "ruling": t["ruling"],
+                    "source": {"key": "play.all", "citation": "Hoyle 1753", "quote": "Play all you can."},
+                    "legal_plays": [{"play": "8/5 6/5", "board": t["after"]}], "others": []}
 
     def camera_snapshot(self) -> tuple[bytes, dict[str, Any]] | None:
         if not self.camera:
@@ -253,6 +270,6 @@ class FakeCompanion:
     def calibrate(self, corners: list[list[float]], who: str) -> dict[str, Any]:
         self.calls.append(("calibrate", (corners, who)))
         if not self.camera:
-            raise RuntimeError("there is no camera to calibrate")
+            raise FakeNotNow("there is no camera to calibrate")
         self.calibration = corners
         return {"ok": True, "corners": corners}

@@ -164,3 +164,26 @@ class _RecursingCompanion(FakeCompanion):
 def test_a_recursion_error_is_a_fault_not_a_409() -> None:
     client = create_app({"pin": "1", "secret_key": SECRET}, _RecursingCompanion()).test_client()
     assert client.get("/api/games").status_code == 500
+
+
+class _BuggyCompanion(FakeCompanion):
+    def dispute(self, turn: int, attempt: int | None = None) -> dict[str, Any]:
+        return {}["turn"]                                  # a programming error, not an answer
+
+
+def test_an_undeclared_error_of_the_companion_is_a_logged_500_not_a_404(caplog) -> None:
+    # issue 15: any LookupError became "404 'turn'" and nothing was logged
+    client = create_app({"pin": "1", "secret_key": SECRET}, _BuggyCompanion()).test_client()
+    with caplog.at_level("ERROR"):
+        response = client.get("/api/dispute/1")
+    assert response.status_code == 500
+    assert response.json == {"error": "the server failed; the fault is in its log"}
+    logged = [r for r in caplog.records if r.exc_info]
+    assert logged and logged[0].exc_info[0] is KeyError       # with its traceback
+
+
+def test_the_companions_declared_errors_keep_their_statuses() -> None:
+    client = create_app({"pin": "1", "secret_key": SECRET}, FakeCompanion()).test_client()
+    response = client.get("/api/dispute/7")
+    assert response.status_code == 404 and "no turn 7" in response.json["error"]
+    assert client.get("/api/dispute/1?attempt=x").status_code == 400
