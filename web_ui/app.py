@@ -41,11 +41,14 @@ def create_app(config: WebConfig | Mapping[str, Any] | None = None,
     *config* is a :class:`WebConfig` or a mapping of its fields; None gives a
     read-only page (no PIN, so no control, and a random session key).
 
-    Serve it with any threaded WSGI server (each open page holds one
-    thread for its live events)::
+    Serve it with :class:`willughby.web_ui.server.PageServer`, which streams
+    the live events in asyncio so that an open page costs no thread::
 
     >>> app = create_app(WebConfig(pin="2468", secret_key=secret), companion)  # doctest: +SKIP
-    >>> app.run(host="0.0.0.0", port=8080, threaded=True)  # doctest: +SKIP
+    >>> PageServer(app, host="0.0.0.0", port=8080).serve()  # doctest: +SKIP
+
+    It is a plain WSGI app too: any threaded WSGI server will do, with one
+    thread held by each open page.
     """
     if companion is None:
         raise TypeError("create_app needs the companion the page serves")
@@ -66,6 +69,7 @@ def create_app(config: WebConfig | Mapping[str, Any] | None = None,
     )
     limiter = LoginLimiter(config.login_attempts, config.login_lockout_s)
     WebServices(config, companion, limiter).install(app)
+    events.install(app, config)
 
     app.register_blueprint(api.bp)
     app.register_blueprint(events.bp)

@@ -10,7 +10,10 @@ from typing import Any
 
 from .errors import ConfigError
 
-__all__ = ["WebConfig", "ConfigError"]
+__all__ = ["WebConfig", "ConfigError", "MAX_WATCHERS"]
+
+#: the most live-event watchers any configuration may allow (each holds an open connection)
+MAX_WATCHERS = 10000
 
 
 @dataclass(frozen=True)
@@ -25,11 +28,14 @@ class WebConfig:
     ``trusted_hosts``, when given, lists the host names the page answers to
     (Flask's ``TRUSTED_HOSTS``). After ``login_attempts`` wrong PINs from one
     address, logins from it are refused for ``login_lockout_s`` seconds.
+    At most ``max_watchers`` pages may follow the live events at once; one
+    more is refused politely (503, try again later), so that a crowd of
+    watchers never crowds out the players.
 
     >>> WebConfig(pin="1234", secret_key=b"0123456789abcdef").events_keepalive_s
     15.0
     >>> WebConfig(pin="1234", secret_key=b"0123456789abcdef")  # the secrets stay out of logs
-    WebConfig(title='Willughby', events_keepalive_s=15.0, trusted_hosts=None, login_attempts=5, login_lockout_s=30.0)
+    WebConfig(title='Willughby', events_keepalive_s=15.0, trusted_hosts=None, login_attempts=5, login_lockout_s=30.0, max_watchers=300)
     """
 
     pin: str = field(repr=False)
@@ -39,6 +45,7 @@ class WebConfig:
     trusted_hosts: tuple[str, ...] | None = None
     login_attempts: int = 5
     login_lockout_s: float = 30.0
+    max_watchers: int = 300
 
     def __post_init__(self) -> None:
         if not isinstance(self.pin, str):
@@ -58,6 +65,10 @@ class WebConfig:
         if isinstance(self.login_attempts, bool) or not isinstance(self.login_attempts, int) \
                 or self.login_attempts < 1:
             raise ConfigError(f"login_attempts must be a whole number of at least 1, not {self.login_attempts!r}")
+        if isinstance(self.max_watchers, bool) or not isinstance(self.max_watchers, int) \
+                or not 1 <= self.max_watchers <= MAX_WATCHERS:
+            raise ConfigError(f"max_watchers must be a whole number from 1 to {MAX_WATCHERS}, "
+                              f"not {self.max_watchers!r}")
         if self.trusted_hosts is not None:
             hosts = (self.trusted_hosts,) if isinstance(self.trusted_hosts, str) else tuple(self.trusted_hosts)
             if not hosts or not all(isinstance(h, str) and h for h in hosts):
