@@ -538,11 +538,13 @@ class Companion:
             choices.append({"index": len(choices), "play": "the board as read", "board": seen.to_board()})
         n = self.store.append(self._game_id, "question", {"reading": dict(board), "doubtful": doubtful,
                                                           "why": why}, who)
-        places = ", ".join("the bar" if k == "bar" else f"point {k}" for k in doubtful[:6])
-        where = why or (f"the camera is unsure of {places} (light's numbering)" if doubtful
-                        else "the board is one man away from a legal play")
         m = self._match
         assert m is not None
+        mover = m.turn or LIGHT         # points are named as the mover counts them, as plays are written
+        places = ", ".join("the bar" if k == "bar" else f"{mover}'s point {int(k) if mover == LIGHT else 25 - int(k)}"
+                           for k in doubtful[:6])
+        where = why or (f"the camera is unsure of {places}" if doubtful
+                        else "the board is one man away from a legal play")
         about = f"Turn {self._turn_in_progress()}: {self._who(m.turn)} threw {'-'.join(map(str, m.dice or ()))}"
         self._question = {"id": f"q-{n}", "kind": "move", "text": f"Which play was made? {where[0].upper()}{where[1:]}.",
                           "about": about, "turn": self._turn_in_progress(), "player": m.turn,
@@ -716,7 +718,8 @@ class Companion:
             raise UnknownError(str(exc)) from None
         out = dict(g, game_id=g["id"])
         out["record"] = record
-        out["turns"] = self._turns(record)
+        out["turns"] = self._turns(record)          # every ruling, each with its turn and attempt
+        out["turns_played"] = sum(1 for t in out["turns"] if t["verdict"] == "legal")
         return out
 
     @staticmethod

@@ -34,11 +34,13 @@ def _page_context() -> dict[str, Any]:
 
 
 @bp.app_template_filter("result")
-def result_text(result: Any) -> str:
-    """A game's result in words.
+def result_text(result: Any, players: Any = None) -> str:
+    """A game's result in words, the winner named as everywhere on the page.
 
-    >>> result_text({"winner": "dark", "kind": "gammon", "stake": 2})
-    'dark wins (gammon, stake 2)'
+    >>> result_text({"winner": "dark", "kind": "gammon", "stake": 2}, {"light": "Ann", "dark": "Bob"})
+    'Bob (dark) wins (gammon, stake 2)'
+    >>> result_text({"winner": "dark", "kind": "single", "stake": 1})
+    'dark wins (single, stake 1)'
     >>> result_text(None)
     'unfinished'
     """
@@ -46,7 +48,11 @@ def result_text(result: Any) -> str:
         details = [str(result["kind"])] if result.get("kind") else []
         if result.get("stake") is not None:
             details.append(f"stake {result['stake']}")
-        return f"{result['winner']} wins" + (f" ({', '.join(details)})" if details else "")
+        winner = str(result["winner"])
+        name = players.get(winner) if isinstance(players, Mapping) else None
+        if name and str(name).strip().lower() != winner:
+            winner = f"{name} ({winner})"
+        return f"{winner} wins" + (f" ({', '.join(details)})" if details else "")
     if isinstance(result, str) and result:
         return result
     return "unfinished"
@@ -82,7 +88,7 @@ def games() -> str:
 def game(game_id: str) -> str:
     """One game, replayed turn by turn."""
     found = ask("game", game_id)
-    replay = {key: found.get(key) for key in ("game_id", "preset", "players", "turns")}
+    replay = {key: found.get(key) for key in ("game_id", "preset", "players", "turns", "turns_played")}
     return render_template("game.html", game=found, replay=replay)
 
 

@@ -87,7 +87,10 @@ def test_a_doubtful_reading_becomes_a_question_never_a_silent_guess(c):
     doubt = dict(SURE, **{"5": 0.55})
     assert c.on_reading(after, doubt) is None
     q = c.state()["question"]
-    assert q is not None and q["text"] == "Which play was made? The camera is unsure of point 5."
+    assert q is not None and q["text"] == "Which play was made? The camera is unsure of light's point 5."
+    # issue 15: a question says whose turn and which throw it is about
+    assert q["about"] == "Turn 1: Ann (light) threw 3-1"
+    assert (q["turn"], q["player"], q["dice"]) == (1, "light", [3, 1])
     assert q["choices"][0]["play"] == "8/5 6/5"                 # the nearest legal play first
     assert q["choices"][-1]["play"] == "the board as read"
     assert c.state()["phase"] == "move" and c.state()["rulings"] == []

@@ -87,6 +87,22 @@
     return data;
   };
 
+  /** A play as the page writes it: the engine's "(no play)" in words. */
+  W.playText = function (play) {
+    return !play || play === "(no play)" ? "no play possible" : play;
+  };
+
+  /** A ruling's place in the game: "turn 12", or "turn 12, attempt 2" where the turn had illegal attempts. */
+  W.turnText = function (r) {
+    if (!r || !r.turn) return "";
+    return r.attempt > 1 || r.verdict === "illegal" ? `turn ${r.turn}, attempt ${r.attempt || 1}` : `turn ${r.turn}`;
+  };
+
+  /** The dispute view's address of a ruling. */
+  W.disputeHref = function (r) {
+    return `/dispute/${encodeURIComponent(r.turn)}?attempt=${encodeURIComponent(r.attempt || 1)}`;
+  };
+
   let messageTimer = null;
   /** Show a sentence on the message line (kind "error" or "ok"). */
   W.say = function (text, kind) {
@@ -99,10 +115,22 @@
     messageTimer = setTimeout(() => { line.hidden = true; }, kind === "error" ? 8000 : 3000);
   };
 
-  /** Post to a control endpoint; shows its error, resolves to the state or null. */
+  /** Hide the message line (an error that a later success has made stale). */
+  W.unsay = function () {
+    const line = document.getElementById("message");
+    if (!line) return;
+    clearTimeout(messageTimer);
+    line.hidden = true;
+  };
+
+  /** Post to a control endpoint; shows its error, resolves to the state or null.
+   * A success clears the error an earlier request left on the line. */
   W.control = async function (url, body) {
     try {
-      return await W.api("POST", url, body);
+      const answer = await W.api("POST", url, body);
+      const line = document.getElementById("message");
+      if (line && line.classList.contains("error")) W.unsay();
+      return answer;
     } catch (error) {
       if (error.status === 403 && /log in/.test(error.message)) setSession("", "");
       W.say(error.message, "error");

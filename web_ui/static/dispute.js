@@ -15,7 +15,7 @@
         const play = plays[Number(button.dataset.index)];
         if (!play) return;
         $("legal-figure").hidden = false;
-        $("legal-caption").textContent = `Legal: ${play.play || "(no move)"}`;
+        $("legal-caption").textContent = `Legal: ${W.playText(play.play)}`;
         W.drawBoard($("board-legal"), play.board, { changed: W.changedPlaces(dispute.before, play.board) });
         for (const other of document.querySelectorAll("#legal-plays button")) {
           other.classList.toggle("selected", other === button);

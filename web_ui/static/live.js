@@ -24,7 +24,7 @@
     renderQuestion(state);
     renderRuling(state);
     renderList($("announcements"), [...(state.announcements || [])].sort((a, b) => b.n - a.n), announcementItem);
-    renderList($("rulings"), [...(state.rulings || [])].reverse(), rulingItem);
+    renderList($("rulings"), [...(state.rulings || [])].reverse(), (r) => rulingItem(r, state.players));
     renderDevices(state.devices);
     renderControls(state);
   }
@@ -36,9 +36,11 @@
     $("headline").textContent = state.game_id ? `${light} v ${dark} · ${state.preset || ""}` : "No game in progress";
     const turn = state.board && state.board.turn;
     const parts = [];
-    if (state.turn_number) parts.push(`Turn ${state.turn_number}`);
+    const played = state.turns_played || 0;
+    if (state.phase === "over") parts.push(`Game over after ${played} turn${played === 1 ? "" : "s"}`);
+    else if (state.turn_number) parts.push(`Turn ${state.turn_number}`);
     const offeredBy = state.cube && state.cube.offered_by;
-    if (state.phase === "over") parts.push("game over");
+    if (state.phase === "over") { /* said above */ }
     else if (state.phase === "start") parts.push(PHASES.start);
     else if (state.phase === "cube" && offeredBy) {
       const taker = offeredBy === "light" ? "dark" : "light";
@@ -52,7 +54,8 @@
     const last = state.last_play;
     const changed = last ? W.changedPlaces(last.before, last.after) : new Set();
     W.drawBoard($("board"), state.board, { dice: state.dice, cube: state.cube, changed });
-    $("last-play").textContent = last ? `Last play: turn ${last.turn}, ${last.player} ${last.play || "(no move)"}` : "";
+    $("last-play").textContent = last
+      ? `Last play: turn ${last.turn}, ${W.playerText(state.players, last.player)} ${W.playText(last.play)}` : "";
   }
 
   function renderGameOver(state) {
@@ -67,6 +70,7 @@
     const q = state.question;
     W.show($("question"), !!q);
     if (!q) return;
+    $("question-about").textContent = q.about || "";
     $("question-text").textContent = q.text || "";
     const preview = (board, caption) => {
       W.drawBoard($("question-board"), board);
@@ -74,13 +78,13 @@
     };
     const buttons = (q.choices || []).map((choice) => {
       const button = W.el("button", { type: "button", class: "choice", "data-index": choice.index },
-        choice.play || "(no move)");
+        W.playText(choice.play));
       button.disabled = !W.loggedIn();
       button.addEventListener("click", async () => {
         const state2 = await W.control("/api/answer", { question: q.id, choice: choice.index });
         if (state2) render(state2);
       });
-      const show = () => preview(choice.board, `Choice: ${choice.play || "(no move)"}`);
+      const show = () => preview(choice.board, `Choice: ${W.playText(choice.play)}`);
       const back = () => preview(q.reading, "What the camera read");
       button.addEventListener("pointerenter", show);
       button.addEventListener("focus", show);
@@ -92,9 +96,16 @@
     preview(q.reading, "What the camera read");
   }
 
-  function rulingText(r) {
-    const who = [r.turn ? `Turn ${r.turn}` : "", r.player || "", W.diceText(r.dice)].filter(Boolean).join(" · ");
-    return `${who}: ${r.verdict || ""}${r.play ? ` (${r.play})` : ""}`;
+  /** "Turn 12 · Bob (dark) · 6-3: 20/14 20/17", "Turn 12, attempt 1 · ...: illegal". */
+  function rulingText(r, players) {
+    const place = W.turnText(r);
+    const who = [place ? place[0].toUpperCase() + place.slice(1) : "", W.playerText(players, r.player),
+      W.diceText(r.dice)].filter(Boolean).join(" · ");
+    let what;
+    if (r.verdict === "illegal") what = "illegal";
+    else if (!r.play || r.play === "(no play)") what = "no play possible";
+    else what = r.play;
+    return `${who}: ${what}`;
   }
 
   function renderRuling(state) {
@@ -102,13 +113,13 @@
     const r = rulings[rulings.length - 1];
     W.show($("ruling"), !!r);
     if (!r) return;
-    $("ruling-text").textContent = rulingText(r);
+    $("ruling-text").textContent = rulingText(r, state.players);
     $("ruling-text").className = `verdict verdict-${r.verdict}`;
     $("ruling-reason").textContent = r.reason || "";
     $("ruling-citation").textContent = r.citation ? `Rule: ${r.citation}` : "";
     const link = $("ruling-link");
     W.show(link, !!r.turn);
-    if (r.turn) link.setAttribute("href", `/dispute/${encodeURIComponent(r.turn)}`);
+    if (r.turn) link.setAttribute("href", W.disputeHref(r));
   }
 
   function renderList(list, items, make) {
@@ -119,10 +130,10 @@
     return W.el("li", { class: `announcement kind-${String(a.kind || "info").replace(/[^a-z_-]/gi, "")}` }, a.text || "");
   }
 
-  function rulingItem(r) {
-    const item = W.el("li", { class: `verdict-${r.verdict}` }, rulingText(r));
+  function rulingItem(r, players) {
+    const item = W.el("li", { class: `verdict-${r.verdict}` }, rulingText(r, players));
     if (r.reason) item.append(W.el("span", { class: "reason" }, ` ${r.reason}`));
-    if (r.turn) item.append(" ", W.el("a", { href: `/dispute/${encodeURIComponent(r.turn)}` }, "details"));
+    if (r.turn) item.append(" ", W.el("a", { href: W.disputeHref(r) }, "details"));
     return item;
   }
 
@@ -137,6 +148,9 @@
     if (!$("controls")) return;
     const cube = state.cube || {};
     for (const button of document.querySelectorAll("[data-cube]")) button.disabled = !cube.enabled;
+    const undo = $("undo");
+    undo.disabled = !state.undo;
+    $("undo-what").textContent = state.undo ? `Undo takes back ${state.undo}` : "Nothing to take back";
     if (editor && !$("board-editor").open) editor.load(state.board);
   }
 
@@ -172,7 +186,8 @@
       button.addEventListener("click", () => { $("dice-input").value += button.dataset.die; });
     }
     $("undo").addEventListener("click", () => {
-      if (window.confirm("Take back the last turn?")) send("/api/undo", {});
+      const what = current && current.undo ? current.undo : "the last thing done";
+      if (window.confirm(`Take back ${what}?`)) send("/api/undo", {});
     });
     for (const button of document.querySelectorAll("[data-cube]")) {
       button.addEventListener("click", () => send("/api/cube", { action: button.dataset.cube }));

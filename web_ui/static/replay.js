@@ -1,5 +1,7 @@
-/* A stored game, turn by turn: step 0 is the board before the first turn,
- * step k the board after turn k, with the points it changed marked. */
+/* A stored game, ruling by ruling: step 0 is the board before the first
+ * turn, each later step one ruling -- a turn's play, or an illegal attempt
+ * within a turn (numbered as everywhere: "Turn 3 of 40, attempt 1") --
+ * with the points it changed marked. */
 (function () {
   "use strict";
   const W = window.Willughby;
@@ -8,6 +10,8 @@
   document.addEventListener("DOMContentLoaded", () => {
     const game = W.pageData() || {};
     const turns = Array.isArray(game.turns) ? game.turns : [];
+    const played = typeof game.turns_played === "number" ? game.turns_played
+      : turns.filter((t) => t.verdict === "legal").length;
     const slider = $("step");
     slider.max = String(turns.length);
     let step = 0;
@@ -30,8 +34,10 @@
       W.drawBoard($("board"), t.after, { dice: t.dice, changed: W.changedPlaces(t.before, t.after), turn: t.player });
       const who = W.playerText(game.players, t.player);
       const dice = W.diceText(t.dice);
+      const place = t.verdict === "illegal" || t.attempt > 1 ? `, attempt ${t.attempt}` : "";
+      const did = t.verdict === "illegal" ? "an illegal move" : W.playText(t.play);
       $("step-label").textContent =
-        `Turn ${t.turn ?? step} of ${turns.length}: ${who}${dice ? ` threw ${dice}` : ""}, ${t.play || "no move"}`;
+        `Turn ${t.turn ?? step} of ${played}${place}: ${who}${dice ? ` threw ${dice}` : ""}, ${did}`;
       const r = t.ruling || {};
       $("step-ruling").textContent = [r.verdict, r.reason, r.citation ? `(${r.citation})` : ""].filter(Boolean).join(": ");
       $("step-ruling").className = `ruling verdict-${r.verdict || "none"}`;
