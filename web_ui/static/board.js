@@ -7,6 +7,18 @@
  * here). Borne-off men stand in the tray at the right, each colour on its
  * home side; men on the bar stand on the side where they enter.
  *
+ * Every point carries both numberings, because each side writes its plays
+ * from its own home (light's point p is dark's point 25 - p): beside each
+ * row of points run two rows of numbers, dark's on dark chips in the upper
+ * row (towards dark's seat, the far edge) and light's on light chips in the
+ * lower row (towards light's seat), each row keyed at its end, over the
+ * tray's column, by a chip that names the side. The bar and the tray stay
+ * clear. Hooks for tests: each point's group is `g.point[data-place=p]`
+ * (light's numbering, the board document's index) with its men counted in
+ * data-light and data-dark; each number is `text.point-number[data-side]
+ * [data-point]` (that side's numbering) with the place it labels in
+ * data-place.
+ *
  * Colours and highlights are CSS classes (style.css), never inline styles.
  */
 (function () {
@@ -15,7 +27,10 @@
   const NS = "http://www.w3.org/2000/svg";
 
   // Geometry, in SVG units.
-  const NUM = 22;          // the row of point numbers above and below
+  const CHIP_W = 48;       // a point number's chip
+  const CHIP_H = 34;
+  const ROW = 36;          // one row of numbers (a chip and its spacing)
+  const NUM = 2 * ROW + 2; // the two rows of point numbers above and below the board
   const FRAME = 16;        // the board's frame
   const PW = 56;           // a point's width
   const PH = 250;          // a point's length: five men
@@ -32,6 +47,7 @@
   const BAR_X = FRAME + HALF;
   const TRAY_X = WIDTH - TRAY;
   const MAX_SHOWN = 5;
+  const TURN_R = 24;       // the turn marker in the middle of the tray
 
   /** An SVG element with attributes and optional text. */
   function svg(tag, attrs, text) {
@@ -94,10 +110,12 @@
     const light = count(board.light, p - 1);
     const dark = count(board.dark, p - 1);
     const stacked = board.stacked || {};
-    const group = svg("g", { class: `point${changed.has(`p${p}`) ? " changed" : ""}`, "data-point": p });
+    const group = svg("g", {
+      class: `point${changed.has(`p${p}`) ? " changed" : ""}`, "data-place": p, "data-light": light, "data-dark": dark,
+    });
     const edge = top ? TOP : BOTTOM;
     const tip = top ? TOP + PH - 8 : BOTTOM - PH + 8;
-    group.append(svg("title", {}, `point ${p}: ${light} light, ${dark} dark`));
+    group.append(svg("title", {}, `light's ${p}, dark's ${25 - p}: ${light} light, ${dark} dark`));
     group.append(svg("polygon", {
       points: `${x},${edge} ${x + PW},${edge} ${x + PW / 2},${tip}`,
       class: `tri ${(p % 2) ? "tri-a" : "tri-b"}`,
@@ -111,9 +129,43 @@
       { colour: "light", n: light, piled: count(stacked.light, p - 1) },
       { colour: "dark", n: dark, piled: count(stacked.dark, p - 1) },
     ]);
-    const ny = top ? NUM - 6 : HEIGHT - 6;
     root.append(group);
-    root.append(svg("text", { x: x + PW / 2, y: ny, class: "point-number" }, p));
+    drawNumber(root, x + PW / 2, top, "dark", 25 - p, p);
+    drawNumber(root, x + PW / 2, top, "light", p, p);
+  }
+
+  /** The top of the chip row for *colour* in the band beside the top or bottom row of points. */
+  function chipTop(top, colour) {
+    const upper = colour === "dark";  // dark's numbers towards dark's seat (the far edge), light's towards light's
+    const bandTop = top ? 0 : HEIGHT - NUM;
+    return bandTop + 1 + (upper ? 0 : ROW) + (ROW - CHIP_H) / 2;
+  }
+
+  /** One point's number in *colour*'s own numbering, on a chip of that colour, centred on cx. */
+  function drawNumber(root, cx, top, colour, number, place) {
+    const y = chipTop(top, colour);
+    root.append(svg("rect", {
+      x: cx - CHIP_W / 2, y, width: CHIP_W, height: CHIP_H, rx: 8, class: `chip chip-${colour}`,
+    }));
+    root.append(svg("text", {
+      x: cx, y: y + CHIP_H / 2, class: `point-number number-${colour}`,
+      "data-side": colour, "data-point": number, "data-place": place,
+    }, number));
+  }
+
+  /** At the end of each row of numbers, over the tray's column, whose numbers they are. */
+  function drawKey(root) {
+    const cx = TRAY_X + TRAY / 2;
+    for (const top of [true, false]) {
+      for (const colour of ["dark", "light"]) {
+        const y = chipTop(top, colour);
+        const group = svg("g", { class: "number-key", "data-side": colour });
+        group.append(svg("title", {}, `${colour}'s numbers: ${colour} counts its points from its own home`));
+        group.append(svg("rect", { x: TRAY_X + 2, y, width: TRAY - 4, height: CHIP_H, rx: 8, class: `chip chip-${colour}` }));
+        group.append(svg("text", { x: cx, y: y + CHIP_H / 2, class: `key-text number-${colour}` }, colour));
+        root.append(group);
+      }
+    }
   }
 
   function drawBar(root, board, changed) {
@@ -142,7 +194,8 @@
         const y = atBottom ? BOTTOM - 4 - (i + 1) * 13 : TOP + 4 + i * 13;
         group.append(svg("rect", { x: TRAY_X + 10, y, width: TRAY - 20, height: 11, rx: 3, class: `man man-${colour}` }));
       }
-      const ty = atBottom ? MIDDLE + GAP / 2 - 6 : MIDDLE - GAP / 2 + 16;
+      // between the stacks of borne-off men, clear of the turn marker in the middle
+      const ty = atBottom ? MIDDLE + 58 : MIDDLE - 58;
       group.append(svg("text", { x: TRAY_X + TRAY / 2, y: ty, class: "off-count" }, n ? `${n} off` : ""));
       root.append(group);
     }
@@ -189,11 +242,18 @@
     root.append(group);
   }
 
+  /** A man of the mover's colour in the middle of the tray, its arrow towards the mover's seat. */
   function drawTurn(root, turn) {
     if (turn !== "light" && turn !== "dark") return;
     const cx = TRAY_X + TRAY / 2;
-    const group = svg("g", { class: "turn-marker" });
-    group.append(svg("circle", { cx, cy: MIDDLE, r: 12, class: `man man-${turn}` }));
+    const r = TURN_R;
+    const toward = turn === "light" ? 1 : -1;  // light sits at the near (bottom) edge, dark at the far edge
+    const group = svg("g", { class: "turn-marker", "data-turn": turn });
+    group.append(svg("circle", { cx, cy: MIDDLE, r, class: `man man-${turn}` }));
+    const base = MIDDLE + toward * (r + 4);
+    group.append(svg("polygon", {
+      points: `${cx - 11},${base} ${cx + 11},${base} ${cx},${base + toward * 13}`, class: "turn-arrow",
+    }));
     group.append(svg("title", {}, `${turn} to play`));
     root.append(group);
   }
@@ -216,6 +276,7 @@
     }
     const changed = opts.changed || new Set();
     for (let p = 1; p <= 24; p++) drawPoint(root, board, p, changed);
+    drawKey(root);
     drawBar(root, board, changed);
     drawOff(root, board, changed);
     const turn = opts.turn || board.turn;
