@@ -41,7 +41,7 @@ const points = {};
 for (const g of svg.all((el) => el.tag === "g" && classes(el).includes("point"))) {
   const polygon = g.children.find((c) => c.tag === "polygon");
   const corners = polygon.attrs.points.split(" ").map((p) => p.split(",").map(Number));
-  points[g.attrs["data-point"]] = {
+  points[g.attrs["data-place"]] = {
     left: Math.min(...corners.map((c) => c[0])),
     base: corners[0][1],
     tip: corners[2][1],
@@ -49,6 +49,7 @@ for (const g of svg.all((el) => el.tag === "g" && classes(el).includes("point"))
     dark: g.all((el) => el.tag === "circle" && classes(el).includes("man-dark")).length,
     labels: g.all((el) => el.tag === "text").map((t) => t.text),
     changed: classes(g).includes("changed"),
+    data: { light: Number(g.attrs["data-light"]), dark: Number(g.attrs["data-dark"]) },
   };
 }
 const texts = (cls) => svg.all((el) => el.tag === "text" && classes(el).includes(cls)).map((t) => t.text);
@@ -56,7 +57,19 @@ const groups = (cls) => svg.all((el) => el.tag === "g" && classes(el).includes(c
 process.stdout.write(JSON.stringify({
   viewBox: svg.attrs.viewBox,
   points,
-  numbers: texts("point-number"),
+  // each point's number on either side: [side, its number, the place it labels, the text, x, y]
+  numbers: svg.all((el) => el.tag === "text" && classes(el).includes("point-number")).map((t) => ({
+    side: t.attrs["data-side"], point: Number(t.attrs["data-point"]), place: Number(t.attrs["data-place"]),
+    text: t.text, x: Number(t.attrs.x), y: Number(t.attrs.y),
+  })),
+  keys: svg.all((el) => el.tag === "g" && classes(el).includes("number-key")).map((g) => ({
+    side: g.attrs["data-side"], text: g.all((el) => el.tag === "text").map((t) => t.text).join(""),
+    y: Number(g.all((el) => el.tag === "text")[0].attrs.y),
+  })),
+  marker: groups("turn-marker").map((g) => ({
+    turn: g.attrs["data-turn"], men: g.all((el) => el.tag === "circle").map((c) => classes(c)[1]),
+    arrow: g.all((el) => el.tag === "polygon").map((p) => p.attrs.points.split(" ").map((q) => q.split(",").map(Number))),
+  })),
   off: texts("off-count"),
   bar: groups("bar-men").flatMap((g) => g.all((el) => el.tag === "text").map((t) => t.text)),
   barMen: groups("bar-men").flatMap((g) => g.all((el) => el.tag === "circle").map((c) => classes(c)[1])),

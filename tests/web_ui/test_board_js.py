@@ -1,6 +1,7 @@
 """The board drawing (static/board.js), run under node where node is
-installed: the numbering of board-json.md seen from light's seat, the men,
-the counts, the bar, the tray, the dice, the cube and the marks of the last play.
+installed: the numbering of board-json.md seen from light's seat, both
+sides' numbers on every point, the men, the counts, the bar, the tray, the
+dice, the cube, the turn marker and the marks of the last play.
 
 And, read as text, the page's scripts build the page without innerHTML or eval.
 """
@@ -57,7 +58,61 @@ def test_the_men_of_the_start() -> None:
     assert (points["6"]["light"], points["8"]["light"], points["13"]["light"], points["24"]["light"]) == (5, 3, 5, 2)
     assert (points["1"]["dark"], points["12"]["dark"], points["17"]["dark"], points["19"]["dark"]) == (2, 5, 3, 5)
     assert sum(p["light"] + p["dark"] for p in points.values()) == 30
-    assert drawn["numbers"] == [str(n) for n in range(1, 25)]
+    assert all((p["data"]["light"], p["data"]["dark"]) == (p["light"], p["dark"]) for p in points.values())
+
+
+@needs_node
+def test_every_point_carries_both_numberings() -> None:
+    # each side counts from its own home: light's point p is dark's point 25 - p
+    drawn = draw(START_BOARD)
+    points, numbers = drawn["points"], drawn["numbers"]
+    for side in ("light", "dark"):
+        mine = [n for n in numbers if n["side"] == side]
+        assert sorted(n["point"] for n in mine) == list(range(1, 25)), side
+        assert all(n["text"] == str(n["point"]) for n in mine)
+    for n in numbers:
+        assert n["point"] == (n["place"] if n["side"] == "light" else 25 - n["place"]), n
+        point = points[str(n["place"])]
+        assert n["x"] == point["left"] + 28, n                 # centred on the point it names
+        top_row = point["base"] < point["tip"]
+        assert (n["y"] < point["base"]) if top_row else (n["y"] > point["base"]), n  # beyond the row's edge
+    # dark's numbers in the row towards dark's seat (the far edge), light's towards light's
+    y = {(n["side"], n["place"]): n["y"] for n in numbers}
+    assert all(y["dark", p] < y["light", p] for p in range(1, 25))
+    assert len({y["dark", p] for p in range(13, 25)}) == 1 and len({y["light", p] for p in range(1, 13)}) == 1
+
+
+@needs_node
+def test_the_point_dark_calls_n_is_lights_25_minus_n() -> None:
+    drawn = draw(START_BOARD)
+    dark = {n["point"]: n["place"] for n in drawn["numbers"] if n["side"] == "dark"}
+    light = {n["point"]: n["place"] for n in drawn["numbers"] if n["side"] == "light"}
+    points = drawn["points"]
+    # dark's 24, 13, 8 and 6 points hold its men at the start, as light's do on light's own
+    assert [points[str(dark[n])]["dark"] for n in (24, 13, 8, 6)] == [2, 5, 3, 5]
+    assert [points[str(light[n])]["light"] for n in (24, 13, 8, 6)] == [2, 5, 3, 5]
+    assert (dark[20], dark[1], light[20]) == (5, 24, 20)
+
+
+@needs_node
+def test_each_row_of_numbers_is_keyed_with_its_side() -> None:
+    drawn = draw(START_BOARD)
+    keys = drawn["keys"]
+    assert sorted((k["side"], k["text"]) for k in keys) == [("dark", "dark")] * 2 + [("light", "light")] * 2
+    rows = {(n["side"], n["y"]) for n in drawn["numbers"]}
+    assert {(k["side"], k["y"]) for k in keys} == rows
+
+
+@needs_node
+def test_the_turn_marker_points_to_the_movers_seat() -> None:
+    for turn, down in (("light", True), ("dark", False)):
+        board = dict(START_BOARD, turn=turn)
+        (marker,) = draw(board)["marker"]
+        assert (marker["turn"], marker["men"]) == (turn, [f"man-{turn}"])
+        (arrow,) = marker["arrow"]
+        base, tip = arrow[0][1], arrow[2][1]
+        assert (tip > base) is down, (turn, arrow)
+    assert draw(dict(START_BOARD, turn=None))["marker"] == []
 
 
 @needs_node
@@ -66,6 +121,7 @@ def test_more_than_five_men_show_five_and_a_count() -> None:
     board["light"][5], board["light"][7] = 8, 0
     point = draw(board)["points"]["6"]
     assert (point["light"], point["labels"]) == (5, ["8"])
+    assert point["data"] == {"light": 8, "dark": 0}
     assert draw(START_BOARD)["points"]["6"]["labels"] == []
 
 
