@@ -112,14 +112,21 @@ def _stop(proc: subprocess.Popen) -> None:
             proc.wait(timeout=10)
 
 
-def _browser(tmp_path: Path):
+def _browser(tmp_path: Path, phone: tuple[int, int] | None = None):
+    """Headless Chromium; with *phone* (width, height in CSS px) it emulates a
+    phone's screen of that size (device pixel ratio 3, a touch screen)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
     for flag in CHROMIUM_FLAGS:
+        if phone and flag.startswith("--window-size="):
+            flag = f"--window-size={phone[0]},{phone[1]}"
         options.add_argument(flag)
+    if phone:
+        options.add_experimental_option("mobileEmulation", {
+            "deviceMetrics": {"width": phone[0], "height": phone[1], "pixelRatio": 3.0, "touch": True}})
     profile = tmp_path / "chromium-profile"
     profile.mkdir()
     options.add_argument(f"--user-data-dir={profile}")
