@@ -78,7 +78,7 @@ def latency(games: int, speed: float, seed: int) -> None:
 
         def on_state(state: dict, now: float) -> None:
             n = len(state.get("rulings") or [])
-            turn = state["rulings"][-1]["turn"] if n else 0
+            turn = state["rulings"][-1]["seq"] if n else 0
             if turn > seen["rulings"]:
                 seen["rulings"] = turn
                 last = state["rulings"][-1]

@@ -76,12 +76,20 @@ class DemoTable:
 
 class DemoPlayers:
     """Two automatic players: they throw with the box, move the men on the
-    table, answer questions, and start a new game when one ends."""
+    table, answer questions, and start a new game when one ends.
+
+    They give way to people: after an undo (from the page or a box) they set
+    the men as the referee now has them and wait *hold_s* seconds before
+    playing on, so a person who took back a throw can enter their own dice
+    rather than see the box throw again at once; and they leave a question
+    on the page for at least *question_s* seconds before answering it,
+    whatever the demo's speed, so it can be read.
+    """
 
     def __init__(self, companion: Companion, table: DemoTable, box: Any, *, speed: float = 1.0,
                  seed: int | None = None, mistakes: float = 0.08, preset: str = "backgammon",
                  players: dict[str, str] | None = None, games: int | None = None,
-                 start: dict[str, Any] | None = None) -> None:
+                 start: dict[str, Any] | None = None, hold_s: float = 10.0, question_s: float = 4.0) -> None:
         self.companion = companion
         self.table = table
         self.box = box
@@ -100,6 +108,11 @@ class DemoPlayers:
         self._wrong = False           # the men on the table are a wrong move, awaiting its ruling
         self._moved_at = 0.0          # when the men were last moved
         self.finished = threading.Event()
+        self.hold_s = hold_s
+        self.question_s = question_s
+        self._seen_n: int | None = None   # the newest announcement looked at (None: none yet)
+        self._hold_until = 0.0        # after a person's undo, the players wait until then
+        self.holds = 0
 
     def start(self) -> "DemoPlayers":
         if self._thread is None:
@@ -125,6 +138,9 @@ class DemoPlayers:
             if state["version"] == last_version and time.monotonic() - acted_at < 5.0:
                 self._stop.wait(0.05)
                 continue
+            if self._gave_way(state):
+                last_version = -1
+                continue
             try:
                 acted = self._act(state)
             except (CompanionError, NotNowError) as exc:
@@ -137,6 +153,30 @@ class DemoPlayers:
                     return
             if self.finished.is_set():
                 return
+
+    def _gave_way(self, state: dict[str, Any]) -> bool:
+        """Whether the players are waiting because a person acted: True while
+        they hold back after an undo (the demo's players never undo)."""
+        said = state.get("announcements") or []
+        if self._seen_n is None:                 # what was said before the players sat down is not news
+            self._seen_n = max((a["n"] for a in said), default=-1)
+        news = [a for a in said if a["n"] > self._seen_n]
+        if news:
+            self._seen_n = max(a["n"] for a in news)
+            if any(a["kind"] == "undo" for a in news) and self.hold_s > 0:
+                self.holds += 1
+                self._hold_until = time.monotonic() + self.hold_s
+                self._wrong = False
+                if state["board"] is not None:
+                    self.table.set(Position.from_board(state["board"]))   # the men as the referee has them now
+                self.companion.notice(f"the automatic players wait {self.hold_s:g} s after the undo: "
+                                      "enter dice or the board on the page meanwhile")
+                return True
+        left = self._hold_until - time.monotonic()
+        if left > 0:
+            self._stop.wait(min(left, 0.1))
+            return True
+        return False
 
     def _act(self, state: dict[str, Any]) -> bool:
         """Do what the game waits for; False when waiting on the companion."""
@@ -173,7 +213,7 @@ class DemoPlayers:
             if self.table.position.physical_key() == engine.physical_key():
                 return self._move(state)
             rulings = state["rulings"]
-            if self._wrong and rulings and rulings[-1]["turn"] > self._judged and rulings[-1]["verdict"] == "illegal":
+            if self._wrong and rulings and rulings[-1]["seq"] > self._judged and rulings[-1]["verdict"] == "illegal":
                 self._wrong = False
                 self.table.set(engine)            # ruled illegal: put the men back as they were
                 return True
@@ -186,7 +226,7 @@ class DemoPlayers:
 
     def _move(self, state: dict[str, Any]) -> bool:
         plays = self.companion.legal_boards()
-        self._judged = state["rulings"][-1]["turn"] if state["rulings"] else 0
+        self._judged = state["rulings"][-1]["seq"] if state["rulings"] else 0
         if self.mistakes and not self._wrong and self.rng.random() < self.mistakes:
             wrong = self._mistake()
             if wrong is not None and all(Position.from_board(b).physical_key() != wrong.physical_key()
@@ -223,6 +263,12 @@ class DemoPlayers:
         return None
 
     def _answer(self, question: dict[str, Any]) -> bool:
+        asked = question.get("asked_at")
+        if isinstance(asked, (int, float)):
+            left = asked + self.question_s - time.time()
+            if left > 0:                  # leave it on the page long enough to be read
+                self._stop.wait(min(left, 0.25))
+                return False
         if question["kind"] == "break":
             self.companion.answer(question["id"], question["choices"][0]["index"], who="demo")
             return True

@@ -145,7 +145,8 @@ def validate_dice(rules: Rules, dice: Sequence[int]) -> tuple[int, ...]:
     if len(thrown) != want:
         extra = " (the six of dice=2+6 is implied: give the two thrown)" if rules.dice == "2+6" else ""
         raise InvalidDiceError(
-            f"this game throws {want} dice, but {len(thrown)} were given: {list(thrown)}{extra}"
+            f"this game throws {want} dice, but {len(thrown)} {'was' if len(thrown) == 1 else 'were'} given: "
+            f"{list(thrown)}{extra}"
         )
     return thrown
 

@@ -15,17 +15,29 @@ The state document (``GET /api/state``, ``../shared/specs/cli.md``)::
 
     {"game_id": "g-...", "preset": "backgammon", "players": {"light": "Ann", "dark": "Bob"},
      "board": {board document with "turn"}, "dice": [6, 3] or null,
-     "turn_number": 4, "phase": "throw" | "move" | "cube" | "start" | "over" | ...,
-     "rulings": [{"verdict", "play", "events", "reason", "citation", "turn", "player", "dice"}, ...],
+     "turn_number": 4, "turns_played": 3,
+     "phase": "throw" | "move" | "cube" | "start" | "over" | ...,
+     "awaiting": "Bob (dark) is to throw (or double)",
+     "rulings": [{"verdict", "play", "events", "reason", "citation", "turn", "attempt", "seq",
+                  "player", "dice", "source": {"key", "citation", "quote"} or null}, ...],
      "game_over": null or {"winner", "kind", "stake"},
      "cube": {"value": 1, "owner": null, "offered_by": null, "enabled": false},
-     "question": null or {"id": "q-3", "text": "...", "reading": {board document},
+     "question": null or {"id": "q-3", "text": "...", "about": "Turn 4: Bob (dark) threw 6-3",
+                          "turn": 4, "player": "dark", "dice": [6, 3], "reading": {board document},
                           "choices": [{"index": 0, "play": "8/5 6/5", "board": {board document}}, ...]},
      "announcements": [{"n": 12, "text": "light hits the blot on dark's 5 point", "kind": "hit"}, ...],
      "last_play": null or {"turn": 3, "player": "light", "play": "13/9 6/5*",
                           "before": {board document}, "after": {board document}},
      "devices": {"camera": "ok" | "absent" | "...", "dice": "...", "speech": bool},
+     "undo": null or "the throw of Bob (dark): 6-3",
      "version": 17}
+
+Turns are numbered one way everywhere: a turn is one player's go (the
+throw and the play made with it, a pass included), numbered from 1; a board
+ruled illegal is an attempt within the turn in progress (``attempt`` 1, 2,
+...), not a turn; a turn taken back is no longer counted. ``turn_number``
+is the turn in progress (once the game is over, its last turn) and
+``turns_played`` the turns completed, as the games list's ``turns``.
 
 ``version`` grows by one with every change; the events stream sends the
 whole state each time it changes (the first event on connect, then one per

@@ -136,3 +136,46 @@ def test_a_demo_stopped_and_started_again_carries_on_the_same_game_from_its_boar
         assert all(r["verdict"] == "legal" for r in rt2.companion.state()["rulings"])
     finally:
         rt2.close()
+
+
+def test_after_a_persons_undo_the_automatic_players_wait_rather_than_throw_again(tmp_path):
+    # issue 15: "Undo last turn" took back a throw, and the fake box threw again at once
+    config = CompanionConfig(data_dir=tmp_path, speech="off")
+    rt = build(config, demo=True, speed=50, seed=4, games=1, mistakes=0.0, start=RACE_END)
+    try:
+        players, c = rt.parts["players"], rt.companion
+        players.hold_s = 4.0
+        assert _until(lambda: c.state()["phase"] == "move" and c.state()["turns_played"] >= 1, 60)
+        with c._lock:                                   # between the players' steps: a throw is out
+            c.undo(who="Ann")                           # a person takes the throw back from the page
+        assert c.state()["phase"] == "throw"
+        held = _until(lambda: any("wait" in a["text"] for a in c.state()["announcements"][:3]), 5)
+        assert held, c.state()["announcements"][:3]
+        time.sleep(1.5)                                 # well inside the hold: nobody threw again
+        assert c.state()["phase"] == "throw" and players.holds == 1
+        assert _until(lambda: c.state()["phase"] != "throw", 30)   # then the game goes on
+    finally:
+        rt.close()
+
+
+def test_a_question_stays_on_the_page_before_the_automatic_players_answer_it(tmp_path):
+    # issue 15: questions vanished within a second at demo speed
+    from willughby.companion.demo import DemoPlayers, DemoTable
+    from willughby.companion.service import Companion
+    from willughby.companion.store import GameStore
+
+    with GameStore(":memory:") as store:
+        c = Companion(store)
+        c.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"}, who="test")
+        c.enter_dice([3, 1])
+        after = c.legal_boards()["8/5 6/5"]
+        table = DemoTable(start_position(preset_rules("backgammon")))
+        players = DemoPlayers(c, table, box=None, speed=50, question_s=4.0)
+        table.position = table.position.__class__.from_board(after)
+        c.on_reading(after, {"5": 0.5})
+        q = c.state()["question"]
+        assert q is not None
+        assert players._answer(q) is False and c.state()["question"] is not None   # not yet: just asked
+        q = dict(q, asked_at=q["asked_at"] - 5)                                  # five seconds later
+        assert players._answer(q) is True
+        assert c.state()["question"] is None and c.state()["rulings"][-1]["play"] == "8/5 6/5"
