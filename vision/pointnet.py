@@ -60,7 +60,11 @@ def _net(path: str):
     except cv2.error as exc:
         raise VisionError(f"cannot load the point reader {path}: {exc}") from None
     net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
-    net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
+    if not hasattr(cv2.dnn, "ENGINE_NEW"):
+        # OpenCV 4 has one engine, whose target is chosen: the CPU. OpenCV 5 reads
+        # the model with its new graph engine, which runs on the CPU only and
+        # warns at every start that it takes no target; so none is set there.
+        net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
     return net
 
 
