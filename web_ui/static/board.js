@@ -275,6 +275,8 @@
       return;
     }
     const changed = opts.changed || new Set();
+    root.append(svg("desc", {}, "Each point shows two numbers: dark's numbering on a dark chip in the upper row, "
+      + "light's on a light chip in the lower row; light's point p is dark's point 25 - p."));
     for (let p = 1; p <= 24; p++) drawPoint(root, board, p, changed);
     drawKey(root);
     drawBar(root, board, changed);
