@@ -3,14 +3,12 @@
 The drawn scenes are rectified boards (``config.scale`` px per mm, origin at
 corner C3) painted in the test: a field, the 24 points in two colours, dice
 as rotated white squares with their pips, men as discs 36 mm across.  The
-dev-set cases read the labelled images in ``../shared/vision-dev`` end to
-end and are skipped where that folder is absent.
+dev-set cases read the labelled dev images end to end and are skipped,
+saying how to get them, where they are absent (``devset.py``).
 """
 
 import json
 import math
-import os
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -23,7 +21,7 @@ from willughby.vision.errors import FrameError
 from willughby.vision.geometry import BoardGeometry, homography
 from willughby.vision.reader import rectify
 
-DEV = Path(os.environ.get("WILLUGHBY_VISION_DEV", Path(__file__).resolve().parents[3] / "shared" / "vision-dev"))
+from .devset import dev_image
 
 FIELD = (120, 170, 200)        # a beige field (BGR)
 POINTS = ((40, 40, 150), (60, 60, 60))   # red and black points
@@ -224,9 +222,7 @@ def test_a_frame_that_is_no_image_is_refused():
 
 # ---------------------------------------------------------------- the dev set
 def _dev(name):
-    path = DEV / f"{name}.jpg"
-    if not path.exists():
-        pytest.skip(f"no dev set at {DEV}")
+    path = dev_image(name)
     label = json.loads(path.with_suffix(".json").read_text())
     image = cv2.imread(str(path))
     config = VisionConfig()

@@ -8,7 +8,6 @@ per mm, frame 30 mm wide), then on rendered and on the dev set's frames."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import cv2
@@ -24,10 +23,10 @@ from willughby.vision.occlusion import FrameCheck, check_frame, frame_cues
 from willughby.vision.reader import read_board
 from willughby.vision.synth import SceneSpec, render
 
+from .devset import dev_image
 from .scenes import marker_patches
 
 GOLDEN = Path(__file__).parent / "golden"
-DEV = Path(os.environ.get("WILLUGHBY_VISION_DEV", Path(__file__).resolve().parents[3] / "shared" / "vision-dev"))
 CONFIG = VisionConfig()
 GEO = BoardGeometry(CONFIG)
 
@@ -233,10 +232,8 @@ def test_known_miss_the_elbow_on_the_frame():
 
 # ------------------------------------------------------------------ the dev set
 def _dev(name):
-    path = DEV / f"{name}.jpg"
-    if not path.exists():
-        pytest.skip(f"{path} is not here")
-    label = json.loads((DEV / f"{name}.json").read_text())
+    path = dev_image(name)
+    label = json.loads(path.with_suffix(".json").read_text())
     return cv2.imread(str(path)), label
 
 
