@@ -1,6 +1,6 @@
 """Benchmark of the board reader: accuracy, refusals and time per frame.
 
-    python benchmarks/vision_reader.py [--dev ../shared/vision-dev] [--count 200] [--seed 7] [--edge-gap MM]
+    python benchmarks/vision_reader.py [--dev FOLDER] [--count 200] [--seed 7] [--edge-gap MM]
 
 Reads the dev set and a generated set (``willughby.vision.synth``, made
 afresh in a temporary folder from the seed, so the figures can be

@@ -1,7 +1,7 @@
 """Positions: what stands on the board, as a frozen value.
 
 A :class:`Position` holds the men of both colours in *physical* numbering
-(light's own numbering, ``../shared/specs/board-json.md``), the bar, the men
+(light's own numbering, ``docs/board-document.md``), the bar, the men
 borne off, the men still waiting to enter (games that start off the board),
 the piles of the unstacking games, and whose turn it is.  It converts to and
 from the board document, to and from its own compact id, and to and from GNU

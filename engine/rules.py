@@ -1,6 +1,6 @@
 """Games are data: the :class:`Rules` record and the table of presets.
 
-Every option of ``../shared/specs/variants.md`` is a field of :class:`Rules`;
+Every option of ``docs/games.md`` is a field of :class:`Rules`;
 a preset is a row of option values plus the things that are not options (how
 many men, where they start, which family of game).  Shared code branches on
 options, never on a preset's name (DESIGN.md, convention 2).

@@ -1,7 +1,7 @@
 """Where every rule comes from.
 
 Each rule the engine enforces has an entry here: who says so, in which seed
-text (``../shared/seeds``), and the words.  A :class:`Ruling` names the entry
+text (``docs/games.md``, "The sources"), and the words.  A :class:`Ruling` names the entry
 of the rule it applies, so a dispute can be settled by reading the source.
 Rules that no seed states are marked as the choice of this program and say
 why.

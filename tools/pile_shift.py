@@ -9,7 +9,7 @@ the frame's own pixels, and in millimetres on the rectified board (the point
 reader's strips have 2 mm to a pixel).  The men's thickness is the label's
 (``style.men_thick``, a share of the diameter) when it gives one.
 
-    python tools/pile_shift.py ../shared/vision-dev
+    python tools/pile_shift.py DEV_FOLDER     # the dev set, or any folder of labelled frames
 
 A pile whose top moves by a pixel or two for a whole man is one no reader of
 that frame can be sure of from the picture alone; and the men's thickness,

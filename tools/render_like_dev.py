@@ -12,7 +12,7 @@ them: on the dev set's Doublets scenes the point reader of 2026-11-21 read
 It is a diagnostic.  Never train on its output: it is made from the dev
 set's labels, and the dev set is kept for measuring.
 
-    python tools/render_like_dev.py ../shared/vision-dev /tmp/like-dev [--edge-gap 2] [--varied-men]
+    python tools/render_like_dev.py DEV_FOLDER /tmp/like-dev [--edge-gap 2] [--varied-men]
     willughby vision evaluate /tmp/like-dev
 """
 

@@ -28,7 +28,7 @@ class VisionConfig:
     """Board geometry (millimetres) and the reader's settings.
 
     The geometry defaults are those of a standard tournament-size board as in
-    ``../shared/vision-dev``: a playing surface of 530 x 450 mm, halves of
+    the dev set (``docs/vision-labels.md``): a playing surface of 530 x 450 mm, halves of
     240 mm with six points of 40 mm, a 50 mm bar, points 180 mm long, men
     36 mm across.  A board of other proportions sets them in its TOML file.
     """

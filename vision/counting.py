@@ -2,7 +2,7 @@
 
 Men on a point lie in a row from the edge; when the row is full (``row_max``
 men) further men lie on top in the gaps, a second layer, then a third...
-(``../shared/vision-dev/README.md``).  Where the unstacking games start, men
+(as in the dev set, ``docs/vision-labels.md``).  Where the unstacking games start, men
 stand in a pile at the edge.  For each point, each colour and each count, the
 counter draws where those men would cover the rectified board -- each man a
 cylinder, seen from the camera recovered from the corners, so a man high on

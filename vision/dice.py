@@ -106,7 +106,7 @@ REFINE = True                 # cut each candidate again half way between it and
 # The score: sigmoid(BIAS + sum of weight x measure).  Fitted (logistic
 # regression, pieces of men weighted x5) to the candidates of 400 synthetic
 # frames (``python -m willughby.vision.synth OUT --count 400 --seed 101``),
-# checked on other seeds and on ../shared/vision-dev.
+# checked on other seeds and on the dev set (docs/vision-labels.md).
 BIAS = -17.1528
 MEASURES: tuple[tuple[str, float], ...] = (
     ('size', -1.0618),

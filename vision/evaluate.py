@@ -3,7 +3,7 @@
     python -m willughby.vision.evaluate DIR [--limit N] [--show-failures]
 
 Each ``NAME.jpg`` (or ``.png``) has a label ``NAME.json`` in the format of
-``../shared/vision-dev`` (a board document with ``corners`` and
+``docs/vision-labels.md`` (a board document with ``corners`` and
 ``occluded``).  Prints per-location accuracy (26 locations -- 24 points,
 the bar and off -- times 2 colours), the share of boards read exactly, the
 share of occluded frames refused (and of clear frames wrongly refused), and

@@ -11,7 +11,7 @@ near (the order comes from separating planes between the solids), shaded by
 one directional light, with soft shadows and a light fall-off, then given
 camera effects: vignetting, slight blur, sensor noise and a JPEG round trip.
 
-The label is the dev set's (``../shared/vision-dev/README.md``): a board/1
+The label is the dev set's (``docs/vision-labels.md``): a board/1
 document (``light``, ``dark``, ``bar``, ``off``, ``stacked``) plus
 ``corners`` (the exact projections of the playing-surface corners C1..C4 at
 surface height), ``image_size``, ``occluded``, ``dice``, ``position_kind``

@@ -1,7 +1,7 @@
 """A brute-force reference move generator, as a test oracle for
 ``willughby.engine.moves.legal_plays``.
 
-The reference below is written straight from ``shared/specs/variants.md``
+The reference below is written straight from ``docs/games.md``
 and ``docs/rules-choices.md``, as plainly as possible, and shares no move
 logic with the engine (no ``_steps``, ``_explore``, ``to_state``,
 ``expand_dice``).  It takes every ORDER of the moves of a throw and plays the

@@ -1,6 +1,6 @@
 """A side read as a game's start layout when the picture leaves it unsure
 (``vision/starts.py``, ``pointnet.prefer_starts``).  The layouts are those
-of ../shared/specs/variants.md; each test quotes the row it relies on."""
+of docs/games.md; each test quotes the row it relies on."""
 
 import numpy as np
 import pytest
