@@ -142,38 +142,92 @@ def cmd_judge(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_service(runtime: Any, host: str, port: int, what: str) -> int:
-    """Serve the page with waitress until Ctrl-C or SIGTERM, then close everything."""
-    import signal
-
-    from waitress import create_server
-
-    from willughby.companion.config import ConfigError
+def _port(text: str) -> int:
+    """``--port``: a port number, or 0 for any free port."""
+    from willughby.companion.config import port_problem
 
     try:
-        server = create_server(runtime.app, host=host, port=port, threads=16, channel_timeout=60,
-                               clear_untrusted_proxy_headers=True, ident="willughby")
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a port number from 0 to 65535, not {text!r}") from None
+    problem = port_problem(port, allow_any=True)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return port
+
+
+def _host(text: str) -> str:
+    """``--host``: an address or host name to listen on."""
+    from willughby.companion.config import host_problem
+
+    problem = host_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
+def _watchers(text: str) -> int:
+    """``--max-watchers``: how many pages may follow the game at once."""
+    from willughby.companion.config import watchers_problem
+
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, not {text!r}") from None
+    problem = watchers_problem(count)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return count
+
+
+def _banner(what: str, host: str, port: int, max_watchers: int) -> list[str]:
+    """Where the page can be opened: on this machine, and from phones when it listens for them."""
+    from willughby.web_ui.server import lan_addresses, listens_on_all, mdns_name, page_url
+
+    if not listens_on_all(host):
+        lines = [f"{what} on {page_url(host, port)}"]
+        if host in ("127.0.0.1", "::1", "localhost"):
+            lines.append("only this machine can open it; for phones at the table listen on every address "
+                         "(--host 0.0.0.0, or host = \"0.0.0.0\" under [web])")
+    else:
+        lines = [f"{what} on port {port} of every address of this machine: {page_url('127.0.0.1', port)} here"]
+        addresses = [page_url(a, port) for a in lan_addresses()]
+        name = mdns_name()
+        if name:
+            addresses.append(page_url(name, port))
+        if addresses:
+            lines.append("phones on the same network can open " + " or ".join(addresses))
+        else:
+            lines.append(f"phones on the same network can open http://<this machine's address>:{port}/")
+    lines.append(f"at most {max_watchers} pages may follow the game at once")
+    return lines
+
+
+def _run_service(runtime: Any, host: str, port: int, what: str) -> int:
+    """Serve the page until SIGTERM or Ctrl-C (``web_ui.server``), then close everything."""
+    import signal
+
+    from willughby.web_ui.server import PageServer
+
+    try:
+        server = PageServer(runtime.app, host, port)
     except OSError as exc:
         runtime.close()
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
-    print(f"{what} on http://{shown}:{server.effective_port}/", flush=True)
+    for line in _banner(what, host, server.port, runtime.config.max_watchers):
+        print(line, flush=True)
     print(f"control PIN {runtime.config.pin}" + (" (new: saved under the data directory)"
                                                  if runtime.pin_created else ""), flush=True)
     print(f"games are kept in {runtime.config.store_path}", flush=True)
-
-    def stop(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, stop)
     try:
-        server.run()
-    except KeyboardInterrupt:
-        pass
+        server.serve()  # SIGTERM and Ctrl-C stop it
     finally:
-        signal.signal(signal.SIGTERM, previous)
-        server.close()
-        runtime.close()
+        # closing the devices takes a moment: a second SIGTERM must not cut it short
+        previous = signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        try:
+            runtime.close()
+        finally:
+            signal.signal(signal.SIGTERM, previous)
     return 0
 
 
@@ -189,6 +243,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
                                "players": {"light": "Ann", "dark": "Bob"}}
     if args.data_dir:
         changes["data_dir"] = Path(args.data_dir)
+    if args.max_watchers is not None:
+        changes["max_watchers"] = args.max_watchers
     config = replace(config, **changes)
     if args.speed <= 0:
         raise UsageError("willughby demo: --speed must be above 0")
@@ -248,8 +304,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_bridge_commands(sub)
 
     p = sub.add_parser("demo", help="a whole refereed game on drawn frames and a fake dice box, in the browser")
-    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=8080, help="port (default 8080; 0 picks a free one)")
+    p.add_argument("--host", type=_host, default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only; "
+                        "0.0.0.0: every address, for phones at the table)")
+    p.add_argument("--port", type=_port, default=8080, help="port (default 8080; 0 picks a free one)")
+    p.add_argument("--max-watchers", type=_watchers, default=None,
+                   help="pages that may follow the game at once (default 300); one more is asked to come back later")
     p.add_argument("--speed", type=float, default=1.0, help="pace: 1 a person can watch, 50 fifty times faster")
     p.add_argument("--data-dir", help="where the game store lives (default under ~/.local/share/willughby)")
     p.add_argument("--preset", default="backgammon", help="the game the demo's players play")

@@ -8,9 +8,10 @@ preset = "backgammon"
 players = { light = "Light", dark = "Dark" }
 
 [web]
-host = "0.0.0.0"
+host = "0.0.0.0"      # every address, so phones at the table can open the page; "127.0.0.1": this machine only
 port = 8080
 pin = ""              # the control PIN; generated and printed at first start when empty
+max_watchers = 300    # pages that may follow the game at once; one more is asked to come back later
 
 [camera]
 source = "none"       # "camera:0", "picamera:", "folder:PATH", "video:PATH" (willughby.vision.sources)
@@ -29,7 +30,9 @@ enabled = "auto"      # "auto" (speak when espeak-ng is installed), "on", "off"
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import re
 import secrets
 import tomllib
 from dataclasses import dataclass, field, fields, replace
@@ -38,8 +41,12 @@ from typing import Any, Mapping
 
 from willughby.engine.errors import EngineError
 from willughby.engine.rules import get_preset
+from willughby.web_ui.config import MAX_WATCHERS
 
-__all__ = ["CompanionConfig", "ConfigError", "load_config", "default_data_dir", "ensure_pin"]
+__all__ = ["CompanionConfig", "ConfigError", "load_config", "default_data_dir", "ensure_pin", "host_problem",
+           "port_problem", "watchers_problem"]
+
+_HOST_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
 
 
 class ConfigError(ValueError):
@@ -49,6 +56,54 @@ class ConfigError(ValueError):
 def default_data_dir() -> Path:
     base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
     return Path(base) / "willughby"
+
+
+def host_problem(host: object) -> str | None:
+    """What is wrong with *host* as an address to listen on, or None when it
+    will do: an IP address (``0.0.0.0`` every IPv4 address, ``::`` every
+    address, ``127.0.0.1`` this machine only) or a host name.
+
+    >>> host_problem("0.0.0.0") is None, host_problem("willughby.local") is None
+    (True, True)
+    >>> host_problem("300.1.1.1")
+    "must be an address such as 0.0.0.0 (every address) or 127.0.0.1 (this machine only), or a host name, not '300.1.1.1'"
+    """
+    if isinstance(host, str):
+        try:
+            ipaddress.ip_address(host)
+            return None
+        except ValueError:
+            labels = host.rstrip(".").split(".")
+            numeric = all(label.isdigit() for label in labels)  # 300.1.1.1 is no address and no name
+            if 0 < len(host) <= 253 and not numeric and all(_HOST_LABEL.fullmatch(label) for label in labels):
+                return None
+    return ("must be an address such as 0.0.0.0 (every address) or 127.0.0.1 (this machine only), "
+            f"or a host name, not {host!r}")
+
+
+def port_problem(port: object, *, allow_any: bool = False) -> str | None:
+    """What is wrong with *port* as a port to listen on, or None; *allow_any*: 0 (a free one) too.
+
+    >>> port_problem(8080) is None, port_problem(0, allow_any=True) is None
+    (True, True)
+    >>> port_problem(99999)
+    'must be a port number from 1 to 65535, not 99999'
+    """
+    low = 0 if allow_any else 1
+    if isinstance(port, bool) or not isinstance(port, int) or not low <= port <= 65535:
+        return f"must be a port number from {low} to 65535{' (0: any free port)' if allow_any else ''}, not {port!r}"
+    return None
+
+
+def watchers_problem(count: object) -> str | None:
+    """What is wrong with *count* as the most pages that may follow the game at once, or None.
+
+    >>> watchers_problem(300) is None, watchers_problem(0)
+    (True, 'must be a whole number from 1 to 10000, not 0')
+    """
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_WATCHERS:
+        return f"must be a whole number from 1 to {MAX_WATCHERS}, not {count!r}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -62,6 +117,7 @@ class CompanionConfig:
     host: str = "0.0.0.0"
     port: int = 8080
     pin: str = ""
+    max_watchers: int = 300
     camera: str = "none"
     dice: str = "page"
     box_port: str = "auto"
@@ -74,8 +130,10 @@ class CompanionConfig:
             get_preset(self.preset)
         except EngineError as exc:
             raise ConfigError(f"companion.preset: {exc}") from None
-        if not isinstance(self.port, int) or not 1 <= self.port <= 65535:
-            raise ConfigError(f"web.port must be a port number 1-65535, not {self.port!r}")
+        for name, problem in (("host", host_problem(self.host)), ("port", port_problem(self.port)),
+                              ("max_watchers", watchers_problem(self.max_watchers))):
+            if problem:
+                raise ConfigError(f"web.{name} {problem}")
         if self.dice not in ("page", "box", "pi"):
             raise ConfigError(f"dice.source must be page, box or pi, not {self.dice!r}")
         if self.speech not in ("auto", "on", "off"):
@@ -94,7 +152,7 @@ class CompanionConfig:
 
 _TABLES: dict[str, dict[str, str]] = {
     "companion": {"data_dir": "data_dir", "preset": "preset", "options": "options", "players": "players"},
-    "web": {"host": "host", "port": "port", "pin": "pin"},
+    "web": {"host": "host", "port": "port", "pin": "pin", "max_watchers": "max_watchers"},
     "camera": {"source": "camera"},
     "dice": {"source": "dice", "box_port": "box_port"},
     "hardware": {"enabled": "pins"},

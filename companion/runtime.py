@@ -52,7 +52,7 @@ class Runtime:
 def limit_malloc_arenas(arenas: int | None = None) -> bool:
     """Ask glibc for at most *arenas* malloc arenas (M_ARENA_MAX), as
     ``MALLOC_ARENA_MAX`` would: by default every thread that allocates (the
-    camera, the page's sixteen, the box link) may get an arena of its own, and
+    camera, the page's few, the box link) may get an arena of its own, and
     the frames' large buffers then leave each arena's memory resident. On the
     demo this took the peak resident set from 220 MB to 190 MB
     (``benchmarks/companion.py``). Call it before the threads start.
@@ -124,7 +124,8 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
         if not demo and companion.state()["phase"] == "none":
             # nothing in progress: the configured game, ready for the roll for start
             companion.new_game(config.preset, dict(config.options), dict(config.players), who="serve")
-        rt.app = create_app(WebConfig(pin=config.pin, secret_key=_secret_key(data_dir)), companion=companion)
+        rt.app = create_app(WebConfig(pin=config.pin, secret_key=_secret_key(data_dir),
+                                      max_watchers=config.max_watchers), companion=companion)
     except BaseException:
         rt.close()
         raise
