@@ -38,7 +38,8 @@ CHOSEN_ON_SEEDS = {41, 43}      # the frames the starts step's margin was chosen
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--dev", default=str(DEFAULT_DEV), help="the labelled dev set (default ../shared/vision-dev)")
+    ap.add_argument("--dev", default=str(DEFAULT_DEV), help="a folder of labelled frames, the dev set (docs/vision-labels.md); "
+                    "default ../shared/vision-dev, where the maintainers keep it")
     ap.add_argument("--count", type=int, default=200, help="generated images (default 200)")
     ap.add_argument("--seed", type=int, default=7, help="seed of the generated set (default 7)")
     ap.add_argument("--edge-gap", type=float, default=0.0,

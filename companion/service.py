@@ -714,8 +714,8 @@ class Companion:
         try:
             g = self.store.game(game_id)
             record = self.store.record(game_id)
-        except LookupError as exc:
-            raise UnknownError(str(exc)) from None
+        except LookupError:                # the store's message names its file: not for the page
+            raise UnknownError(f"there is no game {game_id!r}") from None
         out = dict(g, game_id=g["id"])
         out["record"] = record
         out["turns"] = self._turns(record)          # every ruling, each with its turn and attempt
@@ -736,8 +736,8 @@ class Companion:
 
         try:
             record = self.store.record(game_id)
-        except LookupError as exc:
-            raise UnknownError(str(exc)) from None
+        except LookupError:                # the store's message names its file: not for the page
+            raise UnknownError(f"there is no game {game_id!r}") from None
         try:
             return to_mat(record)
         except ValueError as exc:          # the game cannot be written as a .mat (matfile says why)

@@ -11,7 +11,7 @@ question: 404), ``RuntimeError`` (not now: the game is not at that step:
 409). Anything else it raises is a fault: logged with its traceback and
 answered 500.
 
-The state document (``GET /api/state``, ``../shared/specs/cli.md``)::
+The state document (``GET /api/state``, ``docs/control-api.md``)::
 
     {"game_id": "g-...", "preset": "backgammon", "players": {"light": "Ann", "dark": "Bob"},
      "board": {board document with "turn"}, "dice": [6, 3] or null,

@@ -1,4 +1,4 @@
-/* Drawing a board document (specs/board-json.md) as SVG, shared by every page.
+/* Drawing a board document (docs/board-document.md) as SVG, shared by every page.
  *
  * Seen from light's seat: points 1-12 along the near (bottom) edge, 13-24
  * along the far edge, 13 facing 12 and 24 facing 1; light's home table
