@@ -89,7 +89,11 @@ def log_in(name: str | None) -> str:
 
 
 def log_out() -> None:
-    """Forget this session's login and token."""
+    """Forget this session's login and token, and refuse the token from now
+    on wherever a copy of the cookie turns up."""
+    token = session.get(_CSRF)
+    if isinstance(token, str) and token:
+        services().logged_out.add(token)
     session.clear()
 
 
@@ -98,7 +102,9 @@ def logged_in() -> bool:
     if not services().config.control_enabled:
         return False
     mark = session.get(_LOGGED_IN)
-    return isinstance(mark, str) and hmac.compare_digest(mark, _pin_mark())
+    if not (isinstance(mark, str) and hmac.compare_digest(mark, _pin_mark())):
+        return False
+    return session.get(_CSRF) not in services().logged_out
 
 
 def current_user() -> str | None:

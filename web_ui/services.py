@@ -7,7 +7,7 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from flask import Flask, current_app
@@ -16,7 +16,7 @@ from .config import WebConfig
 from .contract import CompanionLike
 from .errors import TooManyAttemptsError, from_companion
 
-__all__ = ["WebServices", "LoginLimiter", "services", "ask"]
+__all__ = ["WebServices", "LoginLimiter", "LoggedOut", "services", "ask"]
 
 _KEY = "willughby.web_ui"
 
@@ -84,13 +84,53 @@ class LoginLimiter:
             del self._until[key]
 
 
+class LoggedOut:
+    """The logins ended by logging out, by their CSRF token, until their
+    session would have expired anyway: the login lives in a signed cookie,
+    and without this a copy of the cookie taken before logging out would
+    still control the game.
+
+    >>> now = [0.0]
+    >>> ended = LoggedOut(lifetime_s=60, clock=lambda: now[0])
+    >>> ended.add("t1"); "t1" in ended, "t2" in ended
+    (True, False)
+    >>> now[0] = 61; "t1" in ended      # the cookie itself has expired by now
+    False
+    """
+
+    #: at most this many remembered; past it the oldest are forgotten
+    max_kept = 4096
+
+    def __init__(self, lifetime_s: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.lifetime_s = lifetime_s
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._until: dict[str, float] = {}
+
+    def add(self, token: str) -> None:
+        """Remember that the login holding *token* has ended."""
+        with self._lock:
+            now = self.clock()
+            for old in [t for t, until in self._until.items() if until <= now]:
+                del self._until[old]
+            while len(self._until) >= self.max_kept:
+                del self._until[next(iter(self._until))]
+            self._until[token] = now + self.lifetime_s
+
+    def __contains__(self, token: object) -> bool:
+        with self._lock:
+            until = self._until.get(token) if isinstance(token, str) else None
+            return until is not None and until > self.clock()
+
+
 @dataclass(frozen=True)
 class WebServices:
-    """The settings, the companion and the limiter of one app."""
+    """The settings, the companion and the limiter of one app, and the logins ended."""
 
     config: WebConfig
     companion: CompanionLike
     limiter: LoginLimiter
+    logged_out: LoggedOut = field(default_factory=lambda: LoggedOut(12 * 3600.0))
 
     def install(self, app: Flask) -> None:
         """Keep these services on *app* for :func:`services` to find."""

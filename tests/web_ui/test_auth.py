@@ -174,3 +174,17 @@ def test_the_session_cookie_does_not_hold_the_pin(client: FlaskClient) -> None:
     raw = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
     text = (zlib.decompress(raw) if value.startswith(".") else raw).decode()
     assert PIN not in text and "pin_mark" in text
+
+
+def test_a_copy_of_the_cookie_taken_before_logout_no_longer_controls(app: Flask) -> None:
+    # the login lives in a signed cookie: logging out must end it on the server too
+    client = app.test_client()
+    token = log_in(client)
+    saved = client.get_cookie("willughby_session").value
+    assert client.post("/api/logout", json={}, headers={"X-CSRF-Token": token}).json == {"ok": True}
+    thief = app.test_client()
+    thief.set_cookie("willughby_session", saved)
+    response = thief.post("/api/undo", json={}, headers={"X-CSRF-Token": token})
+    assert response.status_code == 403 and response.json["error"] == "log in with the PIN first"
+    fresh = app.test_client()                         # a new login works as before
+    assert fresh.post("/api/undo", json={}, headers={"X-CSRF-Token": log_in(fresh)}).status_code != 403
