@@ -113,3 +113,155 @@ def test_the_installed_command_runs():
                            "--before", f"@{START}", "--dice", "3,1", "--after", f"@{AFTER}"],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0 and proc.stdout.startswith("legal: 8/5 6/5")
+
+
+# -- serve and demo: where they listen, and how they stop ---------------------------------------
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["demo", "--port", "99999"], "argument --port: must be a port number from 0 to 65535 (0: any free port), not 99999"),
+        (["demo", "--port", "-1"], "argument --port: must be a port number from 0 to 65535"),
+        (["demo", "--port", "eighty"], "argument --port: must be a port number from 0 to 65535, not 'eighty'"),
+        (["demo", "--host", "300.1.1.1"], "argument --host: must be an address such as 0.0.0.0"),
+        (["demo", "--host", "the pi"], "argument --host: must be an address such as 0.0.0.0"),
+        (["demo", "--host", ""], "argument --host: must be an address"),
+        (["demo", "--max-watchers", "0"], "argument --max-watchers: must be a whole number from 1 to 10000, not 0"),
+        (["demo", "--max-watchers", "many"], "argument --max-watchers: must be a whole number, not 'many'"),
+    ],
+)
+def test_demo_refuses_impossible_places_to_listen(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("willughby demo: ") and message in err
+
+
+@pytest.mark.parametrize(
+    "web, message",
+    [
+        ("port = 99999", "web.port must be a port number from 1 to 65535, not 99999"),
+        ("port = 0", "web.port must be a port number from 1 to 65535, not 0"),
+        ("host = '300.1.1.1'", "web.host must be an address such as 0.0.0.0"),
+        ("host = 'my pi'", "web.host must be an address such as 0.0.0.0"),
+        ("max_watchers = 0", "web.max_watchers must be a whole number from 1 to 10000, not 0"),
+    ],
+)
+def test_serve_refuses_impossible_places_to_listen_in_its_configuration(capsys, tmp_path, web, message):
+    config = tmp_path / "w.toml"
+    config.write_text(f"[companion]\ndata_dir = '{tmp_path}'\n[web]\n{web}\n")
+    code, out, err = run(capsys, "serve", "--config", str(config))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and message in err and str(config) in err
+    assert not (tmp_path / "games.sqlite").exists()  # refused before anything started
+
+
+def test_a_port_in_use_is_one_line(capsys, tmp_path):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        config = tmp_path / "w.toml"
+        config.write_text(f"[companion]\ndata_dir = '{tmp_path}'\n[web]\nhost = '127.0.0.1'\nport = {port}\n"
+                          "pin = '2468'\n[speech]\nenabled = 'off'\n")
+        code, out, err = run(capsys, "serve", "--config", str(config))
+    assert code == 2
+    assert err.count("\n") == 1 and f"cannot listen on 127.0.0.1:{port}" in err
+
+
+def test_listening_on_every_address_names_the_addresses_phones_can_open(monkeypatch):
+    from willughby.companion import cli
+    from willughby.web_ui import server
+
+    monkeypatch.setattr(server, "lan_addresses", lambda: ["192.168.1.23", "10.0.0.5"])
+    monkeypatch.setattr(server, "mdns_name", lambda: "willughby.local")
+    lines = cli._banner("Willughby", "0.0.0.0", 8080, 300)
+    assert lines[0] == "Willughby on port 8080 of every address of this machine: http://127.0.0.1:8080/ here"
+    assert lines[1] == ("phones on the same network can open http://192.168.1.23:8080/ or http://10.0.0.5:8080/ "
+                        "or http://willughby.local:8080/")
+    assert lines[2] == "at most 300 pages may follow the game at once"
+
+
+def test_listening_on_this_machine_only_says_how_to_let_phones_in():
+    from willughby.companion import cli
+
+    lines = cli._banner("Willughby demo", "127.0.0.1", 8080, 300)
+    assert lines[0] == "Willughby demo on http://127.0.0.1:8080/"
+    assert "--host 0.0.0.0" in lines[1]
+
+
+def _start(argv, cwd):
+    """Start ``willughby`` *argv*; returns the process and its port once it serves."""
+    import re
+
+    proc = subprocess.Popen([sys.executable, "-m", "willughby.companion", *argv], cwd=cwd,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    lines = []
+    while True:
+        line = proc.stdout.readline()
+        if not line:
+            proc.kill()
+            raise AssertionError(f"it did not start: {lines} {proc.stderr.read()}")
+        lines.append(line)
+        if line.startswith("games are kept"):
+            break
+    port = int(re.search(r"http://127\.0\.0\.1:(\d+)/", "".join(lines)).group(1))
+    return proc, port
+
+
+def _open_streams(port, count):
+    import socket
+
+    streams = []
+    for _ in range(count):
+        s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        s.sendall(f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        streams.append(s)
+    for s in streams:  # each has its headers and first event
+        data = b""
+        while b"event: state" not in data:
+            chunk = s.recv(65536)
+            assert chunk, "a stream ended before its first event"
+            data += chunk
+        assert data.startswith(b"HTTP/1.1 200 ")
+    return streams
+
+
+def _stop(proc, streams, sig):
+    import time
+
+    start = time.monotonic()
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=30)
+    took = time.monotonic() - start
+    for s in streams:
+        s.close()
+    return took, err
+
+
+@pytest.mark.parametrize("how, signame", [("demo", "SIGTERM"), ("serve", "SIGTERM"), ("demo", "SIGINT")])
+def test_sigterm_or_ctrl_c_stops_promptly_and_quietly_with_pages_open(tmp_path, how, signame, capsys):
+    import signal
+
+    if how == "demo":
+        argv = ["demo", "--port", "0", "--speed", "20", "--data-dir", str(tmp_path)]
+    else:
+        import socket
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        config = tmp_path / "w.toml"
+        config.write_text(f"[companion]\ndata_dir = '{tmp_path}'\n[web]\nhost = '127.0.0.1'\nport = {port}\n"
+                          "pin = '2468'\n[speech]\nenabled = 'off'\n")
+        argv = ["serve", "--config", str(config)]
+    proc, port = _start(argv, tmp_path)
+    streams = _open_streams(port, 5)
+    took, err = _stop(proc, streams, getattr(signal, signame))
+    with capsys.disabled():
+        print(f"\n{how}: exited {took:.2f} s after {signame} with 5 event streams open")
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and "still running" not in err
+    assert err == "", err  # nothing at all: no warning from OpenCV or the server either
+    assert took < 10.0  # generous: it takes well under a second

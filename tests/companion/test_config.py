@@ -32,6 +32,12 @@ def test_the_shipped_example_for_a_pi_loads():
     ("[web]\nport = 'eighty'\n", "web.port must be a whole number"),
     ("[web]\nport = 70000\n", "web.port must be a port number"),
     ("[web]\npin = '12'\n", "web.pin must be 4 to 12 digits"),
+    ("[web]\nhost = '256.0.0.1'\n", "web.host must be an address such as 0.0.0.0"),
+    ("[web]\nhost = 'a host'\n", "web.host must be an address such as 0.0.0.0"),
+    ("[web]\nhost = 8080\n", "web.host must be a string"),
+    ("[web]\nmax_watchers = 0\n", "web.max_watchers must be a whole number from 1 to 10000, not 0"),
+    ("[web]\nmax_watchers = 20000\n", "web.max_watchers must be a whole number from 1 to 10000"),
+    ("[web]\nmax_watchers = true\n", "web.max_watchers must be a whole number"),
     ("[dice]\nsource = 'cup'\n", "dice.source must be page, box or pi"),
     ("[companion]\npreset = 'chess'\n", "companion.preset"),
     ("[hardware]\nenabled = 'yes'\n", "hardware.enabled must be true or false"),
@@ -59,3 +65,16 @@ def test_a_pin_is_made_once_kept_private_and_reused(tmp_path):
     assert not new2 and again.pin == made.pin
     given, new3 = ensure_pin(CompanionConfig(data_dir=tmp_path, pin="2468"))
     assert given.pin == "2468" and not new3
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "127.0.0.1", "::1", "192.168.1.20", "willughby.local", "pi"])
+def test_every_way_of_naming_where_to_listen_is_taken(tmp_path, host):
+    path = tmp_path / "w.toml"
+    path.write_text(f"[web]\nhost = '{host}'\nport = 8081\nmax_watchers = 500\n")
+    c = load_config(path)
+    assert (c.host, c.port, c.max_watchers) == (host, 8081, 500)
+
+
+def test_the_page_is_for_phones_at_the_table_by_default():
+    c = load_config(None)
+    assert c.host == "0.0.0.0" and c.max_watchers == 300

@@ -7,12 +7,14 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from willughby.web_ui.events import format_event
+from willughby.web_ui import WebConfig, create_app
+from willughby.web_ui.events import format_event, watcher_gate
 
-from .conftest import log_in
+from .conftest import PIN, SECRET, log_in
 from .fakes import FakeCompanion
 
 
@@ -132,3 +134,39 @@ def test_an_event_is_one_data_line_even_with_newlines_in_text() -> None:
 
 def test_an_event_without_a_version_has_no_id() -> None:
     assert not format_event({"phase": "start"}).startswith("id:")
+
+
+def test_one_watcher_more_than_the_limit_is_refused_politely(companion: FakeCompanion) -> None:
+    app = create_app(WebConfig(pin=PIN, secret_key=SECRET, events_keepalive_s=0.05, max_watchers=2), companion)
+    client = app.test_client()
+    first, first_chunks = _open(client)
+    second, second_chunks = _open(client)
+    try:
+        next(first_chunks)
+        next(second_chunks)
+        refused = client.get("/api/events")
+        assert refused.status_code == 503
+        assert refused.headers["Retry-After"] == "30"
+        assert refused.json == {"error": "2 pages are following the game already, the most this table allows: "
+                                         "try again in a while"}
+        assert refused.headers["X-Frame-Options"] == "DENY"  # the page's headers, as on every answer
+        assert len(companion.subscriptions) == 2
+        assert client.get("/api/state").status_code == 200  # the players are not watchers
+    finally:
+        first.close()
+    again, again_chunks = _open(client)  # the place the first one left
+    try:
+        assert again.status_code == 200 and _parse(next(again_chunks))["event"] == "state"
+    finally:
+        again.close()
+        second.close()
+    assert watcher_gate(app).count == 0
+
+
+def test_a_stream_never_read_gives_its_place_back(app: Flask) -> None:
+    client = app.test_client()
+    response = client.get("/api/events")
+    assert watcher_gate(app).count == 1
+    response.close()
+    assert watcher_gate(app).count == 0
+
