@@ -67,6 +67,8 @@ _BODY_CAP = 1024 * 1024
 #: how long a stop waits for streams and requests to finish before cancelling them
 _GRACE_S = 0.5
 
+_KEEPALIVE = KEEPALIVE.encode("utf-8")
+
 #: connections beyond the watchers, for the players' requests and for refusing watchers politely
 _SPARE_CONNECTIONS = 256
 
@@ -79,17 +81,24 @@ _Headers = list[tuple[bytes, bytes]]
 class _Watcher:
     """One open events stream, as the loop sees it."""
 
-    __slots__ = ("wake", "gone")
+    __slots__ = ("wake", "gone", "keepalive", "last_sent")
 
-    def __init__(self) -> None:
+    def __init__(self, now: float) -> None:
         self.wake = asyncio.Event()
-        self.gone = False
+        self.gone = False            # the client went away
+        self.keepalive = False       # nothing sent for a while: send a comment
+        self.last_sent = now
 
 
 class _Hub:
     """The newest state, encoded once, and the streams waiting for it (loop side only)."""
 
-    def __init__(self) -> None:
+    #: streams woken in one turn of the loop: a request answered meanwhile goes out between turns,
+    #: not after the last of hundreds of streams
+    BATCH = 32
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
         self.seq = 0                 # how many states have come; a stream sends when it has seen fewer
         self.event = b""             # the newest state as one event
         self.first_event = b""       # the same with ``retry:``, for a stream's first event
@@ -101,8 +110,15 @@ class _Hub:
             return
         self.seq += 1
         self.event, self.first_event = event, first_event
-        for watcher in self.watchers:
+        self.wake(list(self.watchers))
+
+    def wake(self, watchers: list[_Watcher], start: int = 0) -> None:
+        """Wake *watchers*, a batch per turn of the loop."""
+        end = start + self.BATCH
+        for watcher in watchers[start:end]:
             watcher.wake.set()
+        if end < len(watchers):
+            self.loop.call_soon(self.wake, watchers, end)
 
     def close(self) -> None:
         """End every stream now (their clients reconnect to whatever serves next)."""
@@ -157,24 +173,42 @@ class PageFront:
         self._body_cap = int(app.config.get("MAX_CONTENT_LENGTH") or _BODY_CAP)
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="willughby-page")
         self._events_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="willughby-events-check")
-        self._hub = _Hub()
+        self._hub: _Hub | None = None
         self._follower: _Follower | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
+        self._ticker: asyncio.Task[None] | None = None
 
     @property
     def watchers(self) -> int:
         """The events streams open now."""
-        return len(self._hub.watchers)
+        return len(self._hub.watchers) if self._hub else 0
 
-    def start(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Begin following the companion's states for the streams served in *loop*."""
-        self._loop = loop
+    def start(self) -> None:
+        """Begin following the companion's states for the streams (call in the loop that serves them)."""
+        loop = asyncio.get_running_loop()
+        self._hub = _Hub(loop)
         self._follower = _Follower(self.companion, loop, self._hub)
         self._follower.start()
+        self._ticker = loop.create_task(self._keepalives())
 
     def end_streams(self) -> None:
         """End every events stream (call in the loop)."""
-        self._hub.close()
+        if self._hub is not None:
+            self._hub.close()
+        if self._ticker is not None:
+            self._ticker.cancel()
+
+    async def _keepalives(self) -> None:
+        """A comment to each stream that has been quiet for ``keepalive_s`` (checked twice a period,
+        for all streams at once rather than with a timer each)."""
+        assert self._hub is not None
+        hub, loop = self._hub, asyncio.get_running_loop()
+        while not hub.closed:
+            await asyncio.sleep(self.keepalive_s / 2)
+            quiet_since = loop.time() - self.keepalive_s * 0.99
+            due = [w for w in hub.watchers if w.last_sent <= quiet_since]
+            for watcher in due:
+                watcher.keepalive = True
+            hub.wake(due)
 
     def close(self) -> None:
         """Stop following the companion and wait for the app's requests in hand; harmless twice."""
@@ -216,7 +250,7 @@ class PageFront:
             await send({"type": "http.response.body", "body": content})
             return
         try:
-            if status != 200 or scope["method"] == "HEAD" or self._hub.closed:
+            if status != 200 or scope["method"] == "HEAD" or self._hub is None or self._hub.closed:
                 await send({"type": "http.response.start", "status": status, "headers": headers})
                 await send({"type": "http.response.body", "body": content})
                 return
@@ -226,8 +260,9 @@ class PageFront:
             self.gate.leave()
 
     async def _stream(self, receive: Receive, send: Send, headers: _Headers) -> None:
-        hub, watcher = self._hub, _Watcher()
-        loop = asyncio.get_running_loop()
+        assert self._hub is not None
+        hub, loop = self._hub, asyncio.get_running_loop()
+        watcher = _Watcher(loop.time())
         hub.watchers.add(watcher)
         listener = loop.create_task(self._until_gone(receive, watcher))
         try:
@@ -236,17 +271,15 @@ class PageFront:
             while not (watcher.gone or hub.closed):
                 if hub.seq > seen:
                     seen = hub.seq
-                    event, first = (hub.first_event if first else hub.event), False
-                    await send({"type": "http.response.body", "body": event, "more_body": True})
-                    continue
-                watcher.wake.clear()
-                timer = loop.call_later(self.keepalive_s, watcher.wake.set)
-                try:
+                    body, first = (hub.first_event if first else hub.event), False
+                elif watcher.keepalive:
+                    body = _KEEPALIVE
+                else:
+                    watcher.wake.clear()
                     await watcher.wake.wait()
-                finally:
-                    timer.cancel()
-                if hub.seq == seen and not (watcher.gone or hub.closed):
-                    await send({"type": "http.response.body", "body": KEEPALIVE.encode(), "more_body": True})
+                    continue
+                watcher.keepalive, watcher.last_sent = False, loop.time()
+                await send({"type": "http.response.body", "body": body, "more_body": True})
             if not watcher.gone:
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
         except OSError:  # the connection broke while sending: the client is gone
@@ -394,7 +427,7 @@ class PageServer:
         signals = (signal.SIGTERM, signal.SIGINT) if handle_signals else ()
         for sig in signals:
             loop.add_signal_handler(sig, self._begin_stop)
-        self.front.start(loop)
+        self.front.start()
         if self._stop_asked:
             self._begin_stop()
         try:
