@@ -35,7 +35,6 @@ import contextlib
 import fcntl
 import io
 import ipaddress
-import logging
 import os
 import signal
 import socket
@@ -55,8 +54,6 @@ from .services import services
 
 __all__ = ["PageServer", "PageFront", "lan_addresses", "listens_on_all", "mdns_name", "page_url",
            "DEFAULT_WORKERS"]
-
-log = logging.getLogger(__name__)
 
 #: the threads that run the app's requests (the Pi has four cores, the work is short)
 DEFAULT_WORKERS = 4
