@@ -160,7 +160,12 @@
       W.show($("connection"), false);
       render(JSON.parse(event.data));
     });
-    source.addEventListener("error", () => W.show($("connection"), true));
+    source.addEventListener("error", () => {
+      W.show($("connection"), true);
+      // a refused stream (503: as many pages as allowed follow the game) is not retried by the
+      // browser itself: come back later, as Retry-After asks
+      if (source.readyState === EventSource.CLOSED) setTimeout(connect, 30000);
+    });
   }
 
   // -- controls -----------------------------------------------------------
