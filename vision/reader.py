@@ -76,6 +76,11 @@ class Reading:
     dice: list[Die] = field(default_factory=list)
     millis: float = 0.0
     notes: list[str] = field(default_factory=list)
+    #: the point reader's probabilities, where it read the frame: (24, 31) for
+    #: each point (index p-1) over empty, 1..15 light, 1..15 dark men, and
+    #: (24, 3) over the men at the edge laid flat, a pile of 2, of 3
+    count_probs: np.ndarray | None = None
+    pile_probs: np.ndarray | None = None
 
     def to_board(self) -> dict[str, Any]:
         """The board document of this reading (``vision read``), with its confidence."""
@@ -479,12 +484,16 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     laid_out: dict[str, str] = {}
     if method in ("net", "net-alone") or (method == "auto" and pointnet.available()):
         capacity = (MEN_PER_SIDE - bar["light"], MEN_PER_SIDE - bar["dark"])
-        points = pointnet.read_points(obs.strips(), capacity=capacity, starts_first=method != "net-alone")
+        count_probs, pile_probs = pointnet.probabilities(obs.strips())
+        points = pointnet.decide(count_probs, pile_probs, capacity)
+        if method != "net-alone":
+            points = pointnet.prefer_starts(count_probs, pile_probs, points, capacity)
         laid_out = {r.colour: r.layout for r in points if r.layout}
         readings = [(r.colour, r.count, r.stacked, r.confidence * (r.pile_confidence if r.count >= 2 else 1.0))
                     for r in points]
         best_row = 5
     else:
+        count_probs = pile_probs = None
         readings, best_row = _count_by_fit(config, obs)
     for p, (colour, count, pile, c) in enumerate(readings, start=1):
         if count:
@@ -504,4 +513,4 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     confidence = float(min(conf.values())) if conf else 1.0
     return Reading(light, dark, bar, stacked, confidence, conf, not frame.occluded,
                    occluded=frame.occluded, men=placed, dice=dice, notes=notes,
-                   millis=(time.perf_counter() - t0) * 1000)
+                   millis=(time.perf_counter() - t0) * 1000, count_probs=count_probs, pile_probs=pile_probs)
