@@ -113,9 +113,11 @@ def detect_men(config: VisionConfig, rect: np.ndarray, margin: float = 0.0) -> l
     """Round tops of a man's size on the rectified board (surface mm)."""
     s = config.scale
     gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
+    rc = config.reader
     r = config.man_diameter / 2 * s
-    circles = cv2.HoughCircles(gray, cv2.HOUGH_GRADIENT, dp=1, minDist=0.8 * r,
-                               param1=80, param2=20, minRadius=int(r * 0.85), maxRadius=int(r * 1.3))
+    circles = cv2.HoughCircles(gray, cv2.HOUGH_GRADIENT, dp=1, minDist=rc.top_min_apart * r,
+                               param1=rc.top_edge, param2=rc.top_votes,
+                               minRadius=int(r * rc.top_radius_min), maxRadius=int(r * rc.top_radius_max))
     if circles is None:
         return []
     return [Man(float(x) / s - margin, float(y) / s - margin, float(rad) / s) for x, y, rad in circles[0]]
@@ -182,19 +184,22 @@ def _layout(config: VisionConfig, margin: float) -> _Layout:
     regions[m0:my, m0:mx] = _FIELD
     left, right = geometry.bar_x
     regions[m0:my, int((left + margin) * s):int((right + margin) * s)] = _BAR
+    rc = config.reader
     tips = []
     for p in range(1, 25):
         cv2.fillConvexPoly(regions, _triangle(geometry, p, s, margin=margin), _POINT0 + p % 2)
         mask = np.zeros((h, w), np.uint8)
-        cv2.fillConvexPoly(mask, _triangle(geometry, p, s, (0.45, 0.92), margin), 1)
+        cv2.fillConvexPoly(mask, _triangle(geometry, p, s, (rc.tip_from, rc.tip_to), margin), 1)
         tips.append(np.flatnonzero(mask))
     field = np.zeros((h, w), bool)
     c = config
-    field[int((c.point_length + 8 + margin) * s):int((geometry.depth - c.point_length - 8 + margin) * s), :] = True
+    clear = rc.field_clear_mm
+    field[int((c.point_length + clear + margin) * s):int((geometry.depth - c.point_length - clear + margin) * s), :] = True
     field &= regions == _FIELD
-    # the field, the bar and the margin are large: every third pixel gives the same median
-    return _Layout(regions, tuple(tips), np.flatnonzero(field)[::3], np.flatnonzero(regions == _BAR)[::3],
-                   np.flatnonzero(regions == _AROUND)[::3])
+    # the field, the bar and the margin are large: every n-th pixel gives the same median
+    k = rc.sample_step
+    return _Layout(regions, tuple(tips), np.flatnonzero(field)[::k], np.flatnonzero(regions == _BAR)[::k],
+                   np.flatnonzero(regions == _AROUND)[::k])
 
 
 @dataclass(frozen=True)
@@ -257,24 +262,26 @@ def _lighter_group(arr: np.ndarray) -> np.ndarray:
     return lighter
 
 
-def _men_colours(samples: list[np.ndarray], look: Look | None) -> dict[str, np.ndarray]:
+def _men_colours(samples: list[np.ndarray], look: Look | None,
+                 config: VisionConfig | None = None) -> dict[str, np.ndarray]:
     """The two colours of men, from the middles of the round tops found.
     Two clearly different groups are the two colours; otherwise there is
     one colour on the board, and the calibrated look (or, without one, its
     lightness) says which."""
+    rc = (config or VisionConfig()).reader
     known = {k: np.array(v, np.float32) for k, v in (look.men if look else {}).items()}
 
     def nearest(colour: np.ndarray) -> str:
         if len(known) == 2:
             return min(known, key=lambda k: float(np.linalg.norm(colour - known[k])))
-        return "light" if colour[0] >= 50 else "dark"
+        return "light" if colour[0] >= rc.light_from else "dark"
 
     out: dict[str, np.ndarray] = {}
     if len(samples) >= 2:
         arr = np.array(samples, np.float32)
         lighter = _lighter_group(arr)
         centres = np.array([arr[lighter].mean(axis=0), arr[~lighter].mean(axis=0)])
-        two = abs(float(centres[0, 0] - centres[1, 0])) >= 12
+        two = abs(float(centres[0, 0] - centres[1, 0])) >= rc.two_colours_apart
         if two and len(known) == 2 and nearest(centres[0]) == nearest(centres[1]):
             two = False                    # one colour, in light and shade
         if two:
@@ -309,54 +316,57 @@ def learn_board(config: VisionConfig, lab: np.ndarray, men: list[Man], margin: f
     which when the picture alone cannot (one colour of men, or none, on the
     board)."""
     s = config.scale
+    rc = config.reader
     h, w = lab.shape[:2]
     layout = _layout(config, margin)
     men_mask = np.zeros((h, w), np.uint8)
     for m in men:
-        cv2.circle(men_mask, (int((m.x + margin) * s), int((m.y + margin) * s)), int(m.radius * s * 1.15), 255, -1)
+        cv2.circle(men_mask, (int((m.x + margin) * s), int((m.y + margin) * s)), int(m.radius * s * rc.men_mask_radius),
+                   255, -1)
     free = (men_mask == 0).ravel()
     flat = lab.reshape(-1, 3)
     # the points: their tip halves, where men seldom lie; points alternate in
     # colour along the track, so a point's parity is its colour
-    tips = np.array([_median_where(flat, idx, free, 20) for idx in layout.tips], np.float32)
+    tips = np.array([_median_where(flat, idx, free, rc.least_tip_pixels) for idx in layout.tips], np.float32)
     parity = np.array([p % 2 for p in range(1, 25)])
     palette = np.zeros((_POINT0 + 2, 3), np.float32)
     for k in (0, 1):
         palette[_POINT0 + k] = np.median(tips[parity == k], axis=0)
-    palette[_FIELD] = _median_where(flat, layout.field, free, 50)
-    palette[_BAR] = _median_where(flat, layout.bar, free, 50)
-    palette[_AROUND] = _median_where(flat, layout.around, free, 50) if layout.around.size else palette[_FIELD]
+    least = rc.least_region_pixels
+    palette[_FIELD] = _median_where(flat, layout.field, free, least)
+    palette[_BAR] = _median_where(flat, layout.bar, free, least)
+    palette[_AROUND] = _median_where(flat, layout.around, free, least) if layout.around.size else palette[_FIELD]
     expected = cv2.LUT(cv2.merge([layout.regions] * 3), _lut(palette))
     # the men's colours: the middle of each round top, in two groups
     samples = []
     for m in men:
-        x, y, rr = int((m.x + margin) * s), int((m.y + margin) * s), max(2, int(m.radius * s * 0.5))
+        x, y, rr = int((m.x + margin) * s), int((m.y + margin) * s), max(2, int(m.radius * s * rc.top_middle))
         patch = lab[max(0, y - rr):y + rr + 1, max(0, x - rr):x + rr + 1]
         if patch.size:
             samples.append(patch.reshape(-1, 3).mean(axis=0))
-    men_colours = _men_colours(samples, look)
+    men_colours = _men_colours(samples, look, config)
     return BoardModel(expected, men_colours, palette[_FIELD].copy(),
                       (palette[_POINT0].copy(), palette[_POINT0 + 1].copy()), palette[_BAR].copy())
 
 
-_WEIGHTS = np.array([[0.5, 1.0, 1.0]], np.float32)   # lightness counts half: shading moves it
-
-
-def _distance(lab: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    """Per pixel, the (lightness half-weighted) Lab distance to *ref*, a colour or an image."""
+def _distance(lab: np.ndarray, ref: np.ndarray, lightness_weight: float = 0.5) -> np.ndarray:
+    """Per pixel, the Lab distance to *ref*, a colour or an image, lightness
+    counting *lightness_weight* (``ReaderConfig.lightness_weight``: shading moves it)."""
+    weights = np.array([[lightness_weight, 1.0, 1.0]], np.float32)
     if ref.shape != lab.shape:                  # one colour: subtract it as a scalar
         r = np.asarray(ref, np.float64).ravel()
         d = cv2.subtract(lab, (float(r[0]), float(r[1]), float(r[2]), 0.0))
     else:
         d = cv2.subtract(lab, ref)
-    return cv2.sqrt(cv2.transform(cv2.multiply(d, d), _WEIGHTS))
+    return cv2.sqrt(cv2.transform(cv2.multiply(d, d), weights))
 
 
-def evidence(lab: np.ndarray, model: BoardModel) -> dict[str, np.ndarray]:
+def evidence(lab: np.ndarray, model: BoardModel, config: VisionConfig | None = None) -> dict[str, np.ndarray]:
     """Per pixel and colour: how much better a man of that colour explains it than the board."""
-    cap = 60.0
-    d_bg = np.minimum(_distance(lab, model.expected), cap)
-    d_men = {c: np.minimum(_distance(lab, ref), cap) for c, ref in model.men.items()}
+    rc = (config or VisionConfig()).reader
+    cap, lw = rc.distance_cap, rc.lightness_weight
+    d_bg = np.minimum(_distance(lab, model.expected, lw), cap)
+    d_men = {c: np.minimum(_distance(lab, ref, lw), cap) for c, ref in model.men.items()}
     out = {}
     for colour, d_c in d_men.items():
         rival = d_bg
@@ -364,9 +374,9 @@ def evidence(lab: np.ndarray, model: BoardModel) -> dict[str, np.ndarray]:
             if other != colour:
                 rival = np.minimum(rival, d_o)
         diff = cv2.subtract(rival, d_c)
-        cv2.multiply(diff, 0.1, dst=diff)
-        np.clip(diff, -2.0, 2.0, out=diff)
-        diff -= 0.25
+        cv2.multiply(diff, rc.evidence_scale, dst=diff)
+        np.clip(diff, -rc.evidence_clip, rc.evidence_clip, out=diff)
+        diff -= rc.evidence_bias
         out[colour] = diff
     return out
 
@@ -383,10 +393,12 @@ class Observation:
     model: BoardModel
     llr: dict[str, np.ndarray]
     rect: np.ndarray | None = None
+    config: VisionConfig | None = None
 
     def strips(self) -> Strips:
         """The 24 point strips the point reader reads (``strips.point_strips``)."""
-        field = float(self.model.field[0]) if self.model.field is not None else 50.0
+        field = (float(self.model.field[0]) if self.model.field is not None
+                 else (self.config or VisionConfig()).reader.field_lightness)
         return point_strips(self.geometry, self.camera, self.llr, self.lab, field, self.margin)
 
 
@@ -400,7 +412,7 @@ def observe(image: np.ndarray, corners: Sequence[Sequence[float]], config: Visio
     lab = _lab(rect)
     tops = detect_men(config, rect, margin)
     model = learn_board(config, lab, tops, margin, look)
-    return Observation(geometry, camera, margin, lab, tops, model, evidence(lab, model), rect)
+    return Observation(geometry, camera, margin, lab, tops, model, evidence(lab, model, config), rect, config)
 
 
 def _one_per_man(tops: list[Man], apart: float) -> list[Man]:
@@ -422,18 +434,19 @@ def _count_by_fit(config: VisionConfig, obs: Observation) -> tuple[list[tuple[st
     L = np.ascontiguousarray(lab[..., 0])
     grad = (cv2.Sobel(L, cv2.CV_32F, 1, 0, ksize=3) / 4.0, cv2.Sobel(L, cv2.CV_32F, 0, 1, ksize=3) / 4.0)
     s = config.scale
+    rc = config.reader
     h, w = lab.shape[:2]
-    rows = (5, 6)
+    rows = rc.fit_rows
     fits_by_row: dict[int, list[PointFit]] = {row: [] for row in rows}
     for p in range(1, 25):
         xc = geometry.point_centre_x(p) + obs.margin
-        roi = (max(0, int((xc - 45) * s)), 0, min(w, int((xc + 45) * s)), h)
+        roi = (max(0, int((xc - rc.fit_half_width_mm) * s)), 0, min(w, int((xc + rc.fit_half_width_mm) * s)), h)
         fits = fit_point(p, geometry, obs.camera, obs.llr, roi, rows, config.man_thickness,
                          piles=PILES, grad=grad, offset=obs.margin)
         for row in rows:
             fits_by_row[row].append(fits[row])
     best_row = max(rows, key=lambda row: sum(f.score for f in fits_by_row[row]))
-    return [(f.colour, f.count, f.stacked, float(1 - np.exp(-max(f.margin, 0.0) / 150.0)))
+    return [(f.colour, f.count, f.stacked, float(1 - np.exp(-max(f.margin, 0.0) / rc.fit_confidence_scale)))
             for f in fits_by_row[best_row]], best_row
 
 
@@ -450,11 +463,15 @@ def learn_look(image: np.ndarray, corners: Sequence[Sequence[float]],
 
 
 def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
-               config: VisionConfig | None = None, method: str = "auto", look: Look | None = None) -> Reading:
+               config: VisionConfig | None = None, method: str = "auto", look: Look | None = None,
+               dice: bool | None = None) -> Reading:
     """Read the men on the board in *image*, whose playing surface has the
     corners *corners* (C1..C4, pixels).  *method*: one of ``METHODS``
     (see there).  *look*: what calibration learnt of this board
-    (``learn_look``), if anything."""
+    (``learn_look``), if anything.  *dice*: also find the dice lying on the
+    board (``Reading.dice``; ``dice.find_dice``); by default as
+    ``config.reader.find_dice`` says (off: the men are read the same
+    without it, and the read is cheaper)."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
     config = config or VisionConfig()
@@ -462,10 +479,12 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     obs = observe(image, corners, config, look)
     geometry, camera, margin, lab, tops, model = obs.geometry, obs.camera, obs.margin, obs.lab, obs.tops, obs.model
     s = config.scale
-    m0 = int(round(margin * s))
-    surface = np.ascontiguousarray(obs.rect[m0:m0 + int(round(geometry.depth * s)),
-                                            m0:m0 + int(round(geometry.width * s))])
-    dice = find_dice(config, surface, camera)
+    found: list[Die] = []
+    if config.reader.find_dice if dice is None else dice:
+        m0 = int(round(margin * s))
+        surface = np.ascontiguousarray(obs.rect[m0:m0 + int(round(geometry.depth * s)),
+                                                m0:m0 + int(round(geometry.width * s))])
+        found = find_dice(config, surface, camera)
     light = [0] * 24
     dark = [0] * 24
     stacked = {"light": [0] * 24, "dark": [0] * 24}
@@ -473,9 +492,11 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     bar = {"light": 0, "dark": 0}
     left, right = geometry.bar_x
     placed = []
-    for m in _one_per_man(tops, config.man_diameter * 0.7):
-        if left - 2 <= m.x <= right + 2 and config.point_length * 0.5 < m.y < geometry.depth - config.point_length * 0.5:
-            x, y, rr = int((m.x + margin) * s), int((m.y + margin) * s), max(2, int(m.radius * s * 0.5))
+    rc = config.reader
+    reach = config.point_length * rc.bar_reach
+    for m in _one_per_man(tops, config.man_diameter * rc.one_man_apart):
+        if left - rc.bar_slack_mm <= m.x <= right + rc.bar_slack_mm and reach < m.y < geometry.depth - reach:
+            x, y, rr = int((m.x + margin) * s), int((m.y + margin) * s), max(2, int(m.radius * s * rc.top_middle))
             lab_c = lab[y - rr:y + rr + 1, x - rr:x + rr + 1].reshape(-1, 3).mean(axis=0)
             if model.men:
                 colour = min(model.men, key=lambda c: float(np.linalg.norm(lab_c - model.men[c])))
@@ -491,7 +512,7 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
         laid_out = {r.colour: r.layout for r in points if r.layout}
         readings = [(r.colour, r.count, r.stacked, r.confidence * (r.pile_confidence if r.count >= 2 else 1.0))
                     for r in points]
-        best_row = 5
+        best_row = rc.net_row
     else:
         count_probs = pile_probs = None
         readings, best_row = _count_by_fit(config, obs)
@@ -512,5 +533,5 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
         notes.append(f"{side}'s men read as the {layout} start: the picture nearly fitted it, and games begin so")
     confidence = float(min(conf.values())) if conf else 1.0
     return Reading(light, dark, bar, stacked, confidence, conf, not frame.occluded,
-                   occluded=frame.occluded, men=placed, dice=dice, notes=notes,
+                   occluded=frame.occluded, men=placed, dice=found, notes=notes,
                    millis=(time.perf_counter() - t0) * 1000, count_probs=count_probs, pile_probs=pile_probs)
