@@ -199,13 +199,15 @@ def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None 
             first = Position.from_board(start) if start else start_position(preset_rules(cfg.preset))
         table = DemoTable(first)
         rt.parts["table"] = table
-        watcher = CameraWatcher(table, lambda board, conf: c.on_reading(board, conf), corners=table.corners,
+        watcher = CameraWatcher(table, lambda board, conf, evidence=None: c.on_reading(board, conf, evidence=evidence),
+                                corners=table.corners, turn_evidence=True,
                                 fps=min(30.0, 8.0 * max(1.0, speed / 4)))
     elif cfg.camera != "none":
         from willughby.vision.sources import open_source
 
         source = open_source(cfg.camera)
-        watcher = CameraWatcher(source, lambda board, conf: c.on_reading(board, conf),
+        watcher = CameraWatcher(source, lambda board, conf, evidence=None: c.on_reading(board, conf, evidence=evidence),
+                                turn_evidence=True,
                                 calibration_path=cfg.calibration_path)
     else:
         c.set_device("camera", "absent")

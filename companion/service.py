@@ -71,6 +71,9 @@ _EVENT_TEXT = {
 
 _COUNT_WORDS = {2: "two", 3: "three", 4: "four"}
 
+# the turn reader's hypothesis that the men have not been moved yet (dice thrown on the board)
+NOT_MOVED = "(not moved yet)"
+
 
 class CompanionError(ValueError):
     """Bad input to the companion (a malformed board, impossible dice)."""
@@ -146,7 +149,17 @@ class Companion:
         self._seen_events: set[str] = set()       # idents of dice throws already taken (box retransmissions)
         self.devices: dict[str, Any] = {"camera": "absent", "dice": "page", "speech": False}
         self.camera: Any = None                   # the camera loop, when there is one (snapshot, calibration)
+        self._turn_reader: Any = None             # the camera's turn reader, made when first needed
         self._resume()
+
+    @property
+    def turn_reader(self) -> Any:
+        """The turn reader (``willughby.vision.turns``) that weighs the camera's evidence."""
+        if self._turn_reader is None:
+            from willughby.vision.turns import TurnReader
+
+            self._turn_reader = TurnReader()
+        return self._turn_reader
 
     # ------------------------------------------------------------ listeners
     def add_announcement_listener(self, fn: Callable[[Announcement], None]) -> None:
@@ -397,13 +410,20 @@ class Companion:
             raise CompanionError(f"the board: {exc}") from None
 
     def on_reading(self, board: Mapping[str, Any], confidence: Mapping[str, float] | None = None,
-                   who: str = "camera") -> dict[str, Any] | None:
+                   who: str = "camera", evidence: Any = None) -> dict[str, Any] | None:
         """A settled reading of the board (a board document; *confidence* per
         location "1".."24", "bar", each 0..1, None for a board entered by a
         person). Returns the ruling made (its JSON), or None when the reading
-        asked nothing of the referee (the board as it was) or became a question."""
+        asked nothing of the referee (the board as it was) or became a question.
+
+        With *evidence* (the camera's :class:`~willughby.vision.turns.TurnEvidence`)
+        the turn is judged by the turn reader: the throw's legal boards weighed
+        against the picture, ruled only when the picture settles it, asked
+        otherwise (DESIGN.md convention 15)."""
         with self._lock:
             m = self._need_game()
+            if evidence is not None and m.phase == "move":
+                return self._judge_turn(board, evidence, who)
             try:
                 seen = self._position(board, m)
             except CompanionError as exc:
@@ -430,6 +450,57 @@ class Companion:
                 return None
             return self._play(seen, who, board)
 
+    def _judge_turn(self, board: Mapping[str, Any], evidence: Any, who: str) -> dict[str, Any] | None:
+        """Judge the turn in progress from the camera's evidence (see on_reading)."""
+        from dataclasses import replace as _replace
+
+        from willughby.vision.turns import OTHER, Candidate
+
+        m = self._match
+        assert m is not None
+        before = m.position
+        outcomes = m.legal_outcomes()
+        by_play = {self._notation(o): o for o in outcomes}
+        cands = [Candidate(play, o.position.to_board()) for play, o in by_play.items()]
+        before_key = before.physical_key()
+        if all(o.position.physical_key() != before_key for o in outcomes):
+            cands.append(Candidate(NOT_MOVED, before.to_board()))      # the men not moved yet
+        if evidence.changes is not None and not _same_men(evidence.before_read, before):
+            evidence = _replace(evidence, changes=None)      # the frame before did not show the referee's board
+        found = self.turn_reader.judge(cands, evidence, before=before.to_board(), men=m.rules.men)
+        camera = {"verdict": found.verdict, "candidates": [{"play": r["play"], "p": round(r["p"], 4)}
+                                                            for r in found.ranked], "notes": list(found.notes)}
+        if not found.settled:
+            return None                                        # a hand over the board: wait for a clear frame
+        top = found.ranked[0]["play"] if found.ranked else None
+        if top == NOT_MOVED and (found.verdict == "legal" or found.ranked[0]["p"] >= 0.5):
+            return None                                        # nothing moved yet (dice thrown on the board)
+        if found.verdict == "legal" and found.play in by_play:
+            o = by_play[found.play]
+            return self._play(o.position.with_turn(o.position.turn), who, board, camera)
+        if found.verdict == "illegal" and found.board is not None:
+            try:
+                seen = self._position(found.board, m)
+            except CompanionError:
+                seen = None
+            if seen is not None:
+                return self._play(seen, who, board, camera)
+        ranked = [r for r in found.ranked if r["play"] not in (OTHER, NOT_MOVED)]
+        other = found.other_board if found.p_other >= 1e-3 else None
+        try:
+            seen_other = self._position(other, m) if other is not None else None
+        except CompanionError:
+            seen_other = None
+        shown = ", ".join(f"{r['play']} ({100 * r['p']:.0f}%)" for r in ranked[:3])
+        why = (f"the camera cannot tell these apart: {shown}" if len(ranked) > 1 and ranked[1]["p"] >= 0.01
+               else "the picture fits no legal play well enough to rule" if found.p_other >= 0.01
+               else f"the camera is not sure enough of {shown}")
+        outcomes_ranked = [by_play[r["play"]] for r in ranked if r["play"] in by_play]
+        rest = [o for o in outcomes if o not in outcomes_ranked]
+        self._ask(seen_other, outcomes_ranked + rest, [], board, who, why=why,
+                  chances={r["play"]: r["p"] for r in ranked}, camera=camera)
+        return None
+
     @staticmethod
     def _doubtful(confidence: Mapping[str, float] | None) -> list[str]:
         if not confidence:
@@ -443,13 +514,17 @@ class Companion:
         doc = seen.to_board()
         return any(_raw_distance(doc, o.position) <= 2 for o in outcomes)
 
-    def _play(self, after: Position, who: str, board: Mapping[str, Any]) -> dict[str, Any]:
+    def _play(self, after: Position, who: str, board: Mapping[str, Any],
+              camera: Mapping[str, Any] | None = None) -> dict[str, Any]:
         m = self._match
         assert m is not None
         self._question = None
         before = m.position
         ruling = m.play(after)
-        self._save(who, [("reading", {"board": dict(board), "who": who})])
+        reading = {"board": dict(board), "who": who, "seq": len(m.rulings)}
+        if camera is not None:
+            reading["camera"] = dict(camera)          # what the turn reader weighed, for the dispute view
+        self._save(who, [("reading", reading)])
         self._ruled(ruling, who, before)
         self._publish()
         return self._rulings[-1]
@@ -528,16 +603,25 @@ class Companion:
 
     # ----------------------------------------------------------- questions
     def _ask(self, seen: Position | None, outcomes: Sequence[Any], doubtful: list[str], board: Mapping[str, Any],
-             who: str, why: str | None = None) -> None:
+             who: str, why: str | None = None, chances: Mapping[str, float] | None = None,
+             camera: Mapping[str, Any] | None = None) -> None:
         """Put a question to the players: which of the closest legal plays was
-        made, or (where the reading is a board at all) the board as read."""
-        ranked = sorted(outcomes, key=lambda o: (_raw_distance(board, o.position), self._notation(o)))
+        made, or (where the reading is a board at all) the board as read.
+        With *chances* (the turn reader's probability of each play), the
+        plays come in the order given and each choice carries its ``p``."""
+        if chances is None:
+            ranked = sorted(outcomes, key=lambda o: (_raw_distance(board, o.position), self._notation(o)))
+        else:
+            ranked = list(outcomes)
         choices = [{"index": i, "play": self._notation(o), "board": o.position.to_board()}
                    for i, o in enumerate(ranked[:CHOICES])]
+        if chances is not None:
+            for c in choices:
+                c["p"] = round(float(chances.get(c["play"], 0.0)), 4)
         if seen is not None:
             choices.append({"index": len(choices), "play": "the board as read", "board": seen.to_board()})
         n = self.store.append(self._game_id, "question", {"reading": dict(board), "doubtful": doubtful,
-                                                          "why": why}, who)
+                                                          "why": why, "camera": dict(camera or {})}, who)
         m = self._match
         assert m is not None
         mover = m.turn or LIGHT         # points are named as the mover counts them, as plays are written
@@ -763,12 +847,18 @@ class Companion:
                 raise UnknownError(f"turn {turn} has no attempt {attempt} (it has {len(of_turn)})")
             j = _judged(m.record(), plays_for=found[0]["seq"])[found[0]["seq"] - 1]
             doc = self._ruling_doc(j["ruling"], j, j["before"])
+            camera = None
+            for e in reversed(self.store.game(self._game_id)["log"]):
+                if e["kind"] == "reading" and e["data"].get("seq") == j["seq"]:
+                    camera = e["data"].get("camera")
+                    break
             return {"turn": turn, "attempt": attempt, "attempts": len(of_turn), "player": j["ruling"].player,
                     "player_text": self._who(j["ruling"].player), "dice": list(j["ruling"].dice),
                     "before": j["before"].to_board(), "after": j["seen"].to_board(), "ruling": doc,
                     "source": doc["source"], "legal_plays": j["plays"],
                     "others": [{"attempt": o["attempt"], "verdict": o["ruling"].verdict, "play": o["ruling"].play}
-                               for o in of_turn if o["attempt"] != attempt]}
+                               for o in of_turn if o["attempt"] != attempt],
+                    "camera": camera}
 
     def presets(self) -> list[dict[str, Any]]:
         """The games a new game may be, with their options (``willughby variants``)."""
@@ -856,6 +946,13 @@ class Companion:
             "undo": self._undo_preview(),
         })
         return base
+
+
+def _same_men(board: Mapping[str, Any] | None, position: Position) -> bool:
+    """Whether a board document read by the camera has exactly *position*'s men on the points and the bar."""
+    if not board:
+        return False
+    return _raw_distance(board, position) == 0
 
 
 def _raw_distance(board: Mapping[str, Any], position: Position) -> float:

@@ -33,9 +33,14 @@ log = logging.getLogger(__name__)
 class CameraWatcher:
     """Watch the board; call ``on_reading(board_doc, confidence)`` per settled change."""
 
-    def __init__(self, source: Any, on_reading: Callable[[dict, dict], Any], *,
+    def __init__(self, source: Any, on_reading: Callable[..., Any], *,
                  corners: Callable[[np.ndarray], Any] | None = None, calibration_path: Path | None = None,
-                 config: VisionConfig | None = None, fps: float = 10.0) -> None:
+                 config: VisionConfig | None = None, fps: float = 10.0, turn_evidence: bool = False) -> None:
+        """*on_reading* is called with the board document and the confidence
+        per location of each newly settled reading; with *turn_evidence*, also
+        with a :class:`~willughby.vision.turns.TurnEvidence` for the turn
+        reader (the point reader's probabilities and, where the frame settled
+        before is at hand, which points' pictures changed since)."""
         self.source = source
         self._given_corners = corners
         self.calibration_path = calibration_path
@@ -51,6 +56,8 @@ class CameraWatcher:
         self.readings = 0
         self.last_settled_at: float | None = None     # time.monotonic() of the last settled frame
         self.last_read_ms: float | None = None        # what reading that frame took
+        self.turn_evidence = turn_evidence
+        self._settled: tuple[np.ndarray, np.ndarray, dict[str, Any]] | None = None   # frame, corners, board read
 
     def start(self) -> "CameraWatcher":
         if self._thread is None:
@@ -114,6 +121,29 @@ class CameraWatcher:
         return buf.tobytes(), {"corners": None if corners is None else np.asarray(corners).tolist(),
                                "size": [w, h]}
 
+    def _evidence(self, frame: np.ndarray, corners: Any, reading: Any) -> Any:
+        """The turn reader's evidence of a settled reading: its probabilities,
+        and where the frame settled before is of the same board from the same
+        place, each point's share of changed picture since that frame (and
+        what was read there, so the referee uses it only if that was its board)."""
+        from willughby.vision.turns import TurnEvidence, point_changes
+
+        if getattr(reading, "count_probs", None) is None:
+            return None
+        changes, before_read = None, None
+        if self._settled is not None:
+            prev, prev_corners, prev_board = self._settled
+            here = np.asarray(corners, np.float64)
+            if prev.shape == frame.shape and prev_corners.shape == here.shape and np.abs(prev_corners - here).max() < 1.0:
+                try:
+                    changes = point_changes(prev, frame, here.tolist())
+                    before_read = prev_board
+                except (VisionError, ValueError, cv2.error) as exc:
+                    log.info("no comparison with the frame before: %s", exc)
+        evidence = TurnEvidence.from_reading(reading, changes)
+        evidence.before_read = before_read
+        return evidence
+
     def _run(self) -> None:
         while not self._stop.is_set():
             t0 = time.monotonic()
@@ -149,8 +179,14 @@ class CameraWatcher:
                 self.readings += 1
                 self.last_settled_at = t0
                 self.last_read_ms = getattr(reading, "millis", None)
+                board = reading.to_board()
                 try:
-                    self._on_reading(reading.to_board(), dict(reading.location_confidence))
+                    if self.turn_evidence:
+                        self._on_reading(board, dict(reading.location_confidence),
+                                         self._evidence(frame, corners, reading))
+                    else:
+                        self._on_reading(board, dict(reading.location_confidence))
                 except (ValueError, RuntimeError, LookupError) as exc:
                     log.info("reading not taken: %s", exc)
+                self._settled = (frame, np.asarray(corners, np.float64), board)
             self._stop.wait(max(0.0, self._period - (time.monotonic() - t0)))

@@ -109,7 +109,8 @@ class CompanionLike(Protocol):
         *attempt* (None: its last): ``{"turn", "attempt", "attempts", "player",
         "player_text", "dice", "before", "after", "ruling", "source": {"key",
         "citation", "quote"} or null, "legal_plays": [{"play", "board"}, ...],
-        "others": [{"attempt", "verdict", "play"}, ...]}``."""
+        "others": [{"attempt", "verdict", "play"}, ...], "camera": null or {"verdict",
+        "candidates": [{"play", "p"}, ...], "notes"} (what the turn reader weighed)}``."""
 
     # -- the camera ----------------------------------------------------------
     def camera_snapshot(self) -> tuple[bytes, dict[str, Any]] | None:

@@ -77,8 +77,9 @@
       $("question-caption").textContent = caption;
     };
     const buttons = (q.choices || []).map((choice) => {
+      const chance = typeof choice.p === "number" ? ` (${Math.round(100 * choice.p)}%)` : "";
       const button = W.el("button", { type: "button", class: "choice", "data-index": choice.index },
-        W.playText(choice.play));
+        W.playText(choice.play) + chance);
       button.disabled = !W.loggedIn();
       button.addEventListener("click", async () => {
         const state2 = await W.control("/api/answer", { question: q.id, choice: choice.index });

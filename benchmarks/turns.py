@@ -1,0 +1,336 @@
+"""Turns judged from the camera, as a player meets them: ruled right, asked, ruled wrong.
+
+Whole games of backgammon are played by the engine (random legal plays,
+and now and then a wrong move on purpose, as the demo's players make them:
+one man a pip too far). Each game is drawn on a board of one style, camera
+and light for the whole game, from a style set the point reader never
+learnt from (``--style-set``, default ``held-out-test``; the temperature of
+``vision/data/turn_calibration.json`` was fitted on the disjoint
+``held-out-fit`` set). Every turn's frame after (and, for the turn reader,
+the frame before) is read as the companion would, and judged:
+
+- **turn reader** (``vision/turns.py``): the throw's legal boards weighed
+  against the picture; legal, illegal or unsure (asked);
+- **present rule** (the baseline, the companion's rule before the turn
+  reader): an exact match with every location at 0.9 or more is ruled; a
+  doubtful reading, or one within one man of a legal play, is asked; any
+  other confident reading is ruled illegal.
+
+It prints, for each: legal and illegal turns ruled right, asked and ruled
+wrong; the reader's per-location accuracy of single frames and its
+calibration (a reliability table and the expected calibration error, with
+the fitted temperature and without); and milliseconds per turn on one core
+(reading the frame and judging; drawing the frame is not counted).
+
+    python benchmarks/turns.py                       # 1,000 turns, two worker processes
+    python benchmarks/turns.py --turns 200 --workers 1 --style-set training
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing as mp
+import random
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))          # run from a checkout without installing
+
+from willughby.engine.position import Position  # noqa: E402
+from willughby.engine.referee import turn_outcomes  # noqa: E402
+from willughby.engine.rules import preset_rules, start_position  # noqa: E402
+
+PRESET = "backgammon"
+PRESENT_CONFIDENT = 0.9       # the companion's rule before the turn reader
+BINS = 10
+
+
+@dataclass
+class TurnCase:
+    """One turn: the board before, the throw, the board on the table after."""
+
+    before: Position
+    dice: tuple[int, int]
+    after: dict[str, Any]           # board document of what the players left on the table
+    legal: bool
+    play: str | None
+    candidates: list[tuple[str, dict[str, Any]]]
+
+
+def _mistake(rng: random.Random, pos: Position, legal_keys: set) -> dict[str, Any] | None:
+    """A plausible wrong move: a legal result with one of the mover's men a pip too far."""
+    mover = pos.turn
+    for _ in range(12):
+        doc = pos.to_board()
+        pts = list(doc[mover])
+        them = doc["dark" if mover == "light" else "light"]
+        order = list(range(24))
+        rng.shuffle(order)
+        for i in order:
+            j = i - 1 if mover == "light" else i + 1
+            if pts[i] and 0 <= j < 24 and not them[j]:
+                pts[i] -= 1
+                pts[j] += 1
+                doc[mover] = pts
+                doc.pop("turn", None)
+                try:
+                    wrong = Position.from_board(doc)
+                except ValueError:
+                    break
+                if wrong.physical_key() not in legal_keys:
+                    return wrong.to_board()
+                break
+    return None
+
+
+def play_games(seed: int, turns: int, wrong_share: float) -> list[list[TurnCase]]:
+    """Games played by the engine until *turns* turns are made; each game a list of turns."""
+    rng = random.Random(seed)
+    rules = preset_rules(PRESET)
+    games: list[list[TurnCase]] = []
+    made = 0
+    while made < turns:
+        pos = start_position(rules, rng.choice(("light", "dark")))
+        game: list[TurnCase] = []
+        while made < turns and len(game) < 80:
+            dice = (rng.randint(1, 6), rng.randint(1, 6))
+            outcomes = turn_outcomes(rules, pos, dice)
+            cands = [(o.play.notation or "(no play)", o.position.to_board()) for o in outcomes]
+            keys = {o.position.physical_key() for o in outcomes}
+            if rng.random() < wrong_share and any(o.play.steps for o in outcomes):
+                first = rng.choice(outcomes)
+                wrong = _mistake(rng, first.position.with_turn(pos.turn), keys)
+                if wrong is not None:
+                    game.append(TurnCase(pos, dice, wrong, False, None, cands))
+                    made += 1
+            o = rng.choice(outcomes)
+            game.append(TurnCase(pos, dice, o.position.to_board(), True, o.play.notation or "(no play)", cands))
+            made += 1
+            if o.position.off[0] == 15 or o.position.off[1] == 15:
+                break
+            pos = o.position
+        games.append(game)
+    return games
+
+
+@dataclass
+class Tally:
+    legal: Counter = field(default_factory=Counter)
+    illegal: Counter = field(default_factory=Counter)
+
+    def add(self, truth_legal: bool, outcome: str) -> None:
+        (self.legal if truth_legal else self.illegal)[outcome] += 1
+
+
+def _present_rule(reading: Any, case: TurnCase) -> tuple[str, str | None]:
+    """The companion's rule before the turn reader: ('legal', play) | ('illegal', None) | ('asked', None)."""
+    seen = {"light": list(reading.light), "dark": list(reading.dark)}
+    bar = dict(reading.bar)
+    doubtful = any(v < PRESENT_CONFIDENT for v in reading.location_confidence.values())
+
+    def same(board: dict[str, Any]) -> bool:
+        return (board["light"] == seen["light"] and board["dark"] == seen["dark"]
+                and board["bar"]["light"] == bar["light"] and board["bar"]["dark"] == bar["dark"])
+
+    exact = [p for p, b in case.candidates if same(b)]
+    if exact and not doubtful:
+        return "legal", exact[0]
+    if doubtful or not reading.settled:
+        return "asked", None
+
+    def distance(board: dict[str, Any]) -> int:
+        d = sum(abs(a - b) for a, b in zip(board["light"], seen["light"]))
+        d += sum(abs(a - b) for a, b in zip(board["dark"], seen["dark"]))
+        return d + abs(board["bar"]["light"] - bar["light"]) + abs(board["bar"]["dark"] - bar["dark"])
+
+    if any(distance(b) <= 2 for _, b in case.candidates):
+        return "asked", None
+    return "illegal", None
+
+
+def _outcome(truth: TurnCase, verdict: str, play: str | None, board: dict[str, Any] | None) -> str:
+    if verdict in ("unsure", "asked"):
+        return "asked"
+    if truth.legal:
+        return "right" if verdict == "legal" and board is not None and \
+            board["light"] == truth.after["light"] and board["dark"] == truth.after["dark"] else "wrong"
+    return "right" if verdict == "illegal" else "wrong"
+
+
+def _game_spec(rng: np.random.Generator, style_set: str) -> dict[str, Any]:
+    """One board, camera and light for a whole game."""
+    from willughby.vision import synth
+
+    if style_set == "training" or not hasattr(synth, "spec_fields_for_style_set"):
+        if style_set != "training":
+            raise SystemExit(f"this painter has no style sets; use --style-set training, not {style_set!r}")
+        fields = {key: str(rng.choice(list(table))) for key, table in
+                  (("wood", synth.WOODS), ("men", synth.MEN_COLOURS), ("points", synth.POINT_COLOURS),
+                   ("field", synth.FIELDS), ("table", synth.TABLES), ("lighting", synth.LIGHTINGS))}
+    else:
+        fields = synth.spec_fields_for_style_set(rng, style_set)
+    fields.update(image_size=(1280, 720), tilt_deg=float(rng.uniform(0, 22)),
+                  board_yaw_deg=float(rng.choice([0.0, 180.0]) + rng.uniform(-8, 8)),
+                  cam_az_deg=float(rng.uniform(0, 360)), cam_roll_deg=float(rng.uniform(-3, 3)),
+                  mirror=bool(rng.random() < 0.3), focal_mm=float(rng.uniform(28, 50)),
+                  fill=float(rng.uniform(0.75, 0.92)), row_max=5, men_thick_mm=float(rng.uniform(7, 12)),
+                  occluded=False)
+    return fields
+
+
+def _work(job: tuple[int, list[TurnCase], str, int]) -> dict[str, Any]:
+    """Draw and judge one game's turns (in a worker process, one core)."""
+    import cv2
+
+    from willughby.vision.reader import read_board
+    from willughby.vision.synth import SceneSpec, render
+    from willughby.vision.turns import Candidate, TurnConfig, TurnEvidence, TurnReader, point_changes
+
+    cv2.setNumThreads(1)
+    index, game, style_set, seed = job
+    rng = np.random.default_rng(seed)
+    fields = _game_spec(rng, style_set)
+    reader = TurnReader()
+    untempered = TurnReader(TurnConfig(temperature=1.0))
+    out: dict[str, Any] = {"turn_reader": Tally(), "turn_reader_alone": Tally(), "present": Tally(),
+                           "locations": 0, "locations_right": 0, "conf": [], "conf_raw": [], "ms": [],
+                           "wrong": [], "style": None}
+    before_frame = None
+    for n, case in enumerate(game):
+        spec = SceneSpec(position=case.after, n_dice=2, dice_values=case.dice, **fields)
+        image, label = render(np.random.default_rng(seed * 1000 + n), spec)
+        out["style"] = {k: label["style"].get(k) for k in ("wood", "men", "points", "field", "lighting")}
+        corners = label["corners"]
+        t0 = time.perf_counter()
+        reading = read_board(image, corners)
+        changes = None
+        if before_frame is not None:
+            changes = point_changes(before_frame, image, corners)
+        cands = [Candidate(p, b) for p, b in case.candidates]
+        before_doc = case.before.to_board()
+        found = reader.judge(cands, TurnEvidence.from_reading(reading, changes), before=before_doc)
+        out["ms"].append((time.perf_counter() - t0) * 1000)
+        alone = reader.judge(cands, TurnEvidence.from_reading(reading))
+        got = _outcome(case, found.verdict, found.play, found.board)
+        out["turn_reader"].add(case.legal, got)
+        out["turn_reader_alone"].add(case.legal, _outcome(case, alone.verdict, alone.play, alone.board))
+        verdict, play = _present_rule(reading, case)
+        board = next((b for p, b in case.candidates if p == play), None) if play else None
+        out["present"].add(case.legal, _outcome(case, verdict, play, board))
+        if got == "wrong":
+            out["wrong"].append({"game": index, "turn": n, "truth": "legal" if case.legal else "illegal",
+                                 "verdict": found.verdict, "play": found.play, "truth_play": case.play,
+                                 "p_other": round(found.p_other, 4)})
+        # single-frame figures: every point's reading, and the calibration of its probabilities
+        truth = np.array([case.after["light"][i] or (15 + case.after["dark"][i] if case.after["dark"][i] else 0)
+                          for i in range(24)])
+        for logp, key in ((reader.log_probs(reading.count_probs), "conf"),
+                          (untempered.log_probs(reading.count_probs), "conf_raw")):
+            p = np.exp(logp)
+            top = p.argmax(axis=1)
+            out[key].extend(zip(p.max(axis=1).tolist(), (top == truth).tolist()))
+        seen = np.array([reading.light[i] or (15 + reading.dark[i] if reading.dark[i] else 0) for i in range(24)])
+        out["locations"] += 24
+        out["locations_right"] += int((seen == truth).sum())
+        before_frame = image if case.legal else before_frame
+    return out
+
+
+def _reliability(pairs: list[tuple[float, bool]]) -> tuple[float, list[str]]:
+    """Expected calibration error and a reliability table (10 bins of confidence)."""
+    if not pairs:
+        return float("nan"), []
+    conf = np.array([c for c, _ in pairs])
+    right = np.array([r for _, r in pairs], float)
+    edges = np.array([0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999, 0.9999, 1.0 + 1e-9])
+    ece = 0.0
+    rows = []
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        sel = (conf >= lo) & (conf < hi)
+        if not sel.any():
+            continue
+        gap = abs(conf[sel].mean() - right[sel].mean())
+        ece += sel.mean() * gap
+        rows.append(f"    [{lo:.4f}, {min(hi, 1.0):.4f}): {int(sel.sum()):6d} locations, said {conf[sel].mean():.4f}, "
+                    f"right {right[sel].mean():.4f}")
+    return float(ece), rows
+
+
+def _print_tally(name: str, t: Tally) -> None:
+    for kind, c in (("legal", t.legal), ("illegal", t.illegal)):
+        total = sum(c.values())
+        if total:
+            print(f"  {name:<26} {kind:<8} {total:5d} turns: right {c['right']:5d}  asked {c['asked']:4d} "
+                  f"({100 * c['asked'] / total:.1f}%)  wrong {c['wrong']:3d}")
+    total = sum(t.legal.values()) + sum(t.illegal.values())
+    asked = t.legal["asked"] + t.illegal["asked"]
+    wrong = t.legal["wrong"] + t.illegal["wrong"]
+    print(f"  {name:<26} all      {total:5d} turns: right {total - asked - wrong:5d}  asked {asked:4d} "
+          f"({100 * asked / max(total, 1):.1f}%)  wrong {wrong:3d}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--turns", type=int, default=1000, help="turns to judge (default 1000)")
+    ap.add_argument("--workers", type=int, default=2, help="worker processes, one core each (default 2)")
+    ap.add_argument("--style-set", default="held-out-test", help="the styles the games are drawn in")
+    ap.add_argument("--wrong", type=float, default=0.1, help="share of turns with a wrong move first (0.1)")
+    ap.add_argument("--seed", type=int, default=16, help="seed of the games and their drawing")
+    args = ap.parse_args(argv)
+    if args.turns < 1 or args.workers < 1:
+        ap.error("--turns and --workers must be at least 1")
+    from willughby.vision.turns import load_temperature
+
+    games = play_games(args.seed, args.turns, args.wrong)
+    jobs = [(i, g, args.style_set, args.seed * 7919 + i) for i, g in enumerate(games)]
+    print(f"{sum(len(g) for g in games)} turns in {len(games)} games of {PRESET}, styles {args.style_set!r}, "
+          f"temperature {load_temperature():.3f}, {args.workers} worker(s)", flush=True)
+    t0 = time.perf_counter()
+    results = []
+    with mp.get_context("spawn").Pool(args.workers) as pool:
+        for k, r in enumerate(pool.imap_unordered(_work, jobs), start=1):
+            results.append(r)
+            done = sum(sum(x["turn_reader"].legal.values()) + sum(x["turn_reader"].illegal.values())
+                       for x in results)
+            print(f"  game {k}/{len(jobs)} done ({done} turns, {time.perf_counter() - t0:.0f} s)",
+                  file=sys.stderr, flush=True)
+    merged = {key: Tally() for key in ("turn_reader", "turn_reader_alone", "present")}
+    for r in results:
+        for key in merged:
+            merged[key].legal.update(r[key].legal)
+            merged[key].illegal.update(r[key].illegal)
+    print("\nturns (right = ruled as it was; asked = a question to the players; wrong = a wrong ruling)")
+    _print_tally("turn reader, frame before", merged["turn_reader"])
+    _print_tally("turn reader, frame alone", merged["turn_reader_alone"])
+    _print_tally("present rule (baseline)", merged["present"])
+    locs = sum(r["locations"] for r in results)
+    right = sum(r["locations_right"] for r in results)
+    print(f"\nsingle frames: {right}/{locs} locations read right ({100 * right / max(locs, 1):.2f}%)")
+    for key, name in (("conf", "with the fitted temperature"), ("conf_raw", "as the network gives them")):
+        ece, rows = _reliability([p for r in results for p in r[key]])
+        print(f"calibration {name}: expected calibration error {ece:.4f}")
+        for row in rows:
+            print(row)
+    ms = sorted(m for r in results for m in r["ms"])
+    if ms:
+        print(f"\nms per turn on one core (read + judge): median {ms[len(ms) // 2]:.1f}, "
+              f"p95 {ms[min(len(ms) - 1, int(0.95 * len(ms)))]:.1f}")
+    styles = Counter(tuple(sorted((r["style"] or {}).items())) for r in results)
+    print(f"{len(styles)} board styles drawn")
+    wrong = [w for r in results for w in r["wrong"]]
+    for w in wrong[:20]:
+        print(f"  wrong: {w}")
+    print(f"total {time.perf_counter() - t0:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

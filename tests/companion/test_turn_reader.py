@@ -1,0 +1,108 @@
+"""The companion judges the camera's turns with the turn reader (issue 16):
+a settled reading is weighed against the throw's legal boards; a question is
+asked only when the turn reader is unsure, listing the plays it could not
+tell apart with their probabilities; an illegal turn is ruled only when the
+turn reader says so; the dispute view shows what it weighed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from willughby.companion.service import Companion
+from willughby.companion.store import GameStore
+from willughby.vision.turns import TurnConfig, TurnEvidence, TurnReader, board_classes
+
+
+@pytest.fixture()
+def c():
+    store = GameStore(":memory:")
+    comp = Companion(store)
+    comp._turn_reader = TurnReader(TurnConfig(temperature=1.0))
+    comp.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"}, who="test")
+    comp.enter_dice([3, 1])                      # Ann (light) plays 3-1
+    yield comp
+    store.close()
+
+
+def _evidence(board: dict, sure: float = 0.9999, **kw) -> TurnEvidence:
+    p = np.full((24, 31), (1 - sure) / 30)
+    p[np.arange(24), board_classes(board)] = sure
+    return TurnEvidence(p, dict(board.get("bar") or {"light": 0, "dark": 0}), **kw)
+
+
+def test_a_picture_of_a_legal_play_is_ruled_with_what_the_camera_weighed(c):
+    after = c.legal_boards()["8/5 6/5"]
+    ruling = c.on_reading(after, None, evidence=_evidence(after))
+    assert ruling["verdict"] == "legal" and ruling["play"] == "8/5 6/5"
+    d = c.dispute(1)
+    assert d["camera"]["verdict"] == "legal" and d["camera"]["candidates"][0]["play"] == "8/5 6/5"
+    assert d["camera"]["candidates"][0]["p"] > 0.99
+
+
+def test_an_unsure_picture_is_a_question_listing_the_plays_with_their_chances(c):
+    a, b = c.legal_boards()["8/5 6/5"], c.legal_boards()["8/7 8/5"]
+    ev = _evidence(a)
+    for i in np.flatnonzero(board_classes(a) != board_classes(b)):
+        ev.count_probs[i] = 1e-5
+        ev.count_probs[i, board_classes(a)[i]] = 0.5
+        ev.count_probs[i, board_classes(b)[i]] = 0.5
+    assert c.on_reading(a, None, evidence=ev) is None
+    s = c.state()
+    q = s["question"]
+    assert s["rulings"] == [] and q is not None
+    assert q["text"].startswith("Which play was made? The camera cannot tell these apart: ")
+    first_two = {ch["play"] for ch in q["choices"][:2]}
+    assert first_two == {"8/5 6/5", "8/7 8/5"}
+    assert all(0.2 < ch["p"] < 0.7 for ch in q["choices"][:2])
+    c.answer(q["id"], q["choices"][0]["index"], who="Ann")
+    assert c.state()["rulings"][-1]["verdict"] == "legal"
+
+
+def test_a_clear_picture_of_a_board_no_play_leads_to_is_ruled_illegal(c):
+    wrong = c.legal_boards()["8/5 6/5"]
+    wrong["light"][4] -= 1
+    wrong["light"][3] += 1                        # 8/4 6/5 with a 3-1
+    ruling = c.on_reading(wrong, None, evidence=_evidence(wrong))
+    assert ruling["verdict"] == "illegal"
+    assert c.state()["phase"] == "move"          # the game waits for the board to be put right
+
+
+def test_a_board_no_play_leads_to_read_unsurely_is_asked_never_ruled_illegal(c):
+    wrong = c.legal_boards()["8/5 6/5"]
+    wrong["light"][4] -= 1
+    wrong["light"][3] += 1
+    ev = _evidence(wrong)
+    ev.count_probs[3] = 0.1 / 30
+    ev.count_probs[3, board_classes(wrong)[3]] = 0.9
+    assert c.on_reading(wrong, None, evidence=ev) is None
+    assert c.state()["rulings"] == [] and c.state()["question"] is not None
+
+
+def test_the_men_not_moved_yet_ask_nothing(c):
+    before = c.state()["board"]
+    before = {k: v for k, v in before.items() if k != "turn"}
+    assert c.on_reading(before, None, evidence=_evidence(before)) is None
+    assert c.state()["question"] is None and c.state()["rulings"] == []
+
+
+def test_a_covered_frame_is_never_ruled_on(c):
+    after = c.legal_boards()["8/5 6/5"]
+    assert c.on_reading(after, None, evidence=_evidence(after, settled=False)) is None
+    assert c.state()["rulings"] == [] and c.state()["question"] is None
+
+
+def test_changes_are_used_only_when_the_frame_before_showed_the_referees_board(c):
+    after = c.legal_boards()["8/5 6/5"]
+    ev = _evidence(after)
+    ev.count_probs[18] = 0.1 / 30                 # point 19 misread at 90%: 4 dark men for 5
+    ev.count_probs[18, 19] = 0.9
+    ev.changes = np.zeros(24)
+    ev.changes[[4, 5, 7]] = 0.05
+    ev.before_read = {"light": [0] * 24, "dark": [0] * 24, "bar": {"light": 0, "dark": 0}}   # not the board before
+    assert c.on_reading(after, None, evidence=ev) is None          # so the changes are not trusted: asked
+    board = c.state()["board"]
+    ev.before_read = {k: board[k] for k in ("light", "dark", "bar")}
+    c._question = None
+    ruling = c.on_reading(after, None, evidence=ev)
+    assert ruling is not None and ruling["play"] == "8/5 6/5"

@@ -1,0 +1,175 @@
+"""The turn reader (vision/turns.py): the boards a throw allows weighed against
+the picture. Drawn frames of real turns (a legal one, an illegal one, a
+covered one), and probabilities made by hand for the cases a test must pin
+exactly (a point the picture cannot tell)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from willughby.engine.position import Position
+from willughby.engine.referee import turn_outcomes
+from willughby.engine.rules import preset_rules, start_position
+from willughby.vision import pointnet
+from willughby.vision.turns import (OTHER, Candidate, TurnConfig, TurnEvidence, TurnReader, board_classes,
+                                    point_changes)
+
+RULES = preset_rules("backgammon")
+START = start_position(RULES, "light")
+DICE = (3, 1)
+
+
+def _candidates(pos: Position = START, dice=DICE) -> list[Candidate]:
+    return [Candidate(o.play.notation or "(no play)", o.position.to_board()) for o in turn_outcomes(RULES, pos, dice)]
+
+
+def _probs_of(board: dict, sure: float = 0.999) -> np.ndarray:
+    """Point probabilities that say *board* with *sure* at every point."""
+    p = np.full((24, 31), (1 - sure) / 30)
+    p[np.arange(24), board_classes(board)] = sure
+    return p
+
+
+def _after(play: str) -> dict:
+    return next(c.board for c in _candidates() if c.play == play)
+
+
+def test_a_picture_that_shows_one_play_surely_is_ruled_that_play():
+    found = TurnReader(TurnConfig(temperature=1.0)).judge(_candidates(), TurnEvidence(_probs_of(_after("8/5 6/5"))))
+    assert (found.verdict, found.play, found.settled) == ("legal", "8/5 6/5", True)
+    assert found.ranked[0]["play"] == "8/5 6/5" and found.ranked[0]["p"] > 0.999
+
+
+def test_a_point_the_picture_cannot_tell_leaves_the_turn_unsure_with_both_plays_ranked():
+    # 8/5 6/5 and 8/7 8/5 differ on points 5, 6, 7 and 8: where they differ, the picture is a coin toss
+    a, b = _after("8/5 6/5"), _after("8/7 8/5")
+    p = _probs_of(a)
+    differ = np.flatnonzero(board_classes(a) != board_classes(b))
+    assert (differ + 1).tolist() == [5, 6, 7, 8]
+    for i in differ:
+        p[i] = 1e-4
+        p[i, board_classes(a)[i]] = 0.5
+        p[i, board_classes(b)[i]] = 0.5
+    found = TurnReader(TurnConfig(temperature=1.0)).judge(_candidates(), TurnEvidence(p))
+    assert found.verdict == "unsure" and found.play is None
+    plays = [r for r in found.ranked if r["play"] != OTHER]
+    assert {r["play"] for r in plays[:2]} == {"8/5 6/5", "8/7 8/5"}
+    assert all(0.2 < r["p"] < 0.7 for r in plays[:2])
+    assert abs(plays[0]["p"] - plays[1]["p"]) < 1e-6      # the picture favours neither
+
+
+def test_a_board_no_play_leads_to_read_surely_is_ruled_illegal_and_given_as_read():
+    wrong = _after("8/5 6/5")
+    wrong["light"][4] -= 1
+    wrong["light"][3] += 1                  # one man a pip too far: 8/4 6/5
+    found = TurnReader(TurnConfig(temperature=1.0)).judge(_candidates(), TurnEvidence(_probs_of(wrong, 0.9999)))
+    assert found.verdict == "illegal" and found.play is None
+    assert found.board["light"] == wrong["light"] and found.board["dark"] == wrong["dark"]
+    assert found.ranked[0]["play"] == OTHER
+
+
+def test_a_board_no_play_leads_to_but_read_unsurely_is_asked_not_ruled():
+    wrong = _after("8/5 6/5")
+    wrong["light"][4] -= 1
+    wrong["light"][3] += 1
+    p = _probs_of(wrong, 0.9999)
+    p[3] = 0.05
+    p[3, board_classes(wrong)[3]] = 0.9              # point 4 read at 90% only
+    found = TurnReader(TurnConfig(temperature=1.0)).judge(_candidates(), TurnEvidence(p))
+    assert found.verdict == "unsure"
+    assert any("not read surely enough" in n for n in found.notes)
+
+
+def test_a_frame_that_cannot_be_read_is_unsure_and_unsettled_never_a_ruling():
+    ev = TurnEvidence(_probs_of(_after("8/5 6/5")), settled=False, why_unsettled="something lies across the board")
+    found = TurnReader().judge(_candidates(), ev)
+    assert (found.verdict, found.settled) == ("unsure", False)
+    assert found.notes == ["something lies across the board"]
+
+
+def test_unchanged_points_keep_the_counts_the_referee_knows():
+    # the picture misreads point 19 (dark's 6 point), far from the play; the frame before shows it unchanged
+    after = _after("8/5 6/5")
+    p = _probs_of(after)
+    p[18] = 0.1 / 30
+    p[18, 19] = 0.9                           # "4 dark men" where there are 5, at 90%
+    before = START.to_board()
+    changes = np.zeros(24)
+    for point in (5, 6, 8):
+        changes[point - 1] = 0.05             # where the men were moved
+    reader = TurnReader(TurnConfig(temperature=1.0))
+    alone = reader.judge(_candidates(), TurnEvidence(p))
+    assert alone.verdict != "legal"           # alone, the misread point spoils the picture
+    found = reader.judge(_candidates(), TurnEvidence(p, changes=changes), before=before)
+    assert (found.verdict, found.play) == ("legal", "8/5 6/5")
+
+
+def test_a_temperature_above_one_softens_the_probabilities():
+    p = _probs_of(_after("8/5 6/5"), 0.99)
+    hot = np.exp(TurnReader(TurnConfig(temperature=2.0)).log_probs(p)).max(axis=1)
+    cold = np.exp(TurnReader(TurnConfig(temperature=1.0)).log_probs(p)).max(axis=1)
+    assert (hot < cold).all() and np.allclose(cold, 0.99)
+
+
+def test_bad_probabilities_and_no_candidates_are_refused():
+    with pytest.raises(ValueError, match="24, 31"):
+        TurnReader().judge(_candidates(), TurnEvidence(np.ones((24, 30))))
+    with pytest.raises(ValueError, match="at least one"):
+        TurnReader().judge([], TurnEvidence(_probs_of(_after("8/5 6/5"))))
+
+
+# -- drawn frames, read by the shipped reader -----------------------------------------
+
+needs_reader = pytest.mark.skipif(not pointnet.available(), reason="the point reader's weights are not installed")
+
+
+def _frame(board, seed=5, **extra):
+    from willughby.vision.synth import SceneSpec, render
+
+    spec = SceneSpec(position=board, image_size=(1280, 720), tilt_deg=8.0, board_yaw_deg=2.0, cam_az_deg=0.0,
+                     cam_roll_deg=0.5, mirror=False, focal_mm=35.0, fill=0.85, n_dice=0, wood="walnut",
+                     men="white_black", points="red_cream", field="felt_green", table="light_table",
+                     lighting="overhead", row_max=5, men_thick_mm=9.0, **extra)
+    return render(np.random.default_rng(seed), spec)
+
+
+def _judge_frame(board, **extra):
+    from willughby.vision.reader import read_board
+
+    image, label = _frame(board, **extra)
+    reading = read_board(image, label["corners"])
+    return TurnReader().judge(_candidates(), TurnEvidence.from_reading(reading))
+
+
+@needs_reader
+def test_a_drawn_legal_turn_is_ruled_legal():
+    found = _judge_frame(_after("8/5 6/5"), occluded=False)
+    assert (found.verdict, found.play) == ("legal", "8/5 6/5")
+
+
+@needs_reader
+def test_a_drawn_illegal_turn_is_ruled_illegal_or_asked_never_legal():
+    wrong = _after("8/5 6/5")
+    wrong["light"][4] -= 1
+    wrong["light"][3] += 1
+    found = _judge_frame(wrong, occluded=False)
+    assert found.verdict == "illegal"
+    assert found.board["light"] == wrong["light"]
+
+
+@needs_reader
+def test_a_drawn_frame_with_an_arm_over_it_is_unsure_and_unsettled():
+    found = _judge_frame(_after("8/5 6/5"), occluded=True, occluded_share=0.3)
+    assert (found.verdict, found.settled) == ("unsure", False)
+
+
+@needs_reader
+def test_point_changes_see_where_men_were_moved_and_nothing_elsewhere():
+    before, label = _frame(START.to_board(), occluded=False)
+    after, _ = _frame(_after("8/5 6/5"), occluded=False)
+    changes = point_changes(before, after, label["corners"])
+    moved = {5, 6, 8}
+    unchanged = TurnConfig().unchanged_share
+    assert all(changes[p - 1] > unchanged for p in moved), changes.round(3)
+    assert all(changes[p - 1] <= unchanged for p in range(1, 25) if p not in moved | {4, 7, 9}), changes.round(3)

@@ -1,0 +1,332 @@
+"""The turn reader: the boards a throw allows, weighed against the picture.
+
+The referee knows the board before the turn and the throw, so only a
+handful of boards can follow it: the results of the throw's legal plays
+(the engine lists them; this module never learns the rules, DESIGN.md
+convention 15). The point reader gives, for every point, a probability for
+each thing it may hold (empty, 1..15 light men, 1..15 dark men). A board's
+*likelihood* is the product over the points of the probability of what that
+board has there; the turn reader compares
+
+- every legal result of the throw (each *candidate*), and
+- "another board": the board the picture supports best among those no
+  legal play leads to (an illegal turn),
+
+and decides, as a referee players trust would:
+
+- ``legal``: one candidate is overwhelmingly the most likely
+  (its posterior at least ``legal_min``);
+- ``illegal``: another board is overwhelmingly the most likely *and* is
+  itself read with confidence at every point (``illegal_point_min``);
+- ``unsure``: anything else, with the candidates ranked by probability; the
+  referee then asks the players. A frame that cannot be read (a hand over
+  the board) is always ``unsure``, with ``settled`` false.
+
+The point reader's probabilities are sharpened or softened by a
+*temperature* fitted on generated frames of styles the network never learnt
+from and that the measurement never uses (``tools/fit_turn_temperature.py``,
+written with its provenance to ``vision/data/turn_calibration.json``).
+
+Where the settled frame before the turn is at hand (same camera, same
+light), :func:`point_changes` tells which points' pictures did not change;
+those keep the counts the referee already knows, and only what changed needs
+reading.
+
+>>> import numpy as np
+>>> probs = np.full((24, 31), 1e-4); probs[:, 0] = 1.0        # every point empty ...
+>>> probs[0, 0], probs[0, 2] = 1e-4, 1.0                       # ... but two light men on point 1
+>>> empty = {"light": [0] * 24, "dark": [0] * 24}
+>>> two = {"light": [2] + [0] * 23, "dark": [0] * 24}
+>>> reader = TurnReader(TurnConfig(temperature=1.0))
+>>> found = reader.judge([Candidate("1/off 1/off", empty), Candidate("(no play)", two)],
+...                      TurnEvidence(probs / probs.sum(axis=1, keepdims=True)))
+>>> found.verdict, found.play
+('legal', '(no play)')
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["TurnConfig", "Candidate", "TurnEvidence", "TurnJudgement", "TurnReader", "board_classes",
+           "point_changes", "load_temperature", "CALIBRATION_PATH", "OTHER"]
+
+POINTS = 24
+CLASSES = 31                  # empty, 1..15 light, 1..15 dark
+OTHER = "another board"       # the hypothesis of an illegal turn, as candidates list it
+CALIBRATION_PATH = Path(__file__).with_name("data") / "turn_calibration.json"
+
+
+@lru_cache(maxsize=4)
+def load_temperature(path: Path = CALIBRATION_PATH) -> float:
+    """The fitted temperature of the point reader's probabilities, or 1.0
+    where no calibration file ships (then the network's own probabilities
+    are taken as they are)."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        value = float(doc["temperature"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 1.0
+    return value if 0.05 <= value <= 20.0 else 1.0
+
+
+@dataclass(frozen=True)
+class TurnConfig:
+    """Every threshold of the turn reader (DESIGN.md convention 10). The
+    defaults were chosen on generated frames (``benchmarks/turns.py``,
+    styles held out from the network's training), never on the frames the
+    measurement reports."""
+
+    #: the point reader's probabilities are raised to 1/temperature and renormalised; None: the fitted one
+    temperature: float | None = None
+    #: a probability below this is taken as this (one freak pixel must not veto a board outright)
+    floor: float = 1e-7
+    #: how likely an illegal turn is before the picture is looked at
+    prior_illegal: float = 0.05
+    #: the posterior a play needs to be ruled legal without asking
+    legal_min: float = 0.995
+    #: the posterior "another board" needs to be ruled illegal ...
+    illegal_min: float = 0.999
+    #: ... and the probability each point of that board needs
+    illegal_point_min: float = 0.99
+    #: per man on the bar the picture disagrees with, the factor on a board's likelihood
+    bar_mismatch: float = 1e-3
+    #: a point's picture counts as unchanged when at most this share of its strip changed colour
+    unchanged_share: float = 0.004
+    #: ... where "changed colour" is a Lab distance above this
+    change_delta_e: float = 18.0
+    #: the probability an unchanged point still holds what it held before
+    unchanged_keep: float = 0.9999
+    #: how many candidates an "unsure" lists
+    show: int = 4
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A board the throw allows: the play (notation) and its board document."""
+
+    play: str
+    board: Mapping[str, Any]
+
+
+@dataclass
+class TurnEvidence:
+    """What the camera gives the turn reader: the point reader's probabilities
+    of the frame after ((24, 31), point p at row p-1), the men it found on the
+    bar, whether the frame could be read at all, and, where the frame before
+    was at hand, each point's share of changed picture (:func:`point_changes`)."""
+
+    count_probs: np.ndarray
+    bar: Mapping[str, int] = field(default_factory=lambda: {"light": 0, "dark": 0})
+    settled: bool = True
+    changes: np.ndarray | None = None
+    why_unsettled: str = ""
+    #: the board read from the frame the changes are measured against (the
+    #: referee uses the changes only where that was the board before the turn)
+    before_read: Mapping[str, Any] | None = None
+
+    @classmethod
+    def from_reading(cls, reading: Any, changes: np.ndarray | None = None) -> "TurnEvidence":
+        """The evidence of a :class:`~willughby.vision.reader.Reading` (which
+        must come from the point reader: it has ``count_probs``)."""
+        if getattr(reading, "count_probs", None) is None:
+            raise ValueError("the reading has no point probabilities (read with the point reader)")
+        why = "" if reading.settled else ("something lies across the board" if reading.occluded
+                                          else "the frame is not settled")
+        return cls(np.asarray(reading.count_probs, np.float64), dict(reading.bar), bool(reading.settled),
+                   changes, why)
+
+
+@dataclass(frozen=True)
+class TurnJudgement:
+    """The turn reader's decision. ``play`` and ``board`` are the settled
+    candidate's (legal) or the board as read (illegal), else None;
+    ``ranked`` lists ``{"play", "board", "p"}`` most likely first, "another
+    board" (:data:`OTHER`) among them where it has any weight."""
+
+    verdict: str
+    settled: bool
+    play: str | None
+    board: dict[str, Any] | None
+    ranked: list[dict[str, Any]]
+    p_other: float
+    other_board: dict[str, Any] | None
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"verdict": self.verdict, "settled": self.settled, "play": self.play, "board": self.board,
+                "candidates": [{"play": r["play"], "board": r["board"], "p": round(r["p"], 6)} for r in self.ranked],
+                "p_other": round(self.p_other, 6), "notes": list(self.notes)}
+
+
+def board_classes(board: Mapping[str, Any]) -> np.ndarray:
+    """The class of each point of a board document (0 empty, n light men,
+    15 + n dark men): what the point reader's probabilities are indexed by.
+
+    >>> board_classes({"light": [2] + [0] * 23, "dark": [0] * 23 + [3]})[[0, 1, 23]].tolist()
+    [2, 0, 18]
+    """
+    light, dark = board["light"], board["dark"]
+    out = np.zeros(POINTS, np.int64)
+    for i in range(POINTS):
+        n_l, n_d = int(light[i]), int(dark[i])
+        if n_l and n_d:
+            raise ValueError(f"point {i + 1} holds men of both colours")
+        if n_l > 15 or n_d > 15:
+            raise ValueError(f"point {i + 1} holds more than 15 men")
+        out[i] = n_l if n_l else (15 + n_d if n_d else 0)
+    return out
+
+
+def _board_of(classes: np.ndarray, bar: Mapping[str, int], men: int = 15) -> dict[str, Any]:
+    light = [int(k) if 1 <= k <= 15 else 0 for k in classes]
+    dark = [int(k) - 15 if k > 15 else 0 for k in classes]
+    b = {"light": int(bar.get("light", 0)), "dark": int(bar.get("dark", 0))}
+    return {"format": "board/1", "light": light, "dark": dark, "bar": b,
+            "off": {"light": max(0, men - sum(light) - b["light"]), "dark": max(0, men - sum(dark) - b["dark"])}}
+
+
+class TurnReader:
+    """Weighs the boards a throw allows against the picture (see the module)."""
+
+    def __init__(self, config: TurnConfig | None = None) -> None:
+        config = config or TurnConfig()
+        if config.temperature is None:
+            config = replace(config, temperature=load_temperature())
+        self.config = config
+
+    def log_probs(self, count_probs: np.ndarray) -> np.ndarray:
+        """The point reader's probabilities, tempered and floored, as logs."""
+        p = np.asarray(count_probs, np.float64)
+        if p.shape != (POINTS, CLASSES):
+            raise ValueError(f"point probabilities must be (24, 31), not {p.shape}")
+        t = float(self.config.temperature or 1.0)
+        logp = np.log(np.maximum(p, 1e-30)) / t
+        logp -= logp.max(axis=1, keepdims=True)
+        logp -= np.log(np.exp(logp).sum(axis=1, keepdims=True))
+        return np.log(np.maximum(np.exp(logp), self.config.floor))
+
+    def judge(self, candidates: Sequence[Candidate], evidence: TurnEvidence,
+              before: Mapping[str, Any] | None = None, men: int = 15) -> TurnJudgement:
+        """Decide which of *candidates* (the legal results of the throw) the
+        picture shows, if any; *before* (the board before the turn) is needed
+        only where *evidence* says which points did not change."""
+        cfg = self.config
+        if not candidates:
+            raise ValueError("a turn has at least one legal result (a pass leaves the board as it was)")
+        if not evidence.settled:
+            ranked = [{"play": c.play, "board": dict(c.board), "p": 1.0 / len(candidates)} for c in candidates]
+            return TurnJudgement("unsure", False, None, None, ranked[:cfg.show], 0.0, None,
+                                 [evidence.why_unsettled or "the frame cannot be read"])
+        logp = self.log_probs(evidence.count_probs)
+        notes: list[str] = []
+        keep = np.zeros(POINTS, bool)
+        if evidence.changes is not None and before is not None:
+            keep = np.asarray(evidence.changes, np.float64) <= cfg.unchanged_share
+            known = board_classes(before)
+            held = np.full((POINTS, CLASSES), math.log(max((1 - cfg.unchanged_keep) / (CLASSES - 1), cfg.floor)))
+            held[np.arange(POINTS), known] = math.log(cfg.unchanged_keep)
+            logp = np.where(keep[:, None], held, logp)
+            notes.append(f"{int(keep.sum())} of 24 points unchanged since the frame before")
+        cand_classes = [board_classes(c.board) for c in candidates]
+        rows = np.arange(POINTS)
+        bar_seen = {k: int(evidence.bar.get(k, 0)) for k in ("light", "dark")}
+
+        def bar_term(board: Mapping[str, Any]) -> float:
+            b = board.get("bar") or {}
+            miss = sum(abs(int(b.get(k, 0)) - bar_seen[k]) for k in ("light", "dark"))
+            return miss * math.log(cfg.bar_mismatch)
+
+        cand_ll = np.array([float(logp[rows, cls].sum()) + bar_term(c.board)
+                            for c, cls in zip(candidates, cand_classes)])
+        # another board: the best the picture supports that no legal play leads to
+        other, other_ll = self._best_other(logp, cand_classes, candidates, bar_seen)
+        log_prior_c = math.log((1 - cfg.prior_illegal) / len(candidates))
+        scores = np.append(cand_ll + log_prior_c, other_ll + math.log(cfg.prior_illegal))
+        post = np.exp(scores - scores.max())
+        post /= post.sum()
+        p_other = float(post[-1])
+        order = np.argsort(-post[:-1], kind="stable")
+        ranked = [{"play": candidates[i].play, "board": dict(candidates[i].board), "p": float(post[i])} for i in order]
+        other_board = _board_of(other, bar_seen, men) if other is not None else None
+        if other_board is not None and p_other >= 1e-3:
+            ranked.append({"play": OTHER, "board": other_board, "p": p_other})
+            ranked.sort(key=lambda r: -r["p"])
+        best = int(order[0])
+        if post[best] >= cfg.legal_min:
+            c = candidates[best]
+            return TurnJudgement("legal", True, c.play, dict(c.board), ranked[:cfg.show], p_other, other_board, notes)
+        if other is not None and p_other >= cfg.illegal_min:
+            sure = np.exp(logp[rows, other])
+            if float(sure.min()) >= cfg.illegal_point_min:
+                return TurnJudgement("illegal", True, None, other_board, ranked[:cfg.show], p_other, other_board,
+                                     notes)
+            weak = [str(i + 1) for i in np.flatnonzero(sure < cfg.illegal_point_min)]
+            notes.append(f"no legal play fits, but points {', '.join(weak[:6])} are not read surely enough to rule")
+        return TurnJudgement("unsure", True, None, None, ranked[:cfg.show], p_other, other_board, notes)
+
+    @staticmethod
+    def _best_other(logp: np.ndarray, cand_classes: list[np.ndarray], candidates: Sequence[Candidate],
+                    bar_seen: Mapping[str, int]) -> tuple[np.ndarray | None, float]:
+        """The most likely board (point by point) that is not one of the
+        candidates, and its log-likelihood: the picture's own best board, or,
+        where that is a candidate, the best board one point away from it."""
+        rows = np.arange(POINTS)
+        best = np.argmax(logp, axis=1)
+        taken = {tuple(int(k) for k in cls) for cls, c in zip(cand_classes, candidates)
+                 if all(int((c.board.get("bar") or {}).get(s, 0)) == bar_seen[s] for s in ("light", "dark"))}
+        base = float(logp[rows, best].sum())
+        if tuple(int(k) for k in best) not in taken:
+            return best, base
+        found: tuple[np.ndarray | None, float] = (None, -math.inf)
+        for p in range(POINTS):
+            order = np.argsort(-logp[p])
+            for k in order[1:4]:
+                trial = best.copy()
+                trial[p] = k
+                if tuple(int(x) for x in trial) in taken:
+                    continue
+                ll = base - logp[p, best[p]] + logp[p, k]
+                if ll > found[1]:
+                    found = (trial, ll)
+                break
+        return found
+
+
+def point_changes(before: np.ndarray, after: np.ndarray, corners: Sequence[Sequence[float]],
+                  config: Any = None, delta_e: float | None = None) -> np.ndarray:
+    """For each point (index p-1), the share of its strip whose colour changed
+    by more than *delta_e* (Lab) between two frames of the same camera: near 0
+    where nothing was moved there, a few hundredths where a man came or went."""
+    import cv2
+
+    from .config import VisionConfig
+    from .geometry import BoardGeometry
+    from .reader import rectify
+    from .camera import camera_from_corners
+    from .strips import _cut
+
+    config = config or VisionConfig()
+    if before.shape != after.shape:
+        raise ValueError(f"the frames before and after differ in size: {before.shape} and {after.shape}")
+    threshold = TurnConfig().change_delta_e if delta_e is None else delta_e
+    geometry = BoardGeometry(config)
+    margin = config.margin
+    camera = camera_from_corners(corners, (after.shape[1], after.shape[0]), geometry)
+    labs = []
+    for frame in (before, after):
+        rect = rectify(config, frame, corners, margin)
+        labs.append(cv2.cvtColor(rect, cv2.COLOR_BGR2LAB).astype(np.float32))
+    diff = np.sqrt(((labs[1] - labs[0]) ** 2).sum(axis=2))
+    changed = (diff > threshold).astype(np.float32)
+    stack = np.repeat(changed[:, :, None], 4, axis=2)
+    strips = _cut(geometry, camera, stack, margin)
+    return strips.maps[:, 0].reshape(POINTS, -1).mean(axis=1)
