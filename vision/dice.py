@@ -46,8 +46,10 @@ die lying on or against a point of its own colour (white on white), a die
 against the frame, and a die whose sides are lit as brightly as its top and
 merge with its shadow.  A die on the bar is never looked for.
 
-The tunables below are properties of the method, not of a board, so they
-are module constants (as in ``occlusion``), in millimetres where lengths.
+The method's numbers (lengths in mm, whiteness 0..255, the score's fitted
+weights) are :class:`~willughby.vision.config.DiceConfig`, ``config.dice``,
+which the ``[vision.dice]`` table of a TOML file may override; names in
+capitals in these docstrings are its fields (``MIN_SCORE`` is ``config.dice.min_score``).
 
 >>> import numpy as np
 >>> from willughby.vision.config import VisionConfig
@@ -68,61 +70,11 @@ import cv2
 import numpy as np
 
 from .camera import Camera
-from .config import VisionConfig
+from .config import DiceConfig, VisionConfig
 from .errors import FrameError
 from .geometry import BoardGeometry
 
 __all__ = ["Die", "find_dice", "dice_mask"]
-
-# ---- tunables (module constants: config.py is shared)
-DIE_MM = 16.0                 # a die's edge; its top face is this high above the surface
-MIN_SIDE_MM = 10.0            # shortest side of a candidate's enclosing rectangle ...
-MAX_SIDE_MM = 24.0            # ... and longest such short side (a die seen askew with its sides)
-MAX_LONG_MM = 40.0            # longest side of a candidate's enclosing rectangle
-MIN_AREA_MM2 = 70.0           # least area of a candidate region
-LEVELS: tuple[int, ...] = ()  # whiteness levels (0..255) the board is cut at (none: see LOCAL_MARGINS)
-LOCAL_MARGINS = (25, 40, 50, 60)  # margins (0..255) above the local mean whiteness it is cut at
-LOCAL_WINDOW_MM = 31.0        # side of the square the local mean is taken over
-CLOSE_MM = 5.0                # the closing that fills the pips (a pip is about 3 mm across)
-RING_MM = (1.0, 3.0)          # the ring outside a candidate its contrast is measured against
-FRAME_CLEAR_MM = 2.0          # a candidate must keep this far from the frame as seen
-FRAME_HEIGHT_MM = 15.0        # assumed height of the frame's top (for where the frame is seen)
-BAR_CLEAR_MM = 2.0            # ... and its centre this far from the bar
-MIN_SCORE = 0.8               # least score of a die
-SAME_PLACE_MM = 10.0          # candidates closer than this are one place (the best is kept)
-MASK_MARGIN_MM = 4.0          # what dice_mask adds round each die (shadow, blur)
-LAYOUT_TOLERANCE_MM = 2.0     # an outline this near an edge of the bare board runs along it
-SETTLED_SCORE = 0.99          # a place with a candidate this sure needs no more looking at
-GAP_NEAR_MM = 7.0             # a candidate this near a gap between men of two points ...
-GAP_PATCH_MM = 10.0           # ... has patches this wide looked at where the men round it would be
-GAP_FOREIGN = 15.0            # ... a patch this far (Lab) from the bare board's colour holds a man,
-GAP_PLAIN = 8.0               # ... a patch whose channels vary less than this (0..255) is plain,
-GAP_ALIKE = 8.0               # ... and two patches this near (Lab) look alike
-PIP_SQUARE_MM = 2.5           # a candidate this near square is the top face alone, and its pips are read:
-PIP_DARK = 0.55               # ... a pip is darker than this share of the face's whiteness,
-PIP_GRID = 0.09               # ... and lies this near (share of the side) a point of the face's 3 x 3 grid
-REFINE = True                 # cut each candidate again half way between it and its surroundings
-
-# The score: sigmoid(BIAS + sum of weight x measure).  Fitted (logistic
-# regression, pieces of men weighted x5) to the candidates of 400 synthetic
-# frames (``python -m willughby.vision.synth OUT --count 400 --seed 101``),
-# checked on other seeds and on the dev set (docs/vision-labels.md).
-BIAS = -17.1528
-MEASURES: tuple[tuple[str, float], ...] = (
-    ('size', -1.0618),
-    ('too_big', 0.4071),
-    ('too_small', 0.2634),
-    ('elongation', -1.3153),
-    ('unexplained_elongation', -1.5614),
-    ('rectness', 9.9379),
-    ('coherence', 4.7238),
-    ('contrast', 3.2488),
-    ('contrast_30', 5.9217),
-    ('board_distance', -0.2760),
-    ('board_distance_15', 1.4953),
-    ('along_layout', -11.2340),
-)
-
 
 @dataclass(frozen=True)
 class Die:
@@ -167,16 +119,19 @@ class _Candidate:
     bbox: tuple[float, float, float, float]  # x0, y0, x1, y1 (mm)
     displacement: float = 0.0  # how far (mm) a die's top is seen from where it stands, here
     score: float = 0.0
-    cut: int = 0              # which cut it was found in (index into LEVELS + LOCAL_MARGINS)
+    cut: int = 0              # which cut it was found in (index into levels + local_margins)
     along_layout: float = 0.0  # share of its outline along an edge of the bare board
     angle: float = 0.0        # of its enclosing rectangle (degrees, as cv2.minAreaRect gives it)
     mask: tuple | None = None  # (x0, y0, mask) of its region while it is measured
 
-    def measures(self) -> dict[str, float]:
+    def measures(self, die_mm: float) -> dict[str, float]:
+        # the measures' scales and knees (19, 12, 3 mm, contrast 30, colour
+        # 15) define what the score's weights (DiceConfig.measures) were
+        # fitted to: change them only with a new fit
         s, l = self.short, self.long
         contrast = self.contrast
         return {
-            "size": (s - DIE_MM) ** 2 / 10.0,
+            "size": (s - die_mm) ** 2 / 10.0,
             "too_big": max(0.0, s - 19.0),
             "too_small": max(0.0, 12.0 - s),
             "elongation": (l - s) / 5.0,
@@ -239,8 +194,9 @@ def _layout(config: VisionConfig) -> _Layout:
     distance, labels = cv2.distanceTransformWithLabels(off_edge, cv2.DIST_L2, 3, labelType=cv2.DIST_LABEL_PIXEL)
     ys, xs = np.nonzero(off_edge == 0)
     nearest = ids[ys, xs][np.maximum(labels, 1) - 1]
-    step = max(1, int(round(8 * s)))
-    kernel = np.ones((_odd(5 * s),) * 2, np.uint8)
+    dc = config.dice
+    step = max(1, int(round(dc.board_sample_mm * s)))
+    kernel = np.ones((_odd(dc.board_sample_inset_mm * s),) * 2, np.uint8)
     samples = []
     for k in range(4):
         inner = cv2.erode((regions == k).astype(np.uint8), kernel)[::step, ::step]
@@ -249,16 +205,16 @@ def _layout(config: VisionConfig) -> _Layout:
     return _Layout(regions, tuple(samples), (distance / s).astype(np.float32), angle[nearest])
 
 
-def _along_layout(contour: np.ndarray, layout: _Layout, s: float) -> float:
+def _along_layout(contour: np.ndarray, layout: _Layout, s: float, dc: DiceConfig) -> float:
     """The share of a region's outline that runs along an edge of the bare
     board (within ``LAYOUT_TOLERANCE_MM``, in the edge's direction): pieces of
     points are bounded by them, dice only by chance."""
     p = contour.reshape(-1, 2)
-    k = max(2, int(round(2 * s)))
+    k = max(2, int(round(dc.tangent_span_mm * s)))
     if len(p) < 2 * k + 1:
         return 0.0
     xs, ys = p[:, 0], p[:, 1]
-    near = layout.edge_distance[ys, xs] <= LAYOUT_TOLERANCE_MM
+    near = layout.edge_distance[ys, xs] <= dc.layout_tolerance_mm
     count = int(near.sum())
     if count == 0:
         return 0.0
@@ -267,27 +223,24 @@ def _along_layout(contour: np.ndarray, layout: _Layout, s: float) -> float:
     d = (ahead - behind)[near]
     tangent = np.arctan2(d[:, 1], d[:, 0]) % np.pi
     diff = np.abs(tangent - layout.edge_direction[ys[near], xs[near]])
-    along = np.minimum(diff, np.pi - diff) < _ALONG_ANGLE
+    along = np.minimum(diff, np.pi - diff) < math.radians(dc.along_angle_deg)
     return float(along.sum()) / len(p)
-
-
-_ALONG_ANGLE = math.radians(20)
 
 
 class _LazyColours:
     """The bare board's colours of one picture, worked out when first asked for."""
 
-    def __init__(self, rect_bgr: np.ndarray, layout: _Layout) -> None:
-        self._rect, self._layout = rect_bgr, layout
+    def __init__(self, rect_bgr: np.ndarray, layout: _Layout, least: int = 10) -> None:
+        self._rect, self._layout, self._least = rect_bgr, layout, least
         self._colours: list[tuple[float, float, float] | None] | None = None
 
     def get(self) -> list[tuple[float, float, float] | None]:
         if self._colours is None:
-            self._colours = _board_colours(self._rect, self._layout.samples)
+            self._colours = _board_colours(self._rect, self._layout.samples, self._least)
         return self._colours
 
 
-def _board_colours(rect_bgr: np.ndarray, samples) -> list[tuple[float, float, float] | None]:
+def _board_colours(rect_bgr: np.ndarray, samples, least: int = 10) -> list[tuple[float, float, float] | None]:
     """The median colour (Lab, float) of each region of the bare board (men
     and dice cover less than half of any region's sample)."""
     h, w = rect_bgr.shape[:2]
@@ -295,7 +248,7 @@ def _board_colours(rect_bgr: np.ndarray, samples) -> list[tuple[float, float, fl
     for ys, xs in samples:
         keep = (ys < h) & (xs < w)
         n = int(keep.sum())
-        if n < 10:
+        if n < least:
             out.append(None)
             continue
         pixels = rect_bgr[ys[keep], xs[keep]]
@@ -327,17 +280,17 @@ def _coherence4(contour: np.ndarray, eps: float) -> float:
     return math.hypot(re, im) / total if total else 0.0
 
 
-def _shape(contour: np.ndarray, s: float) -> tuple[float, ...] | None:
+def _shape(contour: np.ndarray, s: float, dc: DiceConfig) -> tuple[float, ...] | None:
     """(cx, cy, short, long, rectness, solidity, angle) of a region's outline
     (mm, degrees), or None if it is no die's size."""
     area = cv2.contourArea(contour)
-    if area < MIN_AREA_MM2 * s * s:
+    if area < dc.min_area_mm2 * s * s:
         return None
     hull = cv2.convexHull(contour)
     hull_area = cv2.contourArea(hull)
     (cx, cy), (rw, rh), angle = cv2.minAreaRect(hull)
     short, long_ = min(rw, rh) / s, max(rw, rh) / s
-    if not MIN_SIDE_MM <= short <= MAX_SIDE_MM or long_ > MAX_LONG_MM or hull_area <= 0:
+    if not dc.min_side_mm <= short <= dc.max_side_mm or long_ > dc.max_long_mm or hull_area <= 0:
         return None
     return cx / s, cy / s, short, long_, hull_area / max(rw * rh, 1e-6), area / hull_area, angle
 
@@ -345,7 +298,7 @@ def _shape(contour: np.ndarray, s: float) -> tuple[float, ...] | None:
 def _whiteness(config: VisionConfig, rect_bgr: np.ndarray) -> np.ndarray:
     b, g, r = cv2.split(rect_bgr)
     white = cv2.min(cv2.min(b, g), r)
-    k = _odd(CLOSE_MM * config.scale)
+    k = _odd(config.dice.close_mm * config.scale)
     return cv2.morphologyEx(white, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
 
 
@@ -356,6 +309,7 @@ def _candidates(config: VisionConfig, rect_bgr: np.ndarray, camera: Camera | Non
     already seen at another cut, or whose shape alone cannot reach
     ``MIN_SCORE``, is not measured further."""
     s = config.scale
+    dc = config.dice
     geometry = BoardGeometry(config)
     bar_left, bar_right = geometry.bar_x
     white = _whiteness(config, rect_bgr)
@@ -364,25 +318,27 @@ def _candidates(config: VisionConfig, rect_bgr: np.ndarray, camera: Camera | Non
     if layout.regions.shape != (h, w):
         raise FrameError(f"the rectified board is {w}x{h} px, but config (scale {config.scale}) makes it "
                          f"{layout.regions.shape[1]}x{layout.regions.shape[0]}")
-    colours = colours or _LazyColours(rect_bgr, layout)
+    colours = colours or _LazyColours(rect_bgr, layout, dc.least_board_samples)
     # no die lies on the bar: leave it out of the cuts (fewer contours to trace)
-    white[:, max(0, int((bar_left + BAR_CLEAR_MM) * s)):max(0, int((bar_right - BAR_CLEAR_MM) * s))] = 0
-    cuts = [cv2.threshold(white, level - 1, 255, cv2.THRESH_BINARY)[1] for level in LEVELS]
-    if LOCAL_MARGINS:
-        k = _odd(LOCAL_WINDOW_MM * s)
+    bar_clear = dc.bar_clear_mm
+    white[:, max(0, int((bar_left + bar_clear) * s)):max(0, int((bar_right - bar_clear) * s))] = 0
+    cuts = [cv2.threshold(white, level - 1, 255, cv2.THRESH_BINARY)[1] for level in dc.levels]
+    if dc.local_margins:
+        k = _odd(dc.local_window_mm * s)
         local = cv2.blur(white, (k, k))
-        cuts += [cv2.compare(white, cv2.add(local, margin), cv2.CMP_GE) for margin in LOCAL_MARGINS]
-    min_px, max_long_px = MIN_SIDE_MM * 0.9 * s, MAX_LONG_MM * s
-    min_len = 12 * s
-    near_frame = FRAME_CLEAR_MM + FRAME_HEIGHT_MM * 2  # the frame's top is never seen further in
-    weights = dict(MEASURES)
+        cuts += [cv2.compare(white, cv2.add(local, margin), cv2.CMP_GE) for margin in dc.local_margins]
+    min_px, max_long_px = dc.min_side_mm * dc.box_slack * s, dc.max_long_mm * s
+    min_len = dc.min_outline_mm * s
+    near_frame = dc.frame_clear_mm + config.frame_height * 2  # the frame's top is never seen further in
+    weights = dict(dc.measures)
     # the most the measures of contrast and of colour can add to a score
     ceiling = {group: sum(max(0.0, weights.get(name, 0.0)) * top for name, top in _CEILING[group].items())
                for group in ("contrast", "colour")}
-    need = math.log(MIN_SCORE / (1 - MIN_SCORE))
+    need = (math.log(dc.min_score / (1 - dc.min_score)) if 0 < dc.min_score < 1
+            else -math.inf if dc.min_score <= 0 else math.inf)
     settled: list[tuple[float, float]] = []
     if camera is not None:
-        k_top = camera.magnification(DIE_MM)
+        k_top = camera.magnification(dc.die_mm)
         foot_x, foot_y = camera.foot
     seen: set[tuple[int, int, int, int]] = set()
     out: list[_Candidate] = []
@@ -402,59 +358,59 @@ def _candidates(config: VisionConfig, rect_bgr: np.ndarray, camera: Camera | Non
                 seen.add(key)
             bbox = (x / s, y / s, (x + bw) / s, (y + bh) / s)
             mid_x = (bbox[0] + bbox[2]) / 2
-            if bar_left - BAR_CLEAR_MM < mid_x < bar_right + BAR_CLEAR_MM:
+            if bar_left - bar_clear < mid_x < bar_right + bar_clear:
                 continue
             if (min(bbox[0], bbox[1], geometry.width - bbox[2], geometry.depth - bbox[3]) < near_frame
-                    and _frame_clearance(geometry, bbox, camera) < FRAME_CLEAR_MM):
+                    and _frame_clearance(geometry, bbox, camera) < dc.frame_clear_mm):
                 continue
-            shape = _shape(c, s)
+            shape = _shape(c, s, dc)
             if shape is None:
                 continue
             cand = _Candidate(*shape[:6], angle=shape[6], coherence=1.0, contrast=0.0, board_distance=0.0,
                               bbox=bbox, cut=cut_index)
-            if bar_left - BAR_CLEAR_MM < cand.cx < bar_right + BAR_CLEAR_MM:
+            if bar_left - bar_clear < cand.cx < bar_right + bar_clear:
                 continue
             if camera is not None:
                 cand.displacement = (1 - 1 / k_top) * math.hypot(cand.cx - foot_x, cand.cy - foot_y)
-            if prune and any(abs(cand.cx - px) < SAME_PLACE_MM and abs(cand.cy - py) < SAME_PLACE_MM
+            if prune and any(abs(cand.cx - px) < dc.same_place_mm and abs(cand.cy - py) < dc.same_place_mm
                              for px, py in settled):
                 continue   # a die found here already, beyond doubt
-            if prune and _logit(cand, "shape") + ceiling["contrast"] + ceiling["colour"] < need:
+            if prune and _logit(cand, dc, "shape") + ceiling["contrast"] + ceiling["colour"] < need:
                 continue
             cand.coherence = _coherence4(c, s)
-            if prune and _logit(cand, "shape") + ceiling["contrast"] + ceiling["colour"] < need:
+            if prune and _logit(cand, dc, "shape") + ceiling["contrast"] + ceiling["colour"] < need:
                 continue
-            inner, outer = _measure_contrast(cand, c, white, s)
+            inner, outer = _measure_contrast(cand, c, white, s, dc.ring_mm)
             tries = [(cand, c)]
-            if REFINE:
+            if dc.refine:
                 # cut again half way between the region and its surroundings
-                found = _refine(cand, white, (inner + outer) / 2, s)
+                found = _refine(cand, white, (inner + outer) / 2, s, dc)
                 if found is not None:
                     found[0].displacement = cand.displacement
-                    _measure_contrast(found[0], found[1], white, s)
+                    _measure_contrast(found[0], found[1], white, s, dc.ring_mm)
                     tries.append(found)
             for one, contour in tries:
-                if prune and _logit(one, "shape", "contrast") + ceiling["colour"] < need:
+                if prune and _logit(one, dc, "shape", "contrast") + ceiling["colour"] < need:
                     continue
-                _measure_colour(one, contour, rect_bgr, layout, colours.get(), s)
+                _measure_colour(one, contour, rect_bgr, layout, colours.get(), s, dc)
                 out.append(one)
-                if one.score >= SETTLED_SCORE:
+                if one.score >= dc.settled_score:
                     settled.append((one.cx, one.cy))
     return out
 
 
 def _measure_contrast(cand: _Candidate, contour: np.ndarray, white: np.ndarray,
-                      s: float) -> tuple[float, float]:
+                      s: float, ring_mm: tuple[float, ...]) -> tuple[float, float]:
     """The candidate's contrast with a ring just outside it; returns the mean
     whiteness inside and in the ring."""
     h, w = white.shape
     x, y, bw, bh = cv2.boundingRect(contour)
-    pad = int(math.ceil(RING_MM[1] * s)) + 2
+    pad = int(math.ceil(ring_mm[1] * s)) + 2
     x0, y0 = max(0, x - pad), max(0, y - pad)
     x1, y1 = min(w, x + bw + pad), min(h, y + bh + pad)
     inside = np.zeros((y1 - y0, x1 - x0), np.uint8)
     cv2.drawContours(inside, [contour], 0, 255, -1, offset=(-x0, -y0))
-    outer, inner = _ring_kernels(s)
+    outer, inner = _ring_kernels(s, tuple(ring_mm))
     ring = cv2.subtract(cv2.dilate(inside, outer), cv2.dilate(inside, inner))
     roi = white[y0:y1, x0:x1]
     mean_in, mean_ring = cv2.mean(roi, mask=inside)[0], cv2.mean(roi, mask=ring)[0]
@@ -464,14 +420,14 @@ def _measure_contrast(cand: _Candidate, contour: np.ndarray, white: np.ndarray,
 
 
 @functools.lru_cache(maxsize=4)
-def _ring_kernels(s: float) -> tuple[np.ndarray, np.ndarray]:
-    outer = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * int(round(RING_MM[1] * s)) + 1,) * 2)
-    inner = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * int(round(RING_MM[0] * s)) + 1,) * 2)
+def _ring_kernels(s: float, ring_mm: tuple[float, ...]) -> tuple[np.ndarray, np.ndarray]:
+    outer = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * int(round(ring_mm[1] * s)) + 1,) * 2)
+    inner = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * int(round(ring_mm[0] * s)) + 1,) * 2)
     return outer, inner
 
 
 def _measure_colour(cand: _Candidate, contour: np.ndarray, rect_bgr: np.ndarray, layout: _Layout,
-                    colours: list[tuple[float, float, float] | None], s: float) -> None:
+                    colours: list[tuple[float, float, float] | None], s: float, dc: DiceConfig) -> None:
     """The candidate's colour's distance from the bare board there, and how
     much of its outline runs along the board's drawn edges; then its score."""
     h, w = rect_bgr.shape[:2]
@@ -483,30 +439,31 @@ def _measure_colour(cand: _Candidate, contour: np.ndarray, rect_bgr: np.ndarray,
     qx, qy = (cand.bbox[2] - cand.bbox[0]) * s / 4.0, (cand.bbox[3] - cand.bbox[1]) * s / 4.0
     under = {int(layout.regions[min(h - 1, max(0, int(cy + dy))), min(w - 1, max(0, int(cx + dx)))])
              for dx, dy in ((0, 0), (-qx, -qy), (qx, -qy), (-qx, qy), (qx, qy))}
-    distances = [_lab_distance(lab, ref) for k, ref in enumerate(colours) if ref is not None and k in under]
-    cand.board_distance = min(distances) if distances else 50.0
-    cand.along_layout = _along_layout(contour, layout, s)
+    distances = [_lab_distance(lab, ref, dc.lab_lightness_weight)
+                 for k, ref in enumerate(colours) if ref is not None and k in under]
+    cand.board_distance = min(distances) if distances else dc.unknown_board_distance
+    cand.along_layout = _along_layout(contour, layout, s, dc)
     cand.mask = None
-    cand.score = 1.0 / (1.0 + math.exp(-max(min(_logit(cand), 50.0), -50.0)))
+    cand.score = 1.0 / (1.0 + math.exp(-max(min(_logit(cand, dc), 50.0), -50.0)))
 
 
 def _refine(cand: _Candidate, white: np.ndarray, level: float,
-            s: float) -> tuple[_Candidate, np.ndarray] | None:
+            s: float, dc: DiceConfig) -> tuple[_Candidate, np.ndarray] | None:
     """The region round a candidate's centre cut at *level* (half way between
     the candidate and its surroundings: where its edge really is), or None
     if that is no die's size or shape."""
     h, w = white.shape
-    half = int(math.ceil(MAX_LONG_MM * s / 2)) + 2
+    half = int(math.ceil(dc.max_long_mm * s / 2)) + 2
     cx, cy = int(round(cand.cx * s)), int(round(cand.cy * s))
     x0, y0, x1, y1 = max(0, cx - half), max(0, cy - half), min(w, cx + half), min(h, cy + half)
     cut = cv2.threshold(white[y0:y1, x0:x1], max(0.0, level - 1), 255, cv2.THRESH_BINARY)[1]
     contours, _ = cv2.findContours(cut, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x0, y0))
     for c in contours:
-        if len(c) >= 12 * s and cv2.pointPolygonTest(c, (float(cx), float(cy)), False) >= 0:
+        if len(c) >= dc.min_outline_mm * s and cv2.pointPolygonTest(c, (float(cx), float(cy)), False) >= 0:
             x, y, bw, bh = cv2.boundingRect(c)
             if x <= x0 or y <= y0 or x + bw >= x1 or y + bh >= y1:
                 return None   # runs out of the window: merged with something large
-            shape = _shape(c, s)
+            shape = _shape(c, s, dc)
             if shape is None:
                 return None
             refined = _Candidate(*shape[:6], angle=shape[6], coherence=_coherence4(c, s), contrast=0.0,
@@ -521,12 +478,12 @@ _CEILING = {"contrast": {"contrast": 255.0 / 50.0, "contrast_30": 1.0},
 _GROUP = {name: group for group, names in _CEILING.items() for name in names}
 
 
-def _logit(cand: _Candidate, *groups: str) -> float:
+def _logit(cand: _Candidate, dc: DiceConfig, *groups: str) -> float:
     """The candidate's score before the sigmoid; with *groups* ("shape",
     "contrast", "colour"), only the measures of those groups."""
-    z = BIAS
-    m = cand.measures()
-    for name, weight in MEASURES:
+    z = dc.bias
+    m = cand.measures(dc.die_mm)
+    for name, weight in dc.measures:
         if groups and _GROUP.get(name, "shape") not in groups:
             continue
         z += weight * m[name]
@@ -546,7 +503,7 @@ def _frame_clearance(geometry: BoardGeometry, bbox: tuple[float, float, float, f
     for px, py, gap, axis in sides:
         intrusion = 0.0
         if camera is not None:
-            qx, qy = camera.on_surface(px, py, FRAME_HEIGHT_MM)
+            qx, qy = camera.on_surface(px, py, geometry.config.frame_height)
             inward = (qy - py) if axis else (qx - px)
             if (axis and py > 0) or (not axis and px > 0):
                 inward = -inward
@@ -555,7 +512,7 @@ def _frame_clearance(geometry: BoardGeometry, bbox: tuple[float, float, float, f
     return clear
 
 
-def _standing_place(cand: _Candidate, camera: Camera | None) -> tuple[float, float, float, float]:
+def _standing_place(cand: _Candidate, camera: Camera | None, die_mm: float) -> tuple[float, float, float, float]:
     """Where the die of a candidate stands and where its top is seen (mm).
 
     The region found is the top face, or the top face with the sides the
@@ -563,7 +520,7 @@ def _standing_place(cand: _Candidate, camera: Camera | None) -> tuple[float, flo
     the top's centre and the middle of top and foot."""
     if camera is None:
         return cand.cx, cand.cy, cand.cx, cand.cy
-    k = camera.magnification(DIE_MM)
+    k = camera.magnification(die_mm)
     fx, fy = camera.foot
     # a top seen at t stands at f = foot + (t - foot) / k; the displacement there is t - f
     dx = (cand.cx - fx) * (1 - 1 / k)
@@ -587,6 +544,7 @@ def _between_men(config: VisionConfig, cand: _Candidate, rect_bgr: np.ndarray, l
     the four places hold something plain that is not the board (three men)."""
     geometry = BoardGeometry(config)
     s = config.scale
+    dc = config.dice
     r = config.man_diameter / 2
     pw = config.point_width
     x, y = cand.cx, cand.cy
@@ -604,11 +562,11 @@ def _between_men(config: VisionConfig, cand: _Candidate, rect_bgr: np.ndarray, l
     gap_along = round(along / (2 * r)) * 2 * r
     if gap_along < 2 * r - 1e-6 or gap_along > config.point_length + r:
         return False
-    if abs(x - bx) > GAP_NEAR_MM or abs(along - gap_along) > GAP_NEAR_MM:
+    if abs(x - bx) > dc.gap_near_mm or abs(along - gap_along) > dc.gap_near_mm:
         return False
     by = abs(edge - gap_along)
     h, w = rect_bgr.shape[:2]
-    half = max(1, int(round(GAP_PATCH_MM * s / 2)))
+    half = max(1, int(round(dc.gap_patch_mm * s / 2)))
     sides = []
     men = 0
     for dx in (-pw / 2, pw / 2):
@@ -620,12 +578,13 @@ def _between_men(config: VisionConfig, cand: _Candidate, rect_bgr: np.ndarray, l
             mean, std = cv2.meanStdDev(rect_bgr[py - half:py + half + 1, px - half:px + half + 1])
             lab = _lab(*mean.ravel())
             ref = colours.get()[int(layout.regions[py, px])]
-            foreign = ref is None or _lab_distance(lab, ref) > GAP_FOREIGN
+            foreign = ref is None or _lab_distance(lab, ref, dc.lab_lightness_weight) > dc.gap_foreign
             looks.append((lab, float(std.max()), foreign))
         (lab_a, std_a, foreign_a), (lab_b, std_b, foreign_b) = looks
-        plain_pair = std_a < GAP_PLAIN and std_b < GAP_PLAIN and _lab_distance(lab_a, lab_b) < GAP_ALIKE
+        plain_pair = (std_a < dc.gap_plain and std_b < dc.gap_plain
+                      and _lab_distance(lab_a, lab_b, dc.lab_lightness_weight) < dc.gap_alike)
         sides.append((plain_pair, foreign_a and foreign_b))
-        men += sum(std < GAP_PLAIN and foreign for _, std, foreign in looks)
+        men += sum(std < dc.gap_plain and foreign for _, std, foreign in looks)
     # two rows of men (or one and the bare point beside it), or three men round a gap
     return (all(plain for plain, _ in sides) and any(foreign for _, foreign in sides)) or men >= 3
 
@@ -648,10 +607,10 @@ def _lab(b: float, g: float, r: float) -> tuple[float, float, float]:
     return L, 500 * (f(X) - f(Y)), 200 * (f(Y) - f(Z))
 
 
-def _lab_distance(a, b) -> float:
+def _lab_distance(a, b, lightness_weight: float = 0.3) -> float:
     """Distance of two Lab colours, lightness counting less (light falls off
     across a board; hue and saturation do not change)."""
-    return math.sqrt(0.3 * (float(a[0]) - float(b[0])) ** 2 + (float(a[1]) - float(b[1])) ** 2
+    return math.sqrt(lightness_weight * (float(a[0]) - float(b[0])) ** 2 + (float(a[1]) - float(b[1])) ** 2
                      + (float(a[2]) - float(b[2])) ** 2)
 
 
@@ -673,7 +632,8 @@ def _read_pips(config: VisionConfig, rect_bgr: np.ndarray, cand: _Candidate) -> 
     the pips are seen plainly: dark spots of a pip's size, each on the face's
     3 x 3 grid, making one of the six patterns.  Only a candidate that is
     the top face alone (square) is read."""
-    if cand.long - cand.short > PIP_SQUARE_MM:
+    dc = config.dice
+    if cand.long - cand.short > dc.pip_square_mm:
         return None
     s = config.scale
     side = cand.short * s
@@ -686,16 +646,17 @@ def _read_pips(config: VisionConfig, rect_bgr: np.ndarray, cand: _Candidate) -> 
     b, g, r = cv2.split(rect_bgr[y0:y0 + 2 * half + 1, x0:x0 + 2 * half + 1])
     white = cv2.min(cv2.min(b, g), r)
     # the face, a little inside its edges
-    box = cv2.boxPoints(((cx - x0, cy - y0), (side * 0.85, side * 0.85), cand.angle))
+    box = cv2.boxPoints(((cx - x0, cy - y0), (side * dc.pip_face_inset, side * dc.pip_face_inset), cand.angle))
     face = np.zeros(white.shape, np.uint8)
     cv2.fillConvexPoly(face, np.round(box).astype(np.int32), 255)
     if cv2.countNonZero(face) < 9:
         return None
     values = white[face > 0]
-    level = float(np.partition(values, int(len(values) * 0.8))[int(len(values) * 0.8)])
-    dark = ((white < level * PIP_DARK) & (face > 0)).astype(np.uint8)
+    q = int(len(values) * dc.pip_face_level)
+    level = float(np.partition(values, q)[q])
+    dark = ((white < level * dc.pip_dark) & (face > 0)).astype(np.uint8)
     n, _, stats, centres = cv2.connectedComponentsWithStats(dark, connectivity=8)
-    least, most = (0.08 * side) ** 2, (0.35 * side) ** 2
+    least, most = (dc.pip_min_size * side) ** 2, (dc.pip_max_size * side) ** 2
     theta = math.radians(cand.angle)
     ct, st = math.cos(theta), math.sin(theta)
     cells = set()
@@ -707,7 +668,7 @@ def _read_pips(config: VisionConfig, rect_bgr: np.ndarray, cand: _Candidate) -> 
         dx, dy = centres[i][0] - (cx - x0), centres[i][1] - (cy - y0)
         u, v = (dx * ct + dy * st) / side, (-dx * st + dy * ct) / side   # in the face's own frame
         gu, gv = round(u / 0.25), round(v / 0.25)
-        if abs(gu) > 1 or abs(gv) > 1 or abs(u - 0.25 * gu) > PIP_GRID or abs(v - 0.25 * gv) > PIP_GRID:
+        if abs(gu) > 1 or abs(gv) > 1 or abs(u - 0.25 * gu) > dc.pip_grid or abs(v - 0.25 * gv) > dc.pip_grid:
             return None   # a spot off the grid: not plainly a pip
         cells.add((gu, gv))
     value = len(cells)
@@ -739,9 +700,10 @@ def find_dice(config: VisionConfig, rect_bgr: np.ndarray, camera: Camera | None 
         raise FrameError(f"find_dice needs a BGR image, not {getattr(rect_bgr, 'shape', type(rect_bgr))!r}")
     if rect_bgr.dtype != np.uint8:
         raise FrameError(f"find_dice needs an 8-bit image, not {rect_bgr.dtype}")
+    dc = config.dice
     layout = _layout(config)
-    colours = _LazyColours(rect_bgr, layout)
-    kept = [c for c in _candidates(config, rect_bgr, camera, colours=colours) if c.score >= MIN_SCORE]
+    colours = _LazyColours(rect_bgr, layout, dc.least_board_samples)
+    kept = [c for c in _candidates(config, rect_bgr, camera, colours=colours) if c.score >= dc.min_score]
     kept = [c for c in kept if not _between_men(config, c, rect_bgr, layout, colours)]
     kept.sort(key=lambda c: -c.score)
     places: list[tuple[_Candidate, tuple[float, float, float, float], list[_Candidate]]] = []
@@ -749,14 +711,14 @@ def find_dice(config: VisionConfig, rect_bgr: np.ndarray, camera: Camera | None 
         # one die shows as its top, its sides, or both: a candidate on a die
         # already found (between where it stands and where its top is seen) is that die
         for best, (x, y, tx, ty), others in places:
-            if _segment_distance(cand.cx, cand.cy, x, y, tx, ty) < SAME_PLACE_MM:
+            if _segment_distance(cand.cx, cand.cy, x, y, tx, ty) < dc.same_place_mm:
                 others.append(cand)
                 break
         else:
-            places.append((cand, _standing_place(cand, camera), [cand]))
+            places.append((cand, _standing_place(cand, camera, dc.die_mm), [cand]))
     dice: list[Die] = []
     for best, (x, y, tx, ty), found in places:
-        size = min(best.short, DIE_MM * 1.25)     # the top face's side as seen (or with a side face)
+        size = min(best.short, dc.die_mm * dc.max_face)   # the top face's side as seen (or with a side face)
         value = next((v for v in (_read_pips(config, rect_bgr, c) for c in found) if v is not None), None)
         dice.append(Die(x, y, size, value, best.score, tx, ty))
     return dice
@@ -774,9 +736,10 @@ def dice_mask(config: VisionConfig, dice: Sequence[Die], shape: tuple[int, ...])
     h, w = int(shape[0]), int(shape[1])
     mask = np.zeros((h, w), np.uint8)
     s = config.scale
+    dc = config.dice
     for die in dice:
-        side = max(die.size, DIE_MM * 0.8)
-        radius = int(math.ceil((side / math.sqrt(2) + MASK_MARGIN_MM) * s))
+        side = max(die.size, dc.die_mm * dc.mask_least_side)
+        radius = int(math.ceil((side / math.sqrt(2) + dc.mask_margin_mm) * s))
         foot = (int(round(die.x * s)), int(round(die.y * s)))
         tx, ty = die.top
         top = (int(round(tx * s)), int(round(ty * s)))
