@@ -43,7 +43,9 @@ crossing at a corner is seen by both sides.
 
 Of the configuration, ``frame_height``, ``frame_band_outer`` (the frame is at
 least this wide), ``frame_corner_skip`` and ``frame_run_mm`` are used.  The
-method's own numbers are the module's constants below.  What the check cannot see it does not refuse: a frame
+method's own numbers are :class:`~willughby.vision.config.OcclusionConfig`,
+``config.occlusion`` (the ``[vision.occlusion]`` table of a TOML file).  What
+the check cannot see it does not refuse: a frame
 wholly outside the picture, or an arm that matches frame, table and their
 edges alike.
 
@@ -63,47 +65,11 @@ import cv2
 import numpy as np
 
 from .camera import Camera, camera_from_corners
-from .config import VisionConfig
+from .config import OcclusionConfig, VisionConfig
 from .errors import FrameError
 from .geometry import BoardGeometry, corners_array
 
 __all__ = ["FrameCheck", "check_frame", "frame_cues", "SideCues"]
-
-# ---- Tunables that VisionConfig does not hold: they belong to this method, not
-# ---- to a board (config.py is shared with the reader).  They were chosen on the
-# ---- dev set and synthetic frames (seeds 7, 11, 21, 22, 23) and checked on
-# ---- other seeds; ``python -m willughby.vision.occlusion FOLDER`` measures them.
-STEP_MM = 3.0              # sampling step of the strips (mm); an arm is >= 40 mm wide
-RING_IN_MM = -6.0          # rows start this far inside the surface's edge (the edge itself is a cue)
-RING_OUT_MM = 90.0         # ... and end this far outside it: past any frame and its shadow, on the table
-CORNER_EXT_MM = 18.0       # each strip runs on this far past its corners, over the frame's corner block
-CORNER_EXT_INNER_MM = 4.0  # ... where the surface's edge is missing: nearer rows are not used
-EDGE_FROM_MM = 2.0         # the edge cue uses rows from here out (the surface's edge: men lie there)
-FRAME_ROWS_EXTRA_MM = 4.0  # rows out to frame_band_outer plus this are the frame's top; beyond, wall and table
-BAR_INNER_MM = 6.0         # at the bar the surface's edge is missing: nearer rows are not used there
-KNOTS = 10                 # stretches along a side whose medians give its usual look ...
-KNOTS_DROPPED = 3          # ... the most unusual of them left out (an arm covers up to three)
-GAIN_WINDOW_MM = 160.0     # a column's lightness change, smoothed (running median) over this, is light
-BLUR = (5, 3)              # samples (along, across) a difference from the usual look is averaged over
-SPREAD_FLOOR = 1.0         # Lab units: the least spread a row is credited with
-Z_CAP = 12.0               # z beyond this counts as this (one wild sample does not make a column)
-Z_FRAME = 3.5              # colour cue: the frame's rows are foreign at this mean z ...
-Z_BEYOND = 9.0             # ... and the rows beyond them at this
-COLOUR_VETO_CORR = 0.7     # ... unless the column's usual edges are all there (correlation this or more)
-MIX_COLOUR = 0.5           # both cues half-way (colour ratio this, correlation below MIX_CORR) also cross
-MIX_CORR = 0.5             # ... (the correlation's half-way mark)
-CORR_CROSSED = 0.25        # edge cue: a column whose edges correlate less than this with the usual ones ...
-EDGE_SNR = 2.0             # ... if its usual edges carry this much more energy than the texture ...
-EDGE_SHARE = 0.25          # ... and it keeps this share of its side's usual edge energy
-MIN_SEEN_MM = 24.0         # a column must show this much of the ring to be judged
-MIN_SEEN_CORNER_MM = 12.0  # ... near a corner
-SHEARS = (0.0, -0.6, 0.6)  # slants (tangents) of the columns tried: an arm may cross aslant
-MARKER_CHROMA = 12.0       # a marker's black and white: Lab chroma below this, and
-MARKER_BLACK = 30.0        # ... lightness below this (ink)
-MARKER_WHITE = 75.0        # ... or above this (paper)
-MARKER_NEAR_MM = 10.0      # ... ink and paper this near each other
-MARKER_PAD_MM = 12.0       # ... and this much round them is left out too (the paper's edge, its shadow)
-L_WEIGHT = 0.7             # lightness counts this much against colour (light varies more than hue)
 
 _SIDES = ("top", "bottom", "left", "right")
 _GAP = 36                  # empty columns between the sides in the panel (> the widest slant's shift)
@@ -201,15 +167,17 @@ def _panel(config: VisionConfig, image: np.ndarray, corners, men, camera) -> _Pa
     lift = _lift(config, camera)
     to_image = np.linalg.inv(lift @ Hs)
     h, w = image.shape[:2]
-    ns = int(round((RING_OUT_MM - RING_IN_MM) / STEP_MM))
-    s = (RING_IN_MM + (np.arange(ns) + 0.5) * STEP_MM).astype(np.float32)
-    ext = int(round(CORNER_EXT_MM / STEP_MM))
+    oc = config.occlusion
+    step, ring_in, corner_ext = oc.step_mm, oc.ring_in_mm, oc.corner_ext_mm
+    ns = int(round((oc.ring_out_mm - ring_in) / step))
+    s = (ring_in + (np.arange(ns) + 0.5) * step).astype(np.float32)
+    ext = int(round(corner_ext / step))
     xs, ys, ts, sides, offsets = [], [], [], [], []
     col = 0
     for i, name in enumerate(_SIDES):
         L = W if name in ("top", "bottom") else D
-        n = int(round(L / STEP_MM)) + 2 * ext
-        t = ((np.arange(n) - ext + 0.5) * STEP_MM).astype(np.float32)
+        n = int(round(L / step)) + 2 * ext
+        t = ((np.arange(n) - ext + 0.5) * step).astype(np.float32)
         M = (to_image @ _side_affine(name, W, D)).astype(np.float32)
         Z = M[2, 0] * t[None, :] + M[2, 1] * s[:, None] + M[2, 2]
         bad = Z <= 1e-6
@@ -229,7 +197,7 @@ def _panel(config: VisionConfig, image: np.ndarray, corners, men, camera) -> _Pa
     bgr = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     lab = cv2.cvtColor(bgr.astype(np.float32) * (1 / 255.0), cv2.COLOR_BGR2Lab)
     lab = np.ascontiguousarray(lab.transpose(2, 0, 1))
-    lab[0] *= L_WEIGHT
+    lab[0] *= oc.l_weight
     polys = []
     if men:
         polys = [p for p in (np.asarray(m, np.float64).reshape(-1, 2) for m in men) if len(p) >= 3]
@@ -240,8 +208,8 @@ def _panel(config: VisionConfig, image: np.ndarray, corners, men, camera) -> _Pa
         allp = np.vstack([np.vstack(polys).T, np.ones(sum(sizes))])
         for i, name in enumerate(_SIDES):
             q = (np.linalg.inv(_side_affine(name, W, D)) @ lift) @ allp
-            c = (q[0] / q[2] + CORNER_EXT_MM) / STEP_MM - 0.5 + offsets[i]
-            r = (q[1] / q[2] - RING_IN_MM) / STEP_MM - 0.5
+            c = (q[0] / q[2] + corner_ext) / step - 0.5 + offsets[i]
+            r = (q[1] / q[2] - ring_in) / step - 0.5
             cr = np.round(np.clip(np.column_stack([c, r]), -1e5, 1e5) * 4).astype(np.int32)
             for piece, rr in zip(np.split(cr, np.cumsum(sizes)[:-1]), np.split(r, np.cumsum(sizes)[:-1])):
                 if rr.min() < ns and rr.max() > 0:
@@ -285,19 +253,20 @@ def _row_medians(X: np.ndarray, mask: np.ndarray, idx: np.ndarray, ok: np.ndarra
     return _masked_median(X[:, idx], mask[:, idx] & ok[None], min_count)
 
 
-def _usual_look(P: _Panel, judged: np.ndarray) -> np.ndarray:
+def _usual_look(P: _Panel, judged: np.ndarray, oc: OcclusionConfig) -> np.ndarray:
     """Each side's usual look per row as a parabola along the side, fitted to
-    the medians of KNOTS stretches, the KNOTS_DROPPED most unusual left out;
+    the medians of ``knots`` stretches, the ``knots_dropped`` most unusual left out;
     held constant past the first and last stretch's middle."""
+    knots, dropped = oc.knots, oc.knots_dropped
     per = []
     for i in range(4):
         inside = np.nonzero((P.side == i) & (P.t > 0) & (P.t < P.length[i]))[0]
-        k = len(inside) // KNOTS
-        start = (len(inside) - k * KNOTS) // 2
-        per.append(inside[start:start + k * KNOTS].reshape(KNOTS, k))
+        k = len(inside) // knots
+        start = (len(inside) - k * knots) // 2
+        per.append(inside[start:start + k * knots].reshape(knots, k))
     width = max(p.shape[1] for p in per)
-    idx = np.zeros((4, KNOTS, width), np.int64)
-    ok = np.zeros((4, KNOTS, width), bool)
+    idx = np.zeros((4, knots, width), np.int64)
+    ok = np.zeros((4, knots, width), bool)
     for i, p in enumerate(per):
         idx[i, :, :p.shape[1]] = p
         ok[i, :, :p.shape[1]] = True
@@ -308,8 +277,8 @@ def _usual_look(P: _Panel, judged: np.ndarray) -> np.ndarray:
     level = np.where(np.isfinite(level), level, 0)
     err = np.where(good, ((Kz - level) ** 2).sum(0), np.inf)
     rank = np.argsort(np.argsort(err, axis=2), axis=2)
-    wgt = (good & (rank < KNOTS - KNOTS_DROPPED)).astype(np.float32)
-    x = np.linspace(-1, 1, KNOTS, dtype=np.float32)
+    wgt = (good & (rank < knots - dropped)).astype(np.float32)
+    x = np.linspace(-1, 1, knots, dtype=np.float32)
     V = np.stack([np.ones_like(x), x, x * x], 1)                              # K, 3
     G = np.einsum("rik,ka,kb->riab", wgt, V, V) + np.eye(3, dtype=np.float32) * 1e-4
     rhs = np.einsum("rik,ka,crik->riac", wgt, V, Kz, optimize=True)
@@ -324,19 +293,19 @@ def _usual_look(P: _Panel, judged: np.ndarray) -> np.ndarray:
     return usual
 
 
-def _marker_like(lab: np.ndarray) -> np.ndarray:
+def _marker_like(lab: np.ndarray, oc: OcclusionConfig) -> np.ndarray:
     """Samples that could be a printed marker: black ink and white paper side
     by side (a dark table alone is not a marker)."""
-    L = lab[0] / L_WEIGHT
-    grey = (lab[1] ** 2 + lab[2] ** 2) < MARKER_CHROMA ** 2
-    black = (grey & (L < MARKER_BLACK)).astype(np.uint8)
-    white = (grey & (L > MARKER_WHITE)).astype(np.uint8)
+    L = lab[0] / oc.l_weight
+    grey = (lab[1] ** 2 + lab[2] ** 2) < oc.marker_chroma ** 2
+    black = (grey & (L < oc.marker_black)).astype(np.uint8)
+    white = (grey & (L > oc.marker_white)).astype(np.uint8)
     if not black.any() or not white.any():
         return np.zeros(L.shape, bool)
-    k = 2 * int(round(MARKER_NEAR_MM / STEP_MM)) + 1
+    k = 2 * int(round(oc.marker_near_mm / oc.step_mm)) + 1
     near = np.ones((k, k), np.uint8)
     both = cv2.dilate(black, near) & cv2.dilate(white, near) & (black | white)
-    k = 2 * int(round(MARKER_PAD_MM / STEP_MM)) + 1
+    k = 2 * int(round(oc.marker_pad_mm / oc.step_mm)) + 1
     return cv2.dilate(both, np.ones((k, k), np.uint8)) > 0
 
 
@@ -357,6 +326,7 @@ def frame_cues(config: VisionConfig, image: np.ndarray, corners,
     """The cues of every side, at the slant that gives its longest run (or
     at every slant, *all_slants*), for :func:`check_frame` and for looking at."""
     geometry = BoardGeometry(config)
+    oc = config.occlusion
     image = _as_bgr(image)
     if camera is None:
         camera = camera_from_corners(corners, (image.shape[1], image.shape[0]), geometry)
@@ -369,24 +339,24 @@ def frame_cues(config: VisionConfig, image: np.ndarray, corners,
         corner = in_side & ((t < config.frame_corner_skip) | (t > L - config.frame_corner_skip))
         beyond = in_side & ((t < 0) | (t > L))
         left, right = geometry.bar_x
-        bar = (side <= 1) & in_side & (t > left - 4) & (t < right + 4)
+        bar = (side <= 1) & in_side & (t > left - oc.bar_pad_mm) & (t < right + oc.bar_pad_mm)
     mid = in_side & ~corner
-    frame_rows_mm = config.frame_band_outer + FRAME_ROWS_EXTRA_MM
+    frame_rows_mm = config.frame_band_outer + oc.frame_rows_extra_mm
     judged = P.known.copy()
-    judged[np.ix_(s < BAR_INNER_MM, bar)] = False
+    judged[np.ix_(s < oc.bar_inner_mm, bar)] = False
     judged[np.ix_(s < 0, corner)] = False
-    judged[np.ix_(s < CORNER_EXT_INNER_MM, beyond)] = False
-    marker = _marker_like(P.lab) & corner[None, :]
+    judged[np.ix_(s < oc.corner_ext_inner_mm, beyond)] = False
+    marker = _marker_like(P.lab, oc) & corner[None, :]
     # a column a marker takes much of is the marker's, not judged at all
-    marked = marker.sum(0) > 0.25 * np.maximum(judged.sum(0), 1)
+    marked = marker.sum(0) > oc.marker_column_share * np.maximum(judged.sum(0), 1)
     judged &= ~marker
     judged[:, marked] = False
-    usual = _usual_look(P, judged)
+    usual = _usual_look(P, judged, oc)
     # ---- colour: how far each sample is from the usual look
     delta = (P.lab - usual) * judged[None]
     # a column's lightness change, where it varies slowly along the side, is light
     gain = _masked_median(delta[0].T, judged.T, 4)
-    half = int(GAIN_WINDOW_MM / STEP_MM / 2)
+    half = int(oc.gain_window_mm / oc.step_mm / 2)
     for i in range(4):
         cols = np.nonzero(side == i)[0]
         gi = gain[cols]
@@ -398,10 +368,11 @@ def frame_cues(config: VisionConfig, image: np.ndarray, corners,
         q = np.clip(np.round(gi * 2 + 128), 0, 255).astype(np.uint8).reshape(1, -1)
         gain[cols] = (cv2.medianBlur(np.repeat(q, 3, 0), min(2 * half + 1, 255))[1].astype(np.float32) - 128) / 2
     delta[0] -= np.where(np.isfinite(gain), gain, 0)[None, :] * judged
-    wsum = np.maximum(cv2.blur(judged.astype(np.float32), BLUR), 1e-3)
+    blur = tuple(oc.blur)
+    wsum = np.maximum(cv2.blur(judged.astype(np.float32), blur), 1e-3)
     d2 = np.zeros(judged.shape, np.float32)
     for c in range(3):
-        b = cv2.blur(delta[c], BLUR)
+        b = cv2.blur(delta[c], blur)
         d2 += b * b
     d = np.sqrt(d2) / wsum
     idx_mid, ok_mid = _by_side(P, mid)
@@ -409,15 +380,15 @@ def frame_cues(config: VisionConfig, image: np.ndarray, corners,
     for i in range(4):
         col = spread[:, i]
         col[~np.isfinite(col)] = np.nanmax(col) if np.isfinite(col).any() else 1e3
-    spread = np.maximum(1.4826 * spread, SPREAD_FLOOR)
+    spread = np.maximum(1.4826 * spread, oc.spread_floor)     # median absolute deviation -> spread
     z = d / spread[:, sidx]
-    zc = np.minimum(z, Z_CAP)
+    zc = np.minimum(z, oc.z_cap)
     frame_rows = (s <= frame_rows_mm)[:, None]
     j_in, j_out = judged & frame_rows, judged & ~frame_rows
     # ---- edges across the side: gradients along s against the usual look's
     g = P.lab[:, 2:] - P.lab[:, :-2]
     gE = usual[:, 2:] - usual[:, :-2]
-    kg = judged[2:] & judged[:-2] & (s[1:-1] >= EDGE_FROM_MM)[:, None]
+    kg = judged[2:] & judged[:-2] & (s[1:-1] >= oc.edge_from_mm)[:, None]
     rows, ncols = judged.shape
     prod = np.zeros((rows, ncols), np.float32)
     eng = np.zeros((rows, ncols), np.float32)
@@ -437,11 +408,11 @@ def frame_cues(config: VisionConfig, image: np.ndarray, corners,
     idx_bar, ok_bar = _by_side(P, mid & bar)
     colour_maps = cv2.merge([j_in.astype(np.float32), zc * j_in, j_out.astype(np.float32), zc * j_out])
     edge_maps = cv2.merge([prod, eng, ggs, noise_px])
-    need = np.where(corner, MIN_SEEN_CORNER_MM, MIN_SEEN_MM) / STEP_MM
-    pivot = (frame_rows_mm / 2 - s[0]) / STEP_MM
+    need = np.where(corner, oc.min_seen_corner_mm, oc.min_seen_mm) / oc.step_mm
+    pivot = (frame_rows_mm / 2 - s[0]) / oc.step_mm
     results: list[SideCues] = []
     best: dict[int, SideCues] = {}
-    for tan in SHEARS:
+    for tan in oc.shears:
         # sums along slanted columns: the sample at (c + tan (r - pivot), r)
         A = np.array([[1.0, tan, -tan * pivot], [0.0, 1.0, 0.0]])
         flags = cv2.WARP_INVERSE_MAP | cv2.INTER_NEAREST
@@ -455,10 +426,10 @@ def frame_cues(config: VisionConfig, image: np.ndarray, corners,
         zout = cs[:, 3] / np.maximum(seen_out, 1)
         seen = seen_in + seen_out
         ok = (seen >= need) & in_side
-        colour = np.where(ok & (seen_in > 0) & (seen_out > 0), np.minimum(zin / Z_FRAME, zout / Z_BEYOND), 0.0)
+        colour = np.where(ok & (seen_in > 0) & (seen_out > 0), np.minimum(zin / oc.z_frame, zout / oc.z_beyond), 0.0)
         num, ee, gg, nz = es[:, 0], es[:, 1], es[:, 2], es[:, 3]
         corr = num / np.sqrt(ee * gg + 1e-6)
-        corr = cv2.blur(corr.reshape(1, -1).astype(np.float32), (3, 1)).ravel()
+        corr = cv2.blur(corr.reshape(1, -1).astype(np.float32), (oc.corr_blur, 1)).ravel()
         snr = ee / np.maximum(nz, 1e-6)
         # the column must keep most of its side's usual edge energy (at the
         # bar, where the surface's edge is missing, the bar's columns are the reference)
@@ -466,11 +437,11 @@ def frame_cues(config: VisionConfig, image: np.ndarray, corners,
         ref_bar = _masked_median(ee[idx_bar], ok_bar, 1)
         ref = np.where(bar, ref_bar[sidx], ref_side[sidx])
         ref = np.where(np.isfinite(ref), ref, np.inf)
-        reliable = ok & (snr >= EDGE_SNR) & (ee >= EDGE_SHARE * ref)
+        reliable = ok & (snr >= oc.edge_snr) & (ee >= oc.edge_share * ref)
         edge = np.where(reliable, corr, 1.0)
         # colour with the usual edges all in place is light (a lamp, a highlight), not an arm
-        foreign = (colour >= 1.0) & ~(reliable & (corr >= COLOUR_VETO_CORR))
-        crossed = ok & (foreign | (edge < CORR_CROSSED) | ((colour >= MIX_COLOUR) & (edge < MIX_CORR)))
+        foreign = (colour >= 1.0) & ~(reliable & (corr >= oc.colour_veto_corr))
+        crossed = ok & (foreign | (edge < oc.corr_crossed) | ((colour >= oc.mix_colour) & (edge < oc.mix_corr)))
         for i, name in enumerate(_SIDES):
             cols = np.nonzero(side == i)[0]
             run, _ = _longest_run(crossed[cols])
@@ -496,7 +467,7 @@ def check_frame(config: VisionConfig, image: np.ndarray, corners,
     the plane of the frame's top rather than the surface's."""
     worst = FrameCheck(False, None, 0.0, 0.0)
     for cue in frame_cues(config, image, corners, men, camera):
-        run_mm = cue.run * STEP_MM
+        run_mm = cue.run * config.occlusion.step_mm
         contrast = float(cue.colour.max()) if cue.colour.size else 0.0
         if run_mm >= config.frame_run_mm and run_mm > worst.run_mm:
             worst = FrameCheck(True, cue.name, run_mm, contrast)

@@ -171,7 +171,7 @@ def test_edge_cue_a_forearm_the_colour_of_the_frame_is_refused():
     cues = side_cues(img, "bottom")
     across = np.abs(cues.t - 128.0) < 12
     assert (cues.colour[across] < 1.0).all()
-    assert (cues.corr[across] < occlusion.CORR_CROSSED).all()
+    assert (cues.corr[across] < VisionConfig().occlusion.corr_crossed).all()
 
 
 def test_a_forearm_crossing_aslant_is_refused():
@@ -211,15 +211,15 @@ def _rendered(seed: int, index: int, occluded_share: float):
     return image, label, camera_from_corners(label["corners"], tuple(label["image_size"]))
 
 
-def test_a_lamp_burning_table_and_frame_white_is_not_an_arm(monkeypatch):
+def test_a_lamp_burning_table_and_frame_white_is_not_an_arm():
     """A warm lamp's spot near a corner: the table and the frame there are
     far from the side's usual colour, but every edge is in place, so the
     colour is light's, not an arm's (without that rule this frame is refused)."""
     image, label, cam = _rendered(505, 195, 0.15)
     assert not label["occluded"]
     assert not check_frame(CONFIG, image, label["corners"], None, cam).occluded
-    monkeypatch.setattr(occlusion, "COLOUR_VETO_CORR", 9.0)
-    assert check_frame(CONFIG, image, label["corners"], None, cam).occluded
+    without_the_rule = CONFIG.with_values({"occlusion": {"colour_veto_corr": 9.0}})
+    assert check_frame(without_the_rule, image, label["corners"], None, cam).occluded
 
 
 @pytest.mark.xfail(reason="known miss: a dark forearm on a dark table, the elbow's round end lying on the "
