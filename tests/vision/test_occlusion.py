@@ -14,7 +14,6 @@ import cv2
 import numpy as np
 import pytest
 
-from willughby.vision import occlusion
 from willughby.vision.camera import camera_from_corners
 from willughby.vision.config import VisionConfig
 from willughby.vision.errors import FrameError
