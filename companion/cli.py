@@ -117,8 +117,14 @@ def cmd_moves(args: argparse.Namespace) -> int:
 def cmd_judge(args: argparse.Namespace) -> int:
     preset_id, rules = _rules(args)
     before = _board(args.before, rules, "--before", require_turn=True)
-    after = _board(args.after, rules, "--after", require_turn=False)
+    if (args.after is None) == (args.after_image is None):
+        raise UsageError("willughby judge: give the board after the turn: --after (a board document) or --after-image (a photo)")
+    if args.after_image is None and (args.before_image or args.corners):
+        raise UsageError("willughby judge: --before-image and --corners go with --after-image")
     dice = validate_dice(rules, _dice(args.dice))
+    if args.after_image is not None:
+        return _judge_photo(args, rules, before, dice)
+    after = _board(args.after, rules, "--after", require_turn=False)
     ruling = judge(rules, before, dice, after)
     if args.json:
         print(json.dumps(ruling.to_json()))
@@ -140,6 +146,63 @@ def cmd_judge(args: argparse.Namespace) -> int:
         if ruling.closest:
             print("  closest legal plays: " + "; ".join(ruling.closest))
     return 0
+
+
+def _judge_photo(args: argparse.Namespace, rules: Rules, before: Position, dice: Sequence[int]) -> int:
+    """``judge --after-image``: the turn read from a photo by the turn reader,
+    knowing the board before and the throw (the camera's "A turn judged from
+    a photo"). Rules only what the photo settles; otherwise ``unsure``."""
+    from willughby.engine.referee import turn_outcomes
+    from willughby.vision.cli import locate, read_image
+    from willughby.vision.reader import read_board
+    from willughby.vision.turns import OTHER, Candidate, TurnEvidence, TurnReader, point_changes
+
+    image = read_image(args.after_image)
+    corners, look = locate(image, args.corners)
+    reading = read_board(image, corners, look=look)
+    changes = None
+    if args.before_image:
+        earlier = read_image(args.before_image)
+        changes = point_changes(earlier, image, corners)
+    outcomes = turn_outcomes(rules, before, dice)
+    by_play = {(o.play.notation or "(no play)"): o for o in outcomes}
+    found = TurnReader().judge([Candidate(p, o.position.to_board()) for p, o in by_play.items()],
+                               TurnEvidence.from_reading(reading, changes), before=before.to_board(), men=rules.men)
+    read_doc = reading.to_board()
+    read_doc["confidence"] = {k: round(v, 3) for k, v in reading.location_confidence.items()}
+    candidates = [{"play": r["play"], "board": r["board"], "p": round(r["p"], 4)} for r in found.ranked]
+    if found.verdict == "legal":
+        ruling = judge(rules, before, dice, by_play[found.play].position)
+        doc = ruling.to_json()
+    elif found.verdict == "illegal" and _possible(found.board, rules) is not None:
+        ruling = judge(rules, before, dice, _possible(found.board, rules))
+        doc = ruling.to_json()
+    else:
+        doc = {"verdict": "unsure", "play": None, "after": None, "events": [], "reason": None, "citation": None,
+               "game_over": None}
+    doc.update(reading=read_doc, candidates=candidates, settled=found.settled, notes=list(found.notes))
+    if args.json:
+        print(json.dumps(doc))
+        return 0
+    if doc["verdict"] == "legal":
+        print(f"legal: {doc['play']}")
+    elif doc["verdict"] == "illegal":
+        print(f"illegal: {doc['reason']} ({doc['citation']})")
+    else:
+        print("unsure: the photo does not settle this turn; ask the players" +
+              ("" if found.settled else " (the board cannot be read: " + "; ".join(found.notes) + ")"))
+    for r in candidates[:4] if found.settled else []:
+        if r["p"] >= 0.001:
+            print(f"  {r['play'] if r['play'] != OTHER else 'a board no play leads to'}: {100 * r['p']:.1f}%")
+    return 0
+
+
+def _possible(board: Any, rules: Rules) -> Position | None:
+    """The position of a board read from a photo, or None where no position can be it."""
+    try:
+        return Position.from_board({k: board[k] for k in ("format", "light", "dark", "bar", "off")}, men=rules.men)
+    except (EngineError, KeyError, TypeError):
+        return None
 
 
 def _port(text: str) -> int:
@@ -292,7 +355,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("judge", help="rule on one turn: the board before, the throw, the board after")
     common(p)
     p.add_argument("--before", required=True, help="board document before the turn (with turn)")
-    p.add_argument("--after", required=True, help="board document after the turn")
+    p.add_argument("--after", help="board document after the turn")
+    p.add_argument("--after-image", metavar="IMG", help="a photo of the board after the turn, read knowing the "
+                   "board before and the throw (instead of --after)")
+    p.add_argument("--before-image", metavar="IMG", help="a photo of the same board before the turn, same camera")
+    p.add_argument("--corners", metavar='"x1,y1 x2,y2 x3,y3 x4,y4"',
+                   help="the playing surface's corners in the photo (else the saved calibration)")
     p.set_defaults(func=cmd_judge)
 
     from willughby.vision.cli import add_reader_commands, add_vision_commands

@@ -178,27 +178,39 @@ def default_data_dir() -> Path:
     return Path(base) / "willughby"
 
 
-def cmd_read(args: argparse.Namespace) -> int:
-    """``vision read IMAGE [--corners ...] [--calibration FILE] [--json]``."""
+def locate(image: np.ndarray, corners_text: str | None, calibration: str | Path | None = None) -> tuple[Any, Any]:
+    """The board's corners in *image* and what calibration learnt of its look:
+    the corners given (``--corners``), else the saved calibration's, found
+    again by its markers. Raises :class:`CalibrationMissing` with what to do
+    where there is neither."""
     from .calibration import calibration_path, corners_for, load_calibration
     from .errors import CalibrationMissing
-    from .reader import Look, read_board
+    from .reader import Look
+
+    if corners_text:
+        corners = parse_corners(corners_text)
+        h, w = image.shape[:2]
+        outside = [c for c in corners if not (-0.05 * w <= c[0] <= 1.05 * w and -0.05 * h <= c[1] <= 1.05 * h)]
+        if outside:
+            raise InvalidCornersError(f"the corners must lie in the image ({w}x{h} pixels), not at {outside[0]}")
+        return corners, None
+    path = Path(calibration) if calibration else calibration_path(default_data_dir())
+    try:
+        saved = load_calibration(path)
+    except CalibrationMissing:
+        raise CalibrationMissing(
+            f"no --corners given and no calibration at {path}: give the corners, or run "
+            "'willughby vision calibrate' first") from None
+    corners = corners_for(image, saved).tolist()
+    return corners, (Look.from_json(saved.colours) if saved.colours else None)
+
+
+def cmd_read(args: argparse.Namespace) -> int:
+    """``vision read IMAGE [--corners ...] [--calibration FILE] [--json]``."""
+    from .reader import read_board
 
     image = read_image(args.image)
-    look = None
-    if args.corners:
-        corners = parse_corners(args.corners)
-    else:
-        path = Path(args.calibration) if args.calibration else calibration_path(default_data_dir())
-        try:
-            calibration = load_calibration(path)
-        except CalibrationMissing:
-            raise CalibrationMissing(
-                f"no --corners given and no calibration at {path}: give the corners, or run "
-                "'willughby vision calibrate' first") from None
-        corners = corners_for(image, calibration).tolist()
-        if calibration.colours:
-            look = Look.from_json(calibration.colours)
+    corners, look = locate(image, args.corners, args.calibration)
     reading = read_board(image, corners, look=look)
     doc = reading.to_board()
     if args.json:

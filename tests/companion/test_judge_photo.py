@@ -1,0 +1,91 @@
+"""``willughby judge --after-image``: a turn judged from a photo of the board,
+given the board before and the throw (docs/command-line.md). Bad input gives
+one clear line and status 2, a covered board ``unsure`` with ``settled``
+false: never a traceback, never a ruling the photo does not settle."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from willughby.companion.cli import main
+from willughby.engine.referee import turn_outcomes
+from willughby.engine.rules import preset_rules, start_position
+from willughby.vision import pointnet
+
+pytestmark = pytest.mark.skipif(not pointnet.available(), reason="the point reader's weights are not installed")
+
+RULES = preset_rules("backgammon")
+START = start_position(RULES, "light")
+SPEC = dict(image_size=(1280, 720), tilt_deg=8.0, board_yaw_deg=2.0, cam_az_deg=0.0, cam_roll_deg=0.5, mirror=False,
+            focal_mm=35.0, fill=0.85, n_dice=0, wood="walnut", men="white_black", points="red_cream",
+            field="felt_green", table="light_table", lighting="overhead", row_max=5, men_thick_mm=9.0)
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory):
+    from willughby.vision.synth import SceneSpec, render
+
+    d = tmp_path_factory.mktemp("photos")
+    after = next(o for o in turn_outcomes(RULES, START, (3, 1)) if o.play.notation == "8/5 6/5").position.to_board()
+    wrong = dict(after, light=list(after["light"]))
+    wrong["light"][4] -= 1
+    wrong["light"][3] += 1
+    out = {}
+    for name, board, extra in (("after", after, {"occluded": False}), ("before", START.to_board(), {"occluded": False}),
+                               ("wrong", wrong, {"occluded": False}), ("hand", after, {"occluded": True})):
+        image, label = render(np.random.default_rng(5), SceneSpec(position=board, occluded_share=0.3, **SPEC, **extra))
+        cv2.imwrite(str(d / f"{name}.jpg"), image)
+        out[name] = str(d / f"{name}.jpg")
+    out["corners"] = " ".join(f"{x:.1f},{y:.1f}" for x, y in label["corners"])
+    out["start"] = "@" + str(d / "start.json")
+    (d / "start.json").write_text(json.dumps(dict(START.to_board(), turn="light")))
+    return out
+
+
+def _judge(photos, *extra, capsys):
+    code = main(["judge", "--variant", "backgammon", "--before", photos["start"], "--dice", "3,1",
+                 "--corners", photos["corners"], *extra])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_a_photo_of_a_legal_play_is_ruled_that_play(photos, capsys):
+    code, out, err = _judge(photos, "--after-image", photos["after"], "--before-image", photos["before"], "--json",
+                            capsys=capsys)
+    doc = json.loads(out)
+    assert code == 0 and err == ""
+    assert (doc["verdict"], doc["play"], doc["settled"]) == ("legal", "8/5 6/5", True)
+    assert doc["candidates"][0]["play"] == "8/5 6/5" and doc["reading"]["confidence"]
+
+
+def test_a_photo_of_a_wrong_move_is_ruled_illegal_with_the_board_as_read(photos, capsys):
+    code, out, _ = _judge(photos, "--after-image", photos["wrong"], "--json", capsys=capsys)
+    doc = json.loads(out)
+    assert code == 0 and doc["verdict"] == "illegal" and doc["reason"] and doc["citation"]
+
+
+def test_a_photo_with_a_hand_over_the_board_is_unsure_and_unsettled(photos, capsys):
+    code, out, _ = _judge(photos, "--after-image", photos["hand"], "--json", capsys=capsys)
+    doc = json.loads(out)
+    assert code == 0 and (doc["verdict"], doc["settled"], doc["play"]) == ("unsure", False, None)
+
+
+@pytest.mark.parametrize("extra, says", [
+    (("--after-image", "/nonexistent/photo.jpg"), "no such image file"),
+    (("--after-image", "__TEXT__"), "is not an image"),
+    (("--after-image", "__AFTER__", "--corners", "5000,1 2,3 4,5 6,7"), "the corners must lie in the image"),
+    ((), "give the board after the turn"),
+    (("--after", "@x.json", "--after-image", "__AFTER__"), "give the board after the turn"),
+])
+def test_bad_input_is_one_clear_line_and_status_2(photos, capsys, tmp_path, extra, says):
+    text = tmp_path / "photo.jpg"
+    text.write_text("not a picture")
+    extra = tuple(str(text) if e == "__TEXT__" else photos["after"] if e == "__AFTER__" else e for e in extra)
+    code = main(["judge", "--variant", "backgammon", "--before", photos["start"], "--dice", "3,1", *extra]
+                + ([] if "--corners" in extra else ["--corners", photos["corners"]]))
+    err = capsys.readouterr().err
+    assert code == 2 and says in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
