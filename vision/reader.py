@@ -82,15 +82,26 @@ class Reading:
     count_probs: np.ndarray | None = None
     pile_probs: np.ndarray | None = None
 
-    def to_board(self) -> dict[str, Any]:
-        """The board document of this reading (``vision read``), with its confidence."""
+    def to_board(self, men_per_side: int = MEN_PER_SIDE) -> dict[str, Any]:
+        """The board document of this reading (``vision read``), with its
+        confidence.  The men not seen on the points or the bar are off: of
+        *men_per_side* a side (15 in most games; 12 in some of the old
+        ones), so a game of fewer men is not read as men missing.
+
+        >>> r = Reading([0] * 23 + [12], [12] + [0] * 23, {"light": 0, "dark": 0},
+        ...             {"light": [0] * 24, "dark": [0] * 24}, 1.0, {}, True)
+        >>> r.to_board()["off"], r.to_board(men_per_side=12)["off"]
+        ({'light': 3, 'dark': 3}, {'light': 0, 'dark': 0})
+        """
+        if isinstance(men_per_side, bool) or not isinstance(men_per_side, int) or men_per_side < 1:
+            raise ValueError(f"men_per_side must be a whole number of at least 1, not {men_per_side!r}")
         return {
             "format": "board/1",
             "light": list(self.light),
             "dark": list(self.dark),
             "bar": dict(self.bar),
-            "off": {"light": max(0, MEN_PER_SIDE - sum(self.light) - self.bar["light"]),
-                    "dark": max(0, MEN_PER_SIDE - sum(self.dark) - self.bar["dark"])},
+            "off": {"light": max(0, men_per_side - sum(self.light) - self.bar["light"]),
+                    "dark": max(0, men_per_side - sum(self.dark) - self.bar["dark"])},
             "stacked": {k: list(v) for k, v in self.stacked.items()},
             "confidence": round(self.confidence, 3),
             "settled": self.settled,

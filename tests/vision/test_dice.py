@@ -272,3 +272,20 @@ def test_dev_dice_are_masked_out():
         assert mask[int(round(fy * s)), int(round(fx * s))] == 255
     for x, y in men:
         assert mask[int(round(y * s)), int(round(x * s))] == 0
+
+
+def test_the_reader_finds_dice_only_when_asked_and_reads_the_men_the_same():
+    # the point reader has learnt dice lying on the points (its training
+    # frames hold them), so the men are read without the dice finder; it
+    # runs when asked (read_board(dice=True), or [vision.reader] find_dice)
+    from willughby.vision.reader import read_board
+    from willughby.vision.synth import SceneSpec, render
+
+    image, label = render(np.random.default_rng(1001), SceneSpec(n_dice=2, occluded=False, image_size=(1280, 720)))
+    plain = read_board(image, label["corners"])
+    asked = read_board(image, label["corners"], dice=True)
+    by_config = read_board(image, label["corners"], VisionConfig().with_values({"reader": {"find_dice": True}}))
+    assert plain.dice == [] and len(asked.dice) == 2 and by_config.dice == asked.dice
+    for other in (asked, by_config):
+        assert (other.light, other.dark, other.bar, other.stacked) == (plain.light, plain.dark, plain.bar,
+                                                                       plain.stacked)
