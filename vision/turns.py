@@ -89,8 +89,11 @@ class TurnConfig:
     temperature: float | None = None
     #: a probability below this is taken as this (one freak pixel must not veto a board outright)
     floor: float = 1e-7
-    #: how likely an illegal turn is before the picture is looked at
+    #: how likely an illegal turn is before the picture is looked at ...
     prior_illegal: float = 0.05
+    #: ... spread over about this many boards no play leads to (those a man or two from a legal one): "another
+    #: board" is the best of many, so each one of them is that much less likely before the picture is seen
+    other_boards: float = 300.0
     #: the posterior a play needs to be ruled legal without asking
     legal_min: float = 0.995
     #: the posterior "another board" needs to be ruled illegal ...
@@ -250,7 +253,7 @@ class TurnReader:
         # another board: the best the picture supports that no legal play leads to
         other, other_ll = self._best_other(logp, cand_classes, candidates, bar_seen)
         log_prior_c = math.log((1 - cfg.prior_illegal) / len(candidates))
-        scores = np.append(cand_ll + log_prior_c, other_ll + math.log(cfg.prior_illegal))
+        scores = np.append(cand_ll + log_prior_c, other_ll + math.log(cfg.prior_illegal / cfg.other_boards))
         post = np.exp(scores - scores.max())
         post /= post.sum()
         p_other = float(post[-1])
