@@ -203,7 +203,7 @@ def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None 
                                 corners=table.corners, turn_evidence=True,
                                 fps=min(30.0, 8.0 * max(1.0, speed / 4)))
     elif cfg.camera != "none":
-        from willughby.vision.sources import open_source
+        from willughby.hardware.camera import open_source
 
         source = open_source(cfg.camera)
         watcher = CameraWatcher(source, lambda board, conf, evidence=None: c.on_reading(board, conf, evidence=evidence),
