@@ -18,8 +18,9 @@ tables override.  Start at :func:`willughby.vision.reader.read_board`:
    (``strips``);
 4. **count** -- the point reader (``pointnet``), a small network run by
    OpenCV from ``data/point_reader.onnx``, gives for every point the
-   probability of empty, 1..15 light or 1..15 dark men, and of a pile of
-   1, 2 or 3 at the edge (``Reading.count_probs``, ``Reading.pile_probs``);
+   probability of empty, 1..15 light or 1..15 dark men, and of the men at
+   the edge lying flat or in a pile of 2 or 3 (``Reading.count_probs``,
+   ``Reading.pile_probs``);
    the most likely board that fits the men a side is read, preferring a
    game's start where it nearly fits (``starts``).  The older reader that
    fits arrangements of men (``counting``) is the baseline and the fallback.
