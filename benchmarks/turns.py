@@ -186,62 +186,127 @@ def _game_spec(rng: np.random.Generator, style_set: str) -> dict[str, Any]:
     return fields
 
 
-def _work(job: tuple[int, list[TurnCase], str, int]) -> dict[str, Any]:
-    """Draw and judge one game's turns (in a worker process, one core)."""
+@dataclass
+class Seen:
+    """What the camera gave for one turn: enough to judge it again under any
+    setting of the turn reader without drawing or reading the frame again."""
+
+    case: TurnCase
+    count_probs: np.ndarray
+    bar: dict[str, int]
+    settled: bool
+    changes: np.ndarray | None
+    read: np.ndarray                 # the reader's own board, as classes
+    location_confidence: dict[str, float]
+    read_ms: float
+    style: dict[str, Any]
+
+
+def extract(job: tuple[int, list[TurnCase], str, int]) -> list[Seen]:
+    """Draw and read one game's turns (in a worker process, one core): each
+    frame after, and how each point's picture changed since the frame before."""
     import cv2
 
     from willughby.vision.reader import read_board
     from willughby.vision.synth import SceneSpec, render
-    from willughby.vision.turns import Candidate, TurnConfig, TurnEvidence, TurnReader, point_changes
+    from willughby.vision.turns import point_changes
 
     cv2.setNumThreads(1)
     index, game, style_set, seed = job
     rng = np.random.default_rng(seed)
     fields = _game_spec(rng, style_set)
-    reader = TurnReader()
-    untempered = TurnReader(TurnConfig(temperature=1.0))
-    out: dict[str, Any] = {"turn_reader": Tally(), "turn_reader_alone": Tally(), "present": Tally(),
-                           "locations": 0, "locations_right": 0, "conf": [], "conf_raw": [], "ms": [],
-                           "wrong": [], "style": None}
+    out: list[Seen] = []
     before_frame = None
     for n, case in enumerate(game):
         spec = SceneSpec(position=case.after, n_dice=2, dice_values=case.dice, **fields)
         image, label = render(np.random.default_rng(seed * 1000 + n), spec)
-        out["style"] = {k: label["style"].get(k) for k in ("wood", "men", "points", "field", "lighting")}
         corners = label["corners"]
         t0 = time.perf_counter()
         reading = read_board(image, corners)
-        changes = None
-        if before_frame is not None:
-            changes = point_changes(before_frame, image, corners)
-        cands = [Candidate(p, b) for p, b in case.candidates]
-        before_doc = case.before.to_board()
-        found = reader.judge(cands, TurnEvidence.from_reading(reading, changes), before=before_doc)
-        out["ms"].append((time.perf_counter() - t0) * 1000)
-        alone = reader.judge(cands, TurnEvidence.from_reading(reading))
-        got = _outcome(case, found.verdict, found.play, found.board)
-        out["turn_reader"].add(case.legal, got)
-        out["turn_reader_alone"].add(case.legal, _outcome(case, alone.verdict, alone.play, alone.board))
-        verdict, play = _present_rule(reading, case)
-        board = next((b for p, b in case.candidates if p == play), None) if play else None
-        out["present"].add(case.legal, _outcome(case, verdict, play, board))
-        if got == "wrong":
-            out["wrong"].append({"game": index, "turn": n, "truth": "legal" if case.legal else "illegal",
-                                 "verdict": found.verdict, "play": found.play, "truth_play": case.play,
-                                 "p_other": round(found.p_other, 4)})
-        # single-frame figures: every point's reading, and the calibration of its probabilities
-        truth = np.array([case.after["light"][i] or (15 + case.after["dark"][i] if case.after["dark"][i] else 0)
-                          for i in range(24)])
-        for logp, key in ((reader.log_probs(reading.count_probs), "conf"),
-                          (untempered.log_probs(reading.count_probs), "conf_raw")):
-            p = np.exp(logp)
-            top = p.argmax(axis=1)
-            out[key].extend(zip(p.max(axis=1).tolist(), (top == truth).tolist()))
-        seen = np.array([reading.light[i] or (15 + reading.dark[i] if reading.dark[i] else 0) for i in range(24)])
-        out["locations"] += 24
-        out["locations_right"] += int((seen == truth).sum())
-        before_frame = image if case.legal else before_frame
+        changes = point_changes(before_frame, image, corners) if before_frame is not None else None
+        ms = (time.perf_counter() - t0) * 1000
+        read = np.array([reading.light[i] or (15 + reading.dark[i] if reading.dark[i] else 0) for i in range(24)])
+        out.append(Seen(case, np.asarray(reading.count_probs), dict(reading.bar), bool(reading.settled), changes,
+                        read, dict(reading.location_confidence), ms,
+                        {k: label["style"].get(k) for k in ("wood", "men", "points", "field", "lighting")}))
+        if case.legal:
+            before_frame = image          # a wrong move is put right: the next turn starts from the legal board
     return out
+
+
+def see(games: list[list[TurnCase]], style_set: str, seed: int, workers: int) -> list[Seen]:
+    """Every turn of *games* drawn in *style_set* and read, with progress on standard error."""
+    jobs = [(i, g, style_set, seed * 7919 + i) for i, g in enumerate(games)]
+    t0 = time.perf_counter()
+    seen: list[Seen] = []
+    with mp.get_context("spawn").Pool(workers) as pool:
+        for k, r in enumerate(pool.imap_unordered(extract, jobs), start=1):
+            seen.extend(r)
+            print(f"  game {k}/{len(jobs)} read ({len(seen)} turns, {time.perf_counter() - t0:.0f} s)",
+                  file=sys.stderr, flush=True)
+    return seen
+
+
+def truth_classes(case: TurnCase) -> np.ndarray:
+    a = case.after
+    return np.array([a["light"][i] or (15 + a["dark"][i] if a["dark"][i] else 0) for i in range(24)])
+
+
+def judge_all(seen: list[Seen], reader: Any, use_changes: bool = True) -> tuple[Tally, list[dict[str, Any]]]:
+    """Each turn judged by *reader*: the tally, and the turns ruled wrong."""
+    from willughby.vision.turns import Candidate, TurnEvidence
+
+    tally = Tally()
+    wrong = []
+    for k, s in enumerate(seen):
+        case = s.case
+        ev = TurnEvidence(s.count_probs, s.bar, s.settled, s.changes if use_changes else None)
+        found = reader.judge([Candidate(p, b) for p, b in case.candidates], ev, before=case.before.to_board())
+        got = _outcome(case, found.verdict, found.play, found.board)
+        tally.add(case.legal, got)
+        if got == "wrong":
+            wrong.append({"turn": k, "truth": "legal" if case.legal else "illegal", "verdict": found.verdict,
+                          "play": found.play, "truth_play": case.play, "p_other": round(found.p_other, 4),
+                          "style": s.style})
+    return tally, wrong
+
+
+def present_all(seen: list[Seen]) -> Tally:
+    """Each turn judged by the companion's rule before the turn reader (the baseline)."""
+    tally = Tally()
+    for s in seen:
+        r = _ReadingView(s)
+        verdict, play = _present_rule(r, s.case)
+        board = next((b for p, b in s.case.candidates if p == play), None) if play else None
+        tally.add(s.case.legal, _outcome(s.case, verdict, play, board))
+    return tally
+
+
+@dataclass
+class _ReadingView:
+    """The parts of a reading the present rule looks at, from a :class:`Seen`."""
+
+    seen: Seen
+
+    @property
+    def light(self) -> list[int]:
+        return [int(k) if 1 <= k <= 15 else 0 for k in self.seen.read]
+
+    @property
+    def dark(self) -> list[int]:
+        return [int(k) - 15 if k > 15 else 0 for k in self.seen.read]
+
+    @property
+    def bar(self) -> dict[str, int]:
+        return self.seen.bar
+
+    @property
+    def settled(self) -> bool:
+        return self.seen.settled
+
+    @property
+    def location_confidence(self) -> dict[str, float]:
+        return self.seen.location_confidence
 
 
 def _reliability(pairs: list[tuple[float, bool]]) -> tuple[float, list[str]]:
@@ -287,45 +352,50 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.turns < 1 or args.workers < 1:
         ap.error("--turns and --workers must be at least 1")
-    from willughby.vision.turns import load_temperature
+    from willughby.vision.turns import TurnConfig, TurnReader, load_calibration
 
     games = play_games(args.seed, args.turns, args.wrong)
-    jobs = [(i, g, args.style_set, args.seed * 7919 + i) for i, g in enumerate(games)]
-    print(f"{sum(len(g) for g in games)} turns in {len(games)} games of {PRESET}, styles {args.style_set!r}, "
-          f"temperature {load_temperature():.3f}, {args.workers} worker(s)", flush=True)
+    calibration = load_calibration()
+    print(f"{sum(len(g) for g in games)} turns in {len(games)} games of {PRESET}, styles {args.style_set!r}; "
+          f"turn reader calibration: {calibration or 'none (the network as it is)'}", flush=True)
     t0 = time.perf_counter()
-    results = []
-    with mp.get_context("spawn").Pool(args.workers) as pool:
-        for k, r in enumerate(pool.imap_unordered(_work, jobs), start=1):
-            results.append(r)
-            done = sum(sum(x["turn_reader"].legal.values()) + sum(x["turn_reader"].illegal.values())
-                       for x in results)
-            print(f"  game {k}/{len(jobs)} done ({done} turns, {time.perf_counter() - t0:.0f} s)",
-                  file=sys.stderr, flush=True)
-    merged = {key: Tally() for key in ("turn_reader", "turn_reader_alone", "present")}
-    for r in results:
-        for key in merged:
-            merged[key].legal.update(r[key].legal)
-            merged[key].illegal.update(r[key].illegal)
+    seen = see(games, args.style_set, args.seed, args.workers)
+    reader = TurnReader()
+    untempered = TurnReader(TurnConfig(temperature=1.0))
     print("\nturns (right = ruled as it was; asked = a question to the players; wrong = a wrong ruling)")
-    _print_tally("turn reader, frame before", merged["turn_reader"])
-    _print_tally("turn reader, frame alone", merged["turn_reader_alone"])
-    _print_tally("present rule (baseline)", merged["present"])
-    locs = sum(r["locations"] for r in results)
-    right = sum(r["locations_right"] for r in results)
-    print(f"\nsingle frames: {right}/{locs} locations read right ({100 * right / max(locs, 1):.2f}%)")
-    for key, name in (("conf", "with the fitted temperature"), ("conf_raw", "as the network gives them")):
-        ece, rows = _reliability([p for r in results for p in r[key]])
-        print(f"calibration {name}: expected calibration error {ece:.4f}")
+    with_before, wrong = judge_all(seen, reader)
+    _print_tally("turn reader, frame before", with_before)
+    _print_tally("turn reader, frame alone", judge_all(seen, reader, use_changes=False)[0])
+    _print_tally("present rule (baseline)", present_all(seen))
+    right = sum(int((s.read == truth_classes(s.case)).sum()) for s in seen)
+    locs = 24 * len(seen)
+    boards = sum(bool((s.read == truth_classes(s.case)).all()) for s in seen)
+    print(f"\nsingle frames: {right}/{locs} locations read right ({100 * right / max(locs, 1):.2f}%), "
+          f"{boards}/{len(seen)} boards exactly")
+    for r, name in ((reader, "with the fitted temperature"), (untempered, "as the network gives them")):
+        pairs = []
+        for s in seen:
+            p = np.exp(r.log_probs(s.count_probs))
+            pairs.extend(zip(p.max(axis=1).tolist(), (p.argmax(axis=1) == truth_classes(s.case)).tolist()))
+        ece, rows = _reliability(pairs)
+        print(f"calibration {name} (temperature {r.config.temperature:.3f}): expected calibration error {ece:.4f}")
         for row in rows:
             print(row)
-    ms = sorted(m for r in results for m in r["ms"])
-    if ms:
-        print(f"\nms per turn on one core (read + judge): median {ms[len(ms) // 2]:.1f}, "
-              f"p95 {ms[min(len(ms) - 1, int(0.95 * len(ms)))]:.1f}")
-    styles = Counter(tuple(sorted((r["style"] or {}).items())) for r in results)
+    ms = sorted(s.read_ms for s in seen)
+    judge_ms = []
+    from willughby.vision.turns import Candidate, TurnEvidence
+    for s in seen[:200]:
+        t1 = time.perf_counter()
+        reader.judge([Candidate(p, b) for p, b in s.case.candidates],
+                     TurnEvidence(s.count_probs, s.bar, s.settled, s.changes), before=s.case.before.to_board())
+        judge_ms.append((time.perf_counter() - t1) * 1000)
+    judge_ms.sort()
+    jm = judge_ms[len(judge_ms) // 2] if judge_ms else 0.0
+    print(f"\nms per turn on one core: reading the frame (and comparing it with the frame before) median "
+          f"{ms[len(ms) // 2]:.1f}, p95 {ms[min(len(ms) - 1, int(0.95 * len(ms)))]:.1f}; weighing the boards "
+          f"median {jm:.2f}")
+    styles = Counter(tuple(sorted(s.style.items())) for s in seen)
     print(f"{len(styles)} board styles drawn")
-    wrong = [w for r in results for w in r["wrong"]]
     for w in wrong[:20]:
         print(f"  wrong: {w}")
     print(f"total {time.perf_counter() - t0:.0f} s")

@@ -57,7 +57,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["TurnConfig", "Candidate", "TurnEvidence", "TurnJudgement", "TurnReader", "board_classes",
-           "point_changes", "load_temperature", "CALIBRATION_PATH", "OTHER"]
+           "point_changes", "load_temperature", "load_calibration", "default_config", "CALIBRATION_PATH", "OTHER"]
 
 POINTS = 24
 CLASSES = 31                  # empty, 1..15 light, 1..15 dark
@@ -66,16 +66,35 @@ CALIBRATION_PATH = Path(__file__).with_name("data") / "turn_calibration.json"
 
 
 @lru_cache(maxsize=4)
-def load_temperature(path: Path = CALIBRATION_PATH) -> float:
-    """The fitted temperature of the point reader's probabilities, or 1.0
-    where no calibration file ships (then the network's own probabilities
-    are taken as they are)."""
+def load_calibration(path: Path = CALIBRATION_PATH) -> dict[str, Any]:
+    """The shipped calibration of the turn reader (``tools/fit_turn_reader.py``):
+    ``{"temperature", "config": {threshold: value}, "fitted_on", "command", ...}``,
+    or ``{}`` where none ships (the network's probabilities are then taken as
+    they are, with :class:`TurnConfig`'s defaults)."""
     try:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
-        value = float(doc["temperature"])
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def load_temperature(path: Path = CALIBRATION_PATH) -> float:
+    """The fitted temperature of the point reader's probabilities, or 1.0 without a calibration."""
+    try:
+        value = float(load_calibration(path).get("temperature", 1.0))
+    except (TypeError, ValueError):
         return 1.0
     return value if 0.05 <= value <= 20.0 else 1.0
+
+
+def default_config(path: Path = CALIBRATION_PATH) -> "TurnConfig":
+    """:class:`TurnConfig` with the shipped calibration's temperature and the
+    thresholds it chose on generated frames."""
+    chosen = load_calibration(path).get("config") or {}
+    known = {f for f in TurnConfig.__dataclass_fields__}
+    values = {k: float(v) if k != "show" else int(v) for k, v in chosen.items()
+              if k in known and isinstance(v, (int, float)) and not isinstance(v, bool)}
+    return replace(TurnConfig(), **values, temperature=load_temperature(path))
 
 
 @dataclass(frozen=True)
@@ -201,7 +220,7 @@ class TurnReader:
     """Weighs the boards a throw allows against the picture (see the module)."""
 
     def __init__(self, config: TurnConfig | None = None) -> None:
-        config = config or TurnConfig()
+        config = config or default_config()
         if config.temperature is None:
             config = replace(config, temperature=load_temperature())
         self.config = config

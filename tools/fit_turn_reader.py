@@ -1,0 +1,120 @@
+"""Fit the turn reader's calibration on generated games of held-out styles.
+
+The point reader's probabilities come from a network trained on frames of
+the project's painter in its training styles; on boards it never saw they
+are over- or under-confident. This tool plays games with the engine (as
+``benchmarks/turns.py`` does), draws them in the ``held-out-fit`` style set
+(boards, men and light the network never learnt from, and that the
+benchmark never measures on: it uses ``held-out-test``), reads every frame,
+and then
+
+1. fits a *temperature* (the probabilities raised to 1/T and renormalised)
+   that minimises the negative log-likelihood of the true contents of every
+   point; and
+2. chooses the turn reader's thresholds (``legal_min`` and ``other_boards``)
+   on the same games: of the settings that rule no turn wrongly, the one that
+   asks least (ties go to the stricter).
+
+It writes ``vision/data/turn_calibration.json`` with the values, the data
+they were fitted on and this command, so the shipped calibration names what
+made it (DESIGN.md convention 16). CPU only; about a minute per 100 turns
+on two cores.
+
+    python tools/fit_turn_reader.py --turns 400
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import turns as bench  # noqa: E402  (benchmarks/turns.py: the games, the drawing and the judging)
+
+from willughby.vision.turns import CALIBRATION_PATH, TurnConfig, TurnReader  # noqa: E402
+
+LEGAL_MINS = (0.98, 0.99, 0.995, 0.999, 0.9999)
+OTHER_BOARDS = (30.0, 100.0, 300.0, 1000.0)
+
+
+def nll(seen: list[bench.Seen], temperature: float) -> float:
+    """Mean negative log-likelihood of the true class of every point at *temperature*."""
+    reader = TurnReader(TurnConfig(temperature=temperature, floor=1e-12))
+    total, n = 0.0, 0
+    for s in seen:
+        logp = reader.log_probs(s.count_probs)
+        total -= float(logp[np.arange(24), bench.truth_classes(s.case)].sum())
+        n += 24
+    return total / max(n, 1)
+
+
+def fit_temperature(seen: list[bench.Seen]) -> float:
+    """The temperature of least NLL: a coarse grid in log steps, then a finer one round the best."""
+    grid = np.exp(np.linspace(math.log(0.5), math.log(8.0), 25))
+    best = min(grid, key=lambda t: nll(seen, float(t)))
+    fine = np.exp(np.linspace(math.log(best) - 0.12, math.log(best) + 0.12, 13))
+    return float(min(fine, key=lambda t: nll(seen, float(t))))
+
+
+def choose(seen: list[bench.Seen], temperature: float) -> tuple[dict[str, float], list[str]]:
+    """The thresholds that rule no turn wrongly and ask least; and a line per setting tried."""
+    lines = []
+    best = None
+    for other in OTHER_BOARDS:
+        for legal in LEGAL_MINS:
+            cfg = replace(TurnConfig(), temperature=temperature, legal_min=legal, other_boards=other)
+            tally, wrong = bench.judge_all(seen, TurnReader(cfg))
+            asked = tally.legal["asked"] + tally.illegal["asked"]
+            lines.append(f"  other_boards {other:6.0f}  legal_min {legal:.4f}: asked {asked:4d}, wrong {len(wrong)}")
+            key = (len(wrong) > 0, asked, -legal)
+            if best is None or key < best[0]:
+                best = (key, {"legal_min": legal, "other_boards": other})
+    assert best is not None
+    return best[1], lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--turns", type=int, default=400, help="turns to draw and read (default 400)")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--style-set", default="held-out-fit", help="never the set the benchmark measures on")
+    ap.add_argument("--seed", type=int, default=101)
+    ap.add_argument("--out", default=str(CALIBRATION_PATH))
+    ap.add_argument("--dry-run", action="store_true", help="print, write nothing")
+    args = ap.parse_args(argv)
+    if args.style_set == "held-out-test":
+        ap.error("held-out-test is what the benchmark measures on: fit on another set")
+    games = bench.play_games(args.seed, args.turns, 0.1)
+    seen = bench.see(games, args.style_set, args.seed, args.workers)
+    before, t = nll(seen, 1.0), fit_temperature(seen)
+    print(f"{len(seen)} turns ({24 * len(seen)} points) in {args.style_set!r}: temperature {t:.3f}, "
+          f"NLL per point {before:.4f} -> {nll(seen, t):.4f}")
+    chosen, lines = choose(seen, t)
+    print("\n".join(lines))
+    print(f"chosen: {chosen}")
+    doc = {
+        "temperature": round(t, 4),
+        "config": chosen,
+        "fitted_on": {"style_set": args.style_set, "turns": len(seen), "seed": args.seed,
+                      "painter": "willughby.vision.synth", "reader": "vision/data/point_reader.onnx"},
+        "nll_per_point": {"before": round(before, 5), "after": round(nll(seen, t), 5)},
+        "command": f"python tools/fit_turn_reader.py --turns {args.turns} --style-set {args.style_set} "
+                   f"--seed {args.seed}",
+    }
+    if not args.dry_run:
+        Path(args.out).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+        print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
