@@ -1,0 +1,291 @@
+"""Planning a scene: everything one frame shows (position, styles, board,
+men, dice, camera, light and palettes) decided before anything is drawn,
+as a :class:`ScenePlan`, and the label that describes it."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..config import VisionConfig
+from ..geometry import BoardGeometry
+from .layout import _layout_men, _Man, _MenFinish, _place_dice
+from .positions import (_backgammon_start, _classify, _doublets_played, _doublets_start, _normalise_position,
+                        _random_position)
+from .raster import _Light
+from .scene3d import _Board, _Camera, _make_camera
+from .spec import POSITION_KINDS, SceneSpec
+from .styles import _SKINS, FIELDS, LIGHTINGS, MEN_COLOURS, POINT_COLOURS, TABLES, WOODS
+
+
+def _jitter_rgb(rng: np.random.Generator, rgb: Sequence[float], amount: float) -> tuple[int, ...]:
+    """One colour moved by about `amount`: its brightness, and each channel a
+    little less."""
+    gain = math.exp(rng.normal(0, amount)) * np.exp(rng.normal(0, amount / 2, 3))
+    return tuple(int(np.clip(c * g, 0, 255)) for c, g in zip(rgb, gain))
+
+
+def _lum(rgb: Sequence[float]) -> float:
+    return 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]
+
+
+def _jittered_palettes(rng: np.random.Generator, amount: float, wood: str, field: str, points: str,
+                       men: str) -> tuple[dict, dict, tuple, tuple]:
+    """Copies of the chosen palette entries with their colours spread; the light
+    men stay clearly lighter than the dark ones."""
+    wd = dict(WOODS[wood])
+    wd["light"] = _jitter_rgb(rng, wd["light"], amount)
+    wd["dark"] = _jitter_rgb(rng, wd["dark"], amount)
+    fd = dict(FIELDS[field])
+    if fd["colour"] is not None:
+        fd["colour"] = _jitter_rgb(rng, fd["colour"], amount)
+    pc = tuple(_jitter_rgb(rng, c, amount) for c in POINT_COLOURS[points])
+    light_c, dark_c, grooved = MEN_COLOURS[men]
+    for _ in range(8):
+        lc, dc = _jitter_rgb(rng, light_c, amount), _jitter_rgb(rng, dark_c, amount)
+        if _lum(lc) - _lum(dc) >= 60:
+            break
+    else:
+        lc, dc = light_c, dark_c
+    return wd, fd, pc, (lc, dc, grooved)
+
+
+def _nearer_men(rng: np.random.Generator, men: tuple, amount: float) -> tuple:
+    """The men's colours (light, dark, grooved) brought nearer each other
+    (``SceneSpec.men_contrast``): light men darker by up to *amount*, dark men
+    lighter by up to twice it, keeping about 35 of luminance between them."""
+    light_c, dark_c, grooved = men
+
+    def scaled(rgb: Sequence[float], f: float) -> tuple[int, ...]:
+        return tuple(int(np.clip(round(c * f), 0, 255)) for c in rgb)
+
+    lc = scaled(light_c, 1.0 - float(rng.uniform(0, amount)))
+    df = 1.0 + float(rng.uniform(0, 2 * amount))
+    while _lum(lc) - _lum(scaled(dark_c, df)) < 35 and df > 1.0:
+        df = max(1.0, df - 0.05)
+    return lc, scaled(dark_c, df), grooved
+
+
+def _choose(rng: np.random.Generator, value: Any, options: Sequence[Any], p: Sequence[float] | None = None) -> Any:
+    if value is not None:
+        return value
+    if p is not None:
+        p = np.asarray(p, float) / np.sum(p)
+    return options[int(rng.choice(len(options), p=p))]
+
+
+@dataclass
+class ScenePlan:
+    """Everything one scene shows, decided before anything is drawn
+    (:func:`plan_scene`): the rasteriser here paints it, and
+    ``tools/blender_frames.py`` builds the same scene in Blender.  Lengths
+    are millimetres, angles degrees; ``cam`` and ``board`` give world
+    coordinates (z up, the table at z = 0)."""
+
+    spec: SceneSpec
+    doc: dict[str, Any]
+    kind: str
+    wood: str
+    men_style: str
+    points: str
+    field: str
+    table: str
+    lighting: str
+    size: tuple[int, int]
+    mirror: bool
+    yaw: float
+    tilt: float
+    focal: float
+    fill: float
+    fill_actual: float
+    az: float
+    roll: float
+    row_max: int
+    thick: float
+    bar_light_side: int
+    board: _Board
+    gap: float
+    spread: float
+    finish: _MenFinish | None
+    men: list[_Man]
+    dice_values: list[int]
+    die_size: float
+    dice_xy: list[tuple[float, float, float]]
+    occluded: bool
+    cam: _Camera
+    target: np.ndarray
+    shift: np.ndarray
+    elev: float
+    lazi: float
+    light: _Light
+    skin: tuple[int, int, int]
+    dice_body: str
+    wood_e: dict[str, Any]
+    field_e: dict[str, Any]
+    points_e: tuple
+    men_e: tuple
+
+    def corners(self) -> np.ndarray:
+        """C1..C4 of the playing surface, projected into the frame."""
+        board, geo = self.board, self.board.geo
+        corners3d = board.l2w(*board.g2l(geo.surface_corners()[:, 0], geo.surface_corners()[:, 1]), board.zs)
+        return self.cam.project(corners3d)
+
+    def label(self, post: Mapping[str, Any], style_extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The frame's label (the dev set's format); *post* holds the camera
+        effects drawn, *style_extra* what a renderer adds to ``style``."""
+        board, cam, cfg = self.board, self.cam, self.board.geo.config
+        dice_label = []
+        for (x, y, _), v in zip(self.dice_xy, self.dice_values):
+            u, vv = board.g2l(x, y)
+            c = cam.project(board.l2w(u, vv, board.zs + self.die_size / 2))
+            dice_label.append({"value": int(v), "center": [round(float(c[0]), 2), round(float(c[1]), 2)]})
+        size, shift, spec, finish = self.size, self.shift, self.spec, self.finish
+        style = {
+            "renderer": "willughby.vision.synth/1",
+            "wood": self.wood, "men": self.men_style, "lighting": self.lighting, "points": self.points,
+            "field": self.field, "table": self.table, "image_size": [size[0], size[1]], "mirror": self.mirror,
+            "board_yaw": round(self.yaw, 2), "tilt_deg": round(self.tilt, 2), "cam_az_deg": round(self.az, 2),
+            "cam_roll_deg": round(self.roll, 2), "focal_mm": round(self.focal, 1), "fill": round(self.fill, 3),
+            "fill_actual": round(self.fill_actual, 3), "shift": [round(float(shift[0] / size[0]), 4),
+                                                                round(float(shift[1] / size[1]), 4)],
+            "cam_dist_m": round(float(np.linalg.norm(cam.C - self.target)) / 1000, 3),
+            "men_thick": round(self.thick / cfg.man_diameter, 3), "men_thick_mm": round(self.thick, 2),
+            "row_max": self.row_max, "bar_light_side": self.bar_light_side, "n_dice": len(dice_label),
+            "die_mm": round(self.die_size, 1), "dice_body": self.dice_body, "occluded": self.occluded,
+            "skin": [round(c / 255, 2) for c in self.skin],
+            "frame_mm": [round(board.fw, 1), round(board.rh, 1), round(board.bh, 1), round(board.zs, 1)],
+            "light_elev_deg": round(math.degrees(self.elev), 1),
+            "light_azim_deg": round(math.degrees(self.lazi), 1),
+            "ambient": round(self.light.ambient, 2),
+            **{k: post[k] for k in ("exposure", "contrast") if k in post},
+            "palette_jitter": spec.palette_jitter,
+            "edge_gap_mm": round(self.gap, 2), "row_spread_mm": round(self.spread, 2),
+            **({"men_contrast": spec.men_contrast, "men_rgb": [list(self.men_e[0]), list(self.men_e[1])]}
+               if spec.men_contrast > 0 else {}),
+            **({} if finish is None else {"men_finish": {
+                "grooved": list(finish.grooved), "side_gain": round(finish.side_gain, 2),
+                "askew": round(finish.askew, 2)}}),
+            **dict(style_extra or {}),
+            "post": {k: post[k] for k in ("vignette", "blur", "noise", "jpeg_q")},
+        }
+        return {
+            **self.doc,
+            "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in self.corners()],
+            "image_size": [size[0], size[1]],
+            "occluded": self.occluded,
+            "dice": dice_label,
+            "position_kind": self.kind,
+            "style": style,
+        }
+
+
+def plan_scene(rng: np.random.Generator, spec: SceneSpec | None = None) -> ScenePlan:
+    """Decide everything a scene shows (position, styles, board, men, dice,
+    camera, light, palettes), drawing from *rng* in the order :func:`render`
+    always has, so a seed gives the same scene whichever renderer draws it."""
+    spec = spec or SceneSpec()
+    geo = BoardGeometry(VisionConfig())
+    # ---- what is on the board
+    if spec.position is not None:
+        doc = _normalise_position(spec.position)
+        kind = spec.position_kind or _classify(doc)
+    else:
+        kind = _choose(rng, spec.position_kind, POSITION_KINDS, (0.5, 0.2, 0.13, 0.17))
+        doc = {"random": lambda: _random_position(rng),
+               "backgammon_start": _backgammon_start,
+               "doublets_start": _doublets_start,
+               "doublets_played": lambda: _doublets_played(rng)}[kind]()
+    # ---- style
+    wood = _choose(rng, spec.wood, list(WOODS), (3, 2, 2, 1, 1, 3))
+    men_style = _choose(rng, spec.men, list(MEN_COLOURS), (3, 4, 3, 1, 1, 1))
+    points = _choose(rng, spec.points, list(POINT_COLOURS), (2, 3, 2, 2, 1, 1))
+    field = _choose(rng, spec.field, list(FIELDS), (2, 2, 1, 2, 1, 1, 4))
+    table = _choose(rng, spec.table, list(TABLES), (3, 2, 2, 2, 2, 1))
+    lighting = _choose(rng, spec.lighting, list(LIGHTINGS), (5, 3, 2))
+    width, height = spec.image_size or ((1280, 720) if rng.random() < 0.7 else (1280, 960))
+    size = (int(width), int(height))
+    mirror = bool(rng.random() < 0.5) if spec.mirror is None else bool(spec.mirror)
+    if spec.board_yaw_deg is None:
+        base = float(rng.choice([0.0, 180.0, 90.0, 270.0], p=[0.44, 0.44, 0.06, 0.06]))
+        yaw = base + float(np.clip(rng.normal(0, 6.0), -15, 15))
+    else:
+        yaw = float(spec.board_yaw_deg)
+    tilt = float(rng.uniform(0, 35) if spec.tilt_deg is None else spec.tilt_deg)
+    focal = float(rng.uniform(24, 60) if spec.focal_mm is None else spec.focal_mm)
+    fill = float(rng.uniform(0.6, 0.95) if spec.fill is None else spec.fill)
+    az = float(rng.uniform(-5, 5) if spec.cam_az_deg is None else spec.cam_az_deg)
+    roll = float(rng.uniform(-3, 3) if spec.cam_roll_deg is None else spec.cam_roll_deg)
+    row_max = int(rng.choice([5, 6]) if spec.row_max is None else spec.row_max)
+    thick = float(rng.uniform(9.0, 12.6) if spec.men_thick_mm is None else spec.men_thick_mm)
+    bar_light_side = int(rng.choice([-1, 1]))
+    board = _Board(geo, fw=float(rng.uniform(24, 38)), rh=float(rng.uniform(15, 24)),
+                   bh=0.0, zs=float(rng.uniform(8, 14)), yaw=yaw, mirror=mirror)
+    board.bh = board.rh - float(rng.uniform(0, 3))
+    # ---- men and dice
+    gap = spread = 0.0
+    if spec.edge_gap > 0:           # drawn only when asked, so other renders stay as they were
+        gap = float(rng.uniform(0, spec.edge_gap))
+        spread = float(rng.uniform(0, spec.edge_gap / 10))
+    finish = None
+    if spec.varied_men:             # likewise
+        finish = _MenFinish(grooved=(bool(rng.random() < 0.5), bool(rng.random() < 0.5)),
+                            side_gain=float(rng.uniform(0.85, 1.3)),
+                            askew=float(rng.choice([0.0, rng.uniform(0.0, 1.0)])))
+    men = _layout_men(doc, geo, row_max, bar_light_side, rng, gap, spread,
+                      1.0 if finish is None else finish.askew)
+    if spec.dice_values is not None:
+        dice_values = list(spec.dice_values)
+    else:
+        nd = int(rng.choice([0, 1, 2], p=[0.35, 0.1, 0.55]) if spec.n_dice is None else spec.n_dice)
+        dice_values = [int(v) for v in rng.integers(1, 7, nd)]
+    die_size = float(rng.uniform(14.5, 17.0))
+    dice_xy = _place_dice(len(dice_values), men, geo, die_size, rng)
+    dice_values = dice_values[:len(dice_xy)]
+    occluded = bool(rng.random() < spec.occluded_share) if spec.occluded is None else bool(spec.occluded)
+    # ---- camera: fit the distance so the board fills the frame as asked
+    f_px = focal / 36.0 * size[0]
+    target = np.array([0.0, 0.0, board.zs])
+    dist = 1500.0
+    outer = board.outer_corners()
+    for _ in range(6):
+        cam = _make_camera(f_px, size, tilt, az, roll, dist, target)
+        p = cam.project(outer)
+        bw, bh_ = np.ptp(p[:, 0]), np.ptp(p[:, 1])
+        got = max(bw / size[0], bh_ / size[1])
+        dist *= got / fill
+    cam = _make_camera(f_px, size, tilt, az, roll, dist, target)
+    p = cam.project(outer)
+    bw, bh_ = np.ptp(p[:, 0]), np.ptp(p[:, 1])
+    fill_actual = max(bw / size[0], bh_ / size[1])
+    slack = np.array([max(size[0] - bw, 0) / 2, max(size[1] - bh_, 0) / 2])
+    shift = rng.uniform(-0.35, 0.35, 2) * np.minimum(slack, 0.04 * np.array(size))
+    centre = (p.min(0) + p.max(0)) / 2
+    cam.cx += size[0] / 2 - centre[0] + shift[0]
+    cam.cy += size[1] / 2 - centre[1] + shift[1]
+    # ---- light
+    elev = math.radians(rng.uniform(30, 65))
+    lazi = rng.uniform(0, 2 * math.pi)
+    light = _Light(np.array([math.cos(elev) * math.cos(lazi), math.cos(elev) * math.sin(lazi), math.sin(elev)]),
+                   float(rng.uniform(0.35, 0.55)))
+    skin = _SKINS[int(rng.integers(0, len(_SKINS)))]
+    dice_body = "white" if rng.random() < 0.6 else "ivory"
+
+    if spec.palette_jitter > 0:
+        wood_e, field_e, points_e, men_e = _jittered_palettes(rng, spec.palette_jitter, wood, field, points,
+                                                              men_style)
+    else:
+        wood_e, field_e, points_e, men_e = WOODS[wood], FIELDS[field], POINT_COLOURS[points], MEN_COLOURS[men_style]
+    if spec.men_contrast > 0:       # drawn only when asked
+        men_e = _nearer_men(rng, men_e, spec.men_contrast)
+    return ScenePlan(
+        spec=spec, doc=doc, kind=kind, wood=wood, men_style=men_style, points=points, field=field, table=table,
+        lighting=lighting, size=size, mirror=mirror, yaw=yaw, tilt=tilt, focal=focal, fill=fill,
+        fill_actual=float(fill_actual), az=az, roll=roll, row_max=row_max, thick=thick,
+        bar_light_side=bar_light_side, board=board, gap=gap, spread=spread, finish=finish, men=men,
+        dice_values=dice_values, die_size=die_size, dice_xy=dice_xy, occluded=occluded, cam=cam, target=target,
+        shift=shift, elev=elev, lazi=lazi, light=light, skin=skin, dice_body=dice_body,
+        wood_e=wood_e, field_e=field_e, points_e=points_e, men_e=men_e)

@@ -1,0 +1,77 @@
+"""Rendering one frame: plan the scene, paint table, board, men, dice and
+hand far to near, light and tone it, add camera effects and a JPEG round
+trip; the picture and its label."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numpy as np
+
+from .board import _bar_men_cylinders, _board_solids, _draw_surface, _draw_table
+from .pieces import _dice_solids, _draw_hand, _men_solids
+from .plan import plan_scene
+from .post import _camera_effects, _light_and_tone, _post_params
+from .raster import _paint_order
+from .spec import SceneSpec
+from .styles import LIGHTINGS, TABLES
+
+
+def _render(rng: np.random.Generator, spec: SceneSpec) -> tuple[np.ndarray, dict[str, Any], int]:
+    """The picture before JPEG, its label, and the JPEG quality to use (0: none)."""
+    plan = plan_scene(rng, spec)
+    cam, board, light, men, thick = plan.cam, plan.board, plan.light, plan.men, plan.thick
+    cfg = board.geo.config
+    img = np.zeros((plan.size[1], plan.size[0], 3), np.uint8)
+    ppm = float(np.linalg.norm(np.diff(cam.project(board.l2w([0, cfg.surface_width], [0, 0], board.zs)), axis=0)))
+    ppm /= cfg.surface_width
+    tex_ppm = float(np.clip(round(ppm * 1.05, 1), 0.6, 2.0))
+    _draw_table(img, rng, cam, board, light, TABLES[plan.table])
+    solids = _board_solids(rng, cam, board, light, plan.wood_e, tex_ppm, _bar_men_cylinders(board, men, thick))
+    _draw_surface(img, rng, cam, board, light, plan.field_e, plan.points_e, plan.wood_e, tex_ppm, men, thick,
+                  plan.dice_xy, plan.die_size, solids)
+    man_solids = _men_solids(cam, board, light, men, thick, plan.men_e, rng, plan.finish)
+    die_solids = _dice_solids(cam, board, light, plan.dice_xy, plan.dice_values, plan.die_size, plan.dice_body,
+                              rng)
+    everything = solids + man_solids + die_solids
+    cam_uv = board.w2l(float(cam.C[0]), float(cam.C[1]))
+    for k in _paint_order(everything, cam_uv):
+        everything[k].draw(img)
+    if plan.occluded:
+        _draw_hand(img, rng, cam, board, light, plan.skin)
+    # ---- lighting and camera
+    post = _post_params(rng)
+    img = _light_and_tone(img, cam, board, LIGHTINGS[plan.lighting], post)
+    if spec.camera_effects:
+        img = _camera_effects(img, rng, post)
+    return img, plan.label(post), (post["jpeg_q"] if spec.camera_effects else 0)
+
+
+def render(rng: np.random.Generator, spec: SceneSpec | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    """Draw one labelled frame: a BGR uint8 image and its label (the dev set's format).
+
+    Everything *spec* leaves open is drawn from *rng*, so the same generator
+    state gives the same picture.  The image has been through the JPEG round
+    trip (unless ``spec.camera_effects`` is False).
+
+    >>> import numpy as np
+    >>> from willughby.engine.rules import preset_rules, start_position
+    >>> spec = SceneSpec(position=start_position(preset_rules("backgammon")), image_size=(640, 360))
+    >>> image, label = render(np.random.default_rng(1), spec)
+    >>> label["position_kind"], sum(label["light"]), len(label["corners"])
+    ('backgammon_start', 15, 4)
+    """
+    img, label, q = _render(rng, spec or SceneSpec())
+    if q:
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
+        img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return img, label
+
+
+def render_jpeg(rng: np.random.Generator, spec: SceneSpec | None = None) -> tuple[bytes, dict[str, Any]]:
+    """Like :func:`render`, but the JPEG file's bytes (which decode to render's image)."""
+    spec = spec or SceneSpec()
+    img, label, q = _render(rng, spec)
+    ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q or 95])
+    return buf.tobytes(), label
