@@ -168,7 +168,7 @@ def _judge_photo(args: argparse.Namespace, rules: Rules, before: Position, dice:
     by_play = {(o.play.notation or "(no play)"): o for o in outcomes}
     found = TurnReader().judge([Candidate(p, o.position.to_board()) for p, o in by_play.items()],
                                TurnEvidence.from_reading(reading, changes), before=before.to_board(), men=rules.men)
-    read_doc = reading.to_board()
+    read_doc = reading.to_board(men_per_side=rules.men)
     read_doc["confidence"] = {k: round(v, 3) for k, v in reading.location_confidence.items()}
     candidates = [{"play": r["play"], "board": r["board"], "p": round(r["p"], 4)} for r in found.ranked]
     if found.verdict == "legal":

@@ -14,7 +14,7 @@ pin = ""              # the control PIN; generated and printed at first start wh
 max_watchers = 300    # pages that may follow the game at once; one more is asked to come back later
 
 [camera]
-source = "none"       # "camera:0", "picamera:", "folder:PATH", "video:PATH" (willughby.vision.sources)
+source = "none"       # "camera:0", "picamera:", "folder:PATH", "video:PATH" (willughby.hardware.camera)
 
 [dice]
 source = "page"       # "page" (typed on the page), "box" (the dice box), "pi" (the Pi's ROLL button)

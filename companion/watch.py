@@ -1,7 +1,7 @@
 """The camera's side of the companion: frames in, settled readings to the referee.
 
 :class:`CameraWatcher` runs on a thread of its own: it takes frames from a
-frame source (``willughby.vision.sources``), finds the board (the saved
+frame source (``willughby.hardware.camera``), finds the board (the saved
 calibration's corners, found again by its markers where the board was
 nudged, or those the demo's table gives), lets the settler (``willughby.vision.settle``) decide when the
 board is still and uncovered, and hands each newly settled reading to the
@@ -22,6 +22,7 @@ from pathlib import Path
 
 from willughby.vision.calibration import Calibration, calibrate, corners_for, load_calibration, save_calibration
 from willughby.vision.config import VisionConfig
+from willughby.hardware.camera import CameraError
 from willughby.vision.errors import CalibrationMissing, VisionError
 from willughby.vision.settle import Settler
 
@@ -149,7 +150,7 @@ class CameraWatcher:
             t0 = time.monotonic()
             try:
                 frame = self.source.read()
-            except VisionError as exc:
+            except (VisionError, CameraError) as exc:
                 self.status = f"no frame: {exc}"
                 self._stop.wait(1.0)
                 continue

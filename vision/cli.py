@@ -211,7 +211,7 @@ def cmd_read(args: argparse.Namespace) -> int:
 
     image = read_image(args.image)
     corners, look = locate(image, args.corners, args.calibration)
-    reading = read_board(image, corners, look=look)
+    reading = read_board(image, corners, look=look, dice=bool(args.json))
     doc = reading.to_board()
     if args.json:
         doc["location_confidence"] = {k: round(v, 3) for k, v in reading.location_confidence.items()}

@@ -15,7 +15,6 @@ from __future__ import annotations
 __all__ = [
     "VisionError",
     "SourceError",
-    "SourceClosedError",
     "FrameError",
     "InvalidCornersError",
     "BoardNotFound",
@@ -33,11 +32,6 @@ class SourceError(VisionError):
     """A frame source that cannot be opened: a missing folder or file, a
     camera that does not answer, a missing module (``picamera2``), an unknown
     source string."""
-
-
-class SourceClosedError(VisionError, RuntimeError):
-    """A frame source was used after :meth:`~willughby.vision.sources.FrameSource.close`
-    (misuse of the API, so also a :class:`RuntimeError`)."""
 
 
 class FrameError(VisionError):
