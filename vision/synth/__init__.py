@@ -31,7 +31,8 @@ The painter stands apart from the reader (DESIGN.md, convention 16): the
 companion's demo may call it, the reader never does.  Its modules, by job
 (``docs/vision-painter.md``):
 
-``styles``     the named style tables (woods, fields, points, men, tables, lightings)
+``styles``     the named styles (woods, fields, points, men, tables, lightings, lenses),
+               training and held-out, and the style sets scenes draw from
 ``spec``       :class:`SceneSpec` (what a scene must show) and :class:`SynthError`
 ``positions``  starting and random positions as board documents
 ``layout``     where the men and dice lie on the board
@@ -59,7 +60,8 @@ from .render import render, render_jpeg
 from .spec import MEN_PER_SIDE, POSITION_KINDS, SceneSpec, SynthError
 from .styles import _DICE_BODY as _DICE_BODY
 from .styles import _STYLE_TABLES as _STYLE_TABLES
-from .styles import FIELDS, LIGHTINGS, MEN_COLOURS, POINT_COLOURS, TABLES, WOODS
+from .styles import (FIELDS, HELD_OUT, LENSES, LIGHTINGS, MEN_COLOURS, POINT_COLOURS, STYLE_FIELDS, STYLE_SETS,
+                     STYLES, TABLES, WOODS, style_choices)
 
 __all__ = [
     "SceneSpec",
@@ -80,4 +82,10 @@ __all__ = [
     "MEN_COLOURS",
     "TABLES",
     "LIGHTINGS",
+    "LENSES",
+    "HELD_OUT",
+    "STYLES",
+    "STYLE_FIELDS",
+    "STYLE_SETS",
+    "style_choices",
 ]

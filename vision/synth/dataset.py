@@ -14,6 +14,7 @@ import numpy as np
 
 from .render import render_jpeg
 from .spec import SceneSpec, SynthError
+from .styles import STYLE_SETS
 
 
 def write_dataset(outdir: str | Path, count: int, seed: int, *, occluded_share: float = 0.15,
@@ -65,7 +66,7 @@ def scene_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m willughby.vision.synth OUTDIR --count N --seed S [--occluded-share 0.15] [--edge-gap MM]
-    [--varied-men] [--men-contrast SHARE]``."""
+    [--varied-men] [--men-contrast SHARE] [--style-set NAME]``."""
     parser = argparse.ArgumentParser(
         prog="python -m willughby.vision.synth",
         description="Write labelled synthetic frames of a tables board (the vision dev set's layout).")
@@ -75,6 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--occluded-share", type=float, default=0.15,
                         help="share of images with a hand over the board (default 0.15)")
     add_scene_options(parser)
+    parser.add_argument("--style-set", choices=list(STYLE_SETS), default=None,
+                        help="draw the board, men, light and lens from this set of styles (default: the "
+                             "training styles); the held-out sets hold styles the shipped reader never saw")
     parser.add_argument("--quiet", action="store_true", help="print no progress")
     args = parser.parse_args(argv)
     if args.count < 0:
@@ -82,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not 0 <= args.occluded_share <= 1:
         parser.error(f"--occluded-share must be 0..1, not {args.occluded_share}")
     try:
-        spec = SceneSpec(**scene_options(args))
+        spec = SceneSpec(**scene_options(args), style_set=args.style_set)
     except SynthError as exc:
         parser.error(str(exc))
     say = None if args.quiet else (lambda s: print(s, flush=True))

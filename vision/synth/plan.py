@@ -18,7 +18,7 @@ from .positions import (_backgammon_start, _classify, _doublets_played, _doublet
 from .raster import _Light
 from .scene3d import _Board, _Camera, _make_camera
 from .spec import POSITION_KINDS, SceneSpec
-from .styles import _SKINS, FIELDS, LIGHTINGS, MEN_COLOURS, POINT_COLOURS, TABLES, WOODS
+from .styles import _SKINS, STYLES, style_choices
 
 
 def _jitter_rgb(rng: np.random.Generator, rgb: Sequence[float], amount: float) -> tuple[int, ...]:
@@ -36,14 +36,14 @@ def _jittered_palettes(rng: np.random.Generator, amount: float, wood: str, field
                        men: str) -> tuple[dict, dict, tuple, tuple]:
     """Copies of the chosen palette entries with their colours spread; the light
     men stay clearly lighter than the dark ones."""
-    wd = dict(WOODS[wood])
+    wd = dict(STYLES["wood"][wood])
     wd["light"] = _jitter_rgb(rng, wd["light"], amount)
     wd["dark"] = _jitter_rgb(rng, wd["dark"], amount)
-    fd = dict(FIELDS[field])
+    fd = dict(STYLES["field"][field])
     if fd["colour"] is not None:
         fd["colour"] = _jitter_rgb(rng, fd["colour"], amount)
-    pc = tuple(_jitter_rgb(rng, c, amount) for c in POINT_COLOURS[points])
-    light_c, dark_c, grooved = MEN_COLOURS[men]
+    pc = tuple(_jitter_rgb(rng, c, amount) for c in STYLES["points"][points])
+    light_c, dark_c, grooved = STYLES["men"][men]
     for _ in range(8):
         lc, dc = _jitter_rgb(rng, light_c, amount), _jitter_rgb(rng, dark_c, amount)
         if _lum(lc) - _lum(dc) >= 60:
@@ -94,6 +94,7 @@ class ScenePlan:
     field: str
     table: str
     lighting: str
+    lens: str
     size: tuple[int, int]
     mirror: bool
     yaw: float
@@ -147,7 +148,11 @@ class ScenePlan:
         style = {
             "renderer": "willughby.vision.synth/1",
             "wood": self.wood, "men": self.men_style, "lighting": self.lighting, "points": self.points,
-            "field": self.field, "table": self.table, "image_size": [size[0], size[1]], "mirror": self.mirror,
+            "field": self.field, "table": self.table,
+            # a frame drawn from a style set, or through a named lens, says so
+            **({"lens": self.lens, "style_set": spec.style_set or "training"}
+               if spec.style_set is not None or spec.lens is not None else {}),
+            "image_size": [size[0], size[1]], "mirror": self.mirror,
             "board_yaw": round(self.yaw, 2), "tilt_deg": round(self.tilt, 2), "cam_az_deg": round(self.az, 2),
             "cam_roll_deg": round(self.roll, 2), "focal_mm": round(self.focal, 1), "fill": round(self.fill, 3),
             "fill_actual": round(self.fill_actual, 3), "shift": [round(float(shift[0] / size[0]), 4),
@@ -161,7 +166,7 @@ class ScenePlan:
             "light_elev_deg": round(math.degrees(self.elev), 1),
             "light_azim_deg": round(math.degrees(self.lazi), 1),
             "ambient": round(self.light.ambient, 2),
-            **{k: post[k] for k in ("exposure", "contrast") if k in post},
+            **{k: post[k] for k in ("exposure", "contrast", "glare") if k in post},
             "palette_jitter": spec.palette_jitter,
             "edge_gap_mm": round(self.gap, 2), "row_spread_mm": round(self.spread, 2),
             **({"men_contrast": spec.men_contrast, "men_rgb": [list(self.men_e[0]), list(self.men_e[1])]}
@@ -199,13 +204,18 @@ def plan_scene(rng: np.random.Generator, spec: SceneSpec | None = None) -> Scene
                "backgammon_start": _backgammon_start,
                "doublets_start": _doublets_start,
                "doublets_played": lambda: _doublets_played(rng)}[kind]()
-    # ---- style
-    wood = _choose(rng, spec.wood, list(WOODS), (3, 2, 2, 1, 1, 3))
-    men_style = _choose(rng, spec.men, list(MEN_COLOURS), (3, 4, 3, 1, 1, 1))
-    points = _choose(rng, spec.points, list(POINT_COLOURS), (2, 3, 2, 2, 1, 1))
-    field = _choose(rng, spec.field, list(FIELDS), (2, 2, 1, 2, 1, 1, 4))
-    table = _choose(rng, spec.table, list(TABLES), (3, 2, 2, 2, 2, 1))
-    lighting = _choose(rng, spec.lighting, list(LIGHTINGS), (5, 3, 2))
+    # ---- style: the training styles, in this order and with these weights,
+    # unless the spec names a style set (styles.STYLE_SETS)
+    sset = spec.style_set
+    wood = _choose(rng, spec.wood, *style_choices(sset, "wood"))
+    men_style = _choose(rng, spec.men, *style_choices(sset, "men"))
+    points = _choose(rng, spec.points, *style_choices(sset, "points"))
+    field = _choose(rng, spec.field, *style_choices(sset, "field"))
+    table = _choose(rng, spec.table, *style_choices(sset, "table"))
+    lighting = _choose(rng, spec.lighting, *style_choices(sset, "lighting"))
+    lenses, lens_p = style_choices(sset, "lens")     # one training lens: nothing drawn for it
+    lens = spec.lens or (lenses[0] if len(lenses) == 1 else _choose(rng, None, lenses, lens_p))
+    lit = STYLES["lighting"][lighting]
     width, height = spec.image_size or ((1280, 720) if rng.random() < 0.7 else (1280, 960))
     size = (int(width), int(height))
     mirror = bool(rng.random() < 0.5) if spec.mirror is None else bool(spec.mirror)
@@ -267,10 +277,10 @@ def plan_scene(rng: np.random.Generator, spec: SceneSpec | None = None) -> Scene
     cam.cx += size[0] / 2 - centre[0] + shift[0]
     cam.cy += size[1] / 2 - centre[1] + shift[1]
     # ---- light
-    elev = math.radians(rng.uniform(30, 65))
+    elev = math.radians(rng.uniform(*lit.get("elev_deg", (30, 65))))
     lazi = rng.uniform(0, 2 * math.pi)
     light = _Light(np.array([math.cos(elev) * math.cos(lazi), math.cos(elev) * math.sin(lazi), math.sin(elev)]),
-                   float(rng.uniform(0.35, 0.55)))
+                   float(rng.uniform(*lit.get("ambient", (0.35, 0.55)))))
     skin = _SKINS[int(rng.integers(0, len(_SKINS)))]
     dice_body = "white" if rng.random() < 0.6 else "ivory"
 
@@ -278,12 +288,13 @@ def plan_scene(rng: np.random.Generator, spec: SceneSpec | None = None) -> Scene
         wood_e, field_e, points_e, men_e = _jittered_palettes(rng, spec.palette_jitter, wood, field, points,
                                                               men_style)
     else:
-        wood_e, field_e, points_e, men_e = WOODS[wood], FIELDS[field], POINT_COLOURS[points], MEN_COLOURS[men_style]
+        wood_e, field_e, points_e, men_e = (STYLES["wood"][wood], STYLES["field"][field], STYLES["points"][points],
+                                            STYLES["men"][men_style])
     if spec.men_contrast > 0:       # drawn only when asked
         men_e = _nearer_men(rng, men_e, spec.men_contrast)
     return ScenePlan(
         spec=spec, doc=doc, kind=kind, wood=wood, men_style=men_style, points=points, field=field, table=table,
-        lighting=lighting, size=size, mirror=mirror, yaw=yaw, tilt=tilt, focal=focal, fill=fill,
+        lighting=lighting, lens=lens, size=size, mirror=mirror, yaw=yaw, tilt=tilt, focal=focal, fill=fill,
         fill_actual=float(fill_actual), az=az, roll=roll, row_max=row_max, thick=thick,
         bar_light_side=bar_light_side, board=board, gap=gap, spread=spread, finish=finish, men=men,
         dice_values=dice_values, die_size=die_size, dice_xy=dice_xy, occluded=occluded, cam=cam, target=target,

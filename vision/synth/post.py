@@ -11,18 +11,22 @@ import cv2
 import numpy as np
 
 from .scene3d import _Board, _Camera
+from .styles import LENSES
 
 
-def _post_params(rng: np.random.Generator) -> dict[str, Any]:
-    """Exposure, tone, light fall-off and camera-effect settings of one picture."""
+def _post_params(rng: np.random.Generator, lens: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Exposure, tone, light fall-off and camera-effect settings of one
+    picture; the camera effects in the ranges of *lens* (the training lens
+    when None)."""
+    lens = lens or LENSES["pi_camera"]
     return {
         "exposure": round(float(rng.uniform(-0.2, 0.25)), 2),
         "contrast": round(float(rng.uniform(-0.2, 0.25)), 2),
         "cast_jitter": [round(float(x), 3) for x in rng.uniform(-0.03, 0.03, 3)],
-        "vignette": round(float(rng.uniform(0.1, 0.45)), 3),
-        "blur": round(float(rng.uniform(0.25, 0.9)), 2),
-        "noise": round(float(rng.uniform(1.2, 3.4)), 2),
-        "jpeg_q": int(rng.integers(75, 96)),
+        "vignette": round(float(rng.uniform(*lens["vignette"])), 3),
+        "blur": round(float(rng.uniform(*lens["blur"])), 2),
+        "noise": round(float(rng.uniform(*lens["noise"])), 2),
+        "jpeg_q": int(rng.integers(*lens["jpeg_q"])),
         "falloff": round(float(rng.uniform(0.05, 0.22)), 3),
         "falloff_dir": round(float(rng.uniform(0, 2 * np.pi)), 3),
         "lamp": [round(float(x), 1) for x in (*rng.uniform(-500, 500, 2), rng.uniform(700, 1500))],
@@ -33,7 +37,10 @@ def _post_params(rng: np.random.Generator) -> dict[str, Any]:
 def _light_and_tone(img: np.ndarray, cam: _Camera, board: _Board,
                     lighting: Mapping[str, Any], post: Mapping[str, Any]) -> np.ndarray:
     """The light's fall-off over the scene (a window's gradient or a lamp's
-    pool), vignetting, colour cast, exposure and the camera's tone curve."""
+    pool), vignetting, colour cast, exposure and the camera's tone curve;
+    and where *post* has a ``glare`` (x, y, radius mm on the surface,
+    strength), a lamp's hot spot reflected off the board, washing it out
+    towards white."""
     h, w = img.shape[:2]
     gw = 64
     gh = max(2, int(round(gw * h / w)))
@@ -62,6 +69,12 @@ def _light_and_tone(img: np.ndarray, cam: _Camera, board: _Board,
     grid = (I * V * gain).astype(np.float32)[..., None] * cast
     m = cv2.resize(grid, (w, h), interpolation=cv2.INTER_LINEAR)
     u8 = cv2.multiply(img, m, dtype=cv2.CV_8U)
+    if "glare" in post:
+        gx0, gy0, gr, gs = post["glare"]
+        G = (gs * np.exp(-((X - gx0) ** 2 + (Y - gy0) ** 2) / (2 * gr * gr))).astype(np.float32)
+        G = cv2.resize(G, (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
+        f = u8.astype(np.float32)
+        u8 = np.clip(f + (255 - f) * G + 0.5, 0, 255).astype(np.uint8)
     x = np.arange(256, dtype=np.float64) / 255
     c = post["contrast"]
     y = x + c * x * (1 - x) * (2 * x - 1) * 2.2

@@ -4,18 +4,18 @@ trip; the picture and its label."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 import cv2
 import numpy as np
 
 from .board import _bar_men_cylinders, _board_solids, _draw_surface, _draw_table
 from .pieces import _dice_solids, _draw_hand, _men_solids
-from .plan import plan_scene
+from .plan import ScenePlan, plan_scene
 from .post import _camera_effects, _light_and_tone, _post_params
 from .raster import _paint_order
 from .spec import SceneSpec
-from .styles import LIGHTINGS, TABLES
+from .styles import STYLES
 
 
 def _render(rng: np.random.Generator, spec: SceneSpec) -> tuple[np.ndarray, dict[str, Any], int]:
@@ -27,7 +27,7 @@ def _render(rng: np.random.Generator, spec: SceneSpec) -> tuple[np.ndarray, dict
     ppm = float(np.linalg.norm(np.diff(cam.project(board.l2w([0, cfg.surface_width], [0, 0], board.zs)), axis=0)))
     ppm /= cfg.surface_width
     tex_ppm = float(np.clip(round(ppm * 1.05, 1), 0.6, 2.0))
-    _draw_table(img, rng, cam, board, light, TABLES[plan.table])
+    _draw_table(img, rng, cam, board, light, STYLES["table"][plan.table])
     solids = _board_solids(rng, cam, board, light, plan.wood_e, tex_ppm, _bar_men_cylinders(board, men, thick))
     _draw_surface(img, rng, cam, board, light, plan.field_e, plan.points_e, plan.wood_e, tex_ppm, men, thick,
                   plan.dice_xy, plan.die_size, solids)
@@ -41,11 +41,29 @@ def _render(rng: np.random.Generator, spec: SceneSpec) -> tuple[np.ndarray, dict
     if plan.occluded:
         _draw_hand(img, rng, cam, board, light, plan.skin)
     # ---- lighting and camera
-    post = _post_params(rng)
-    img = _light_and_tone(img, cam, board, LIGHTINGS[plan.lighting], post)
+    post = _post_params(rng, STYLES["lens"][plan.lens])
+    lit = STYLES["lighting"][plan.lighting]
+    _lighting_extras(rng, plan, lit, post)
+    img = _light_and_tone(img, cam, board, lit, post)
     if spec.camera_effects:
         img = _camera_effects(img, rng, post)
     return img, plan.label(post), (post["jpeg_q"] if spec.camera_effects else 0)
+
+
+def _lighting_extras(rng: np.random.Generator, plan: ScenePlan, lit: Mapping[str, Any],
+                     post: dict[str, Any]) -> None:
+    """What a held-out lighting adds to the picture's settings: an exposure
+    shift (a dim room), more sensor noise, a lamp's hot spot on the board.
+    The training lightings have none of these, and draw nothing here."""
+    if "exposure" in lit:
+        post["exposure"] = round(post["exposure"] + lit["exposure"], 2)
+    if "noise_gain" in lit:
+        post["noise"] = round(post["noise"] * lit["noise_gain"], 2)
+    if "glare" in lit:
+        board = plan.board
+        x, y, _ = board.l2w(float(rng.uniform(0.2, 0.8)) * board.W, float(rng.uniform(0.2, 0.8)) * board.D, 0.0)
+        post["glare"] = [round(float(x), 1), round(float(y), 1), round(float(rng.uniform(50, 110)), 1),
+                         round(float(rng.uniform(*lit["glare"])), 2)]
 
 
 def render(rng: np.random.Generator, spec: SceneSpec | None = None) -> tuple[np.ndarray, dict[str, Any]]:

@@ -9,7 +9,7 @@ from typing import Any, Mapping
 
 from willughby.engine.position import Position
 
-from .styles import _STYLE_TABLES
+from .styles import STYLE_FIELDS, STYLE_SETS, STYLES
 
 MEN_PER_SIDE = 15
 POSITION_KINDS = ("random", "backgammon_start", "doublets_start", "doublets_played")
@@ -35,6 +35,15 @@ class SceneSpec:
     share of the frame's width or height (whichever is fuller) that the
     board's outer frame takes.  *camera_effects* False skips blur, noise
     and JPEG (for exact tests).
+
+    The style fields (*wood*, *men*, *points*, *field*, *table*, *lighting*,
+    *lens*) take any name of ``STYLES``; one left open is drawn from the
+    *style_set* (``STYLE_SETS``): the training styles when it is None, or
+    the held-out ones of "held-out-fit" or "held-out-test".  A field named
+    outright is drawn as named whatever the set.
+
+    >>> SceneSpec(style_set="held-out-test", wood="walnut").wood
+    'walnut'
     """
 
     position: Position | Mapping[str, Any] | None = None
@@ -80,12 +89,20 @@ class SceneSpec:
     # The dev set's renderer lights its black men grey and its white men
     # dimmer than this one's palettes (docs/vision-reader.md)
     men_contrast: float = 0.0
+    # the camera's lens and sensor (``LENSES``, ``HELD_OUT["lens"]``): the
+    # ranges of its blur, noise, vignetting and JPEG quality
+    lens: str | None = None
+    # where the open style fields are drawn from (``STYLE_SETS``): None is
+    # the training styles, as "training" is (the label then says which)
+    style_set: str | None = None
 
     def __post_init__(self) -> None:
-        for key, table in _STYLE_TABLES.items():
-            value = getattr(self, key)
+        for key in STYLE_FIELDS:
+            value, table = getattr(self, key), STYLES[key]
             if value is not None and value not in table:
                 raise SynthError(f"unknown {key} style {value!r} (known: {', '.join(table)})")
+        if self.style_set is not None and self.style_set not in STYLE_SETS:
+            raise SynthError(f"style_set must be one of {', '.join(STYLE_SETS)}, not {self.style_set!r}")
         if self.position_kind is not None and self.position_kind not in POSITION_KINDS:
             raise SynthError(f"position_kind must be one of {', '.join(POSITION_KINDS)}, "
                              f"not {self.position_kind!r}")
