@@ -169,14 +169,11 @@ def _game_spec(rng: np.random.Generator, style_set: str) -> dict[str, Any]:
     """One board, camera and light for a whole game."""
     from willughby.vision import synth
 
-    if style_set == "training" or not hasattr(synth, "spec_fields_for_style_set"):
-        if style_set != "training":
-            raise SystemExit(f"this painter has no style sets; use --style-set training, not {style_set!r}")
-        fields = {key: str(rng.choice(list(table))) for key, table in
-                  (("wood", synth.WOODS), ("men", synth.MEN_COLOURS), ("points", synth.POINT_COLOURS),
-                   ("field", synth.FIELDS), ("table", synth.TABLES), ("lighting", synth.LIGHTINGS))}
-    else:
-        fields = synth.spec_fields_for_style_set(rng, style_set)
+    fields: dict[str, Any] = {}
+    for key in synth.STYLE_FIELDS:        # one board, one set of men, one light for the whole game
+        names, weights = synth.style_choices(style_set, key)
+        w = np.asarray(weights, float)
+        fields[key] = str(names[int(rng.choice(len(names), p=w / w.sum()))])
     fields.update(image_size=(1280, 720), tilt_deg=float(rng.uniform(0, 22)),
                   board_yaw_deg=float(rng.choice([0.0, 180.0]) + rng.uniform(-8, 8)),
                   cam_az_deg=float(rng.uniform(0, 360)), cam_roll_deg=float(rng.uniform(-3, 3)),
