@@ -1,6 +1,6 @@
 """The demo: a whole refereed game on a laptop, with nothing plugged in.
 
-The table is drawn by the project's frame generator (``vision/synth.py``)
+The table is drawn by the project's frame generator (``vision/synth/``)
 as a camera above it would see it; the dice come from the fake dice box
 (``firmware_bridge/fake.py``) over a pseudo-terminal, through the same link
 as a real box; two automatic players press ROLL, choose a legal play (now

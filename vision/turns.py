@@ -286,7 +286,12 @@ class TurnReader:
         if post[best] >= cfg.legal_min:
             c = candidates[best]
             return TurnJudgement("legal", True, c.play, dict(c.board), ranked[:cfg.show], p_other, other_board, notes)
-        if other is not None and p_other >= cfg.illegal_min:
+        bar_only = other is not None and any(bool((other == cls).all()) for cls in cand_classes)
+        if bar_only and p_other >= cfg.illegal_min:
+            # the men on the points are a legal play's; only the bar disagrees, and the bar's men are
+            # counted by finding round tops, with no probabilities: never enough to rule on
+            notes.append("the points show a legal play but the bar does not agree with it")
+        elif other is not None and p_other >= cfg.illegal_min:
             sure = np.exp(logp[rows, other])
             if float(sure.min()) >= cfg.illegal_point_min:
                 return TurnJudgement("illegal", True, None, other_board, ranked[:cfg.show], p_other, other_board,

@@ -141,10 +141,10 @@ def test_a_demo_stopped_and_started_again_carries_on_the_same_game_from_its_boar
 def test_after_a_persons_undo_the_automatic_players_wait_rather_than_throw_again(tmp_path):
     # issue 15: "Undo last turn" took back a throw, and the fake box threw again at once
     config = CompanionConfig(data_dir=tmp_path, speech="off")
-    rt = build(config, demo=True, speed=50, seed=4, games=1, mistakes=0.0, start=RACE_END)
+    rt = build(config, demo=True, speed=50, seed=4, games=1, mistakes=0.0)     # a whole game: long enough
     try:
         players, c = rt.parts["players"], rt.companion
-        players.hold_s = 4.0
+        players.hold_s = 6.0
         assert _until(lambda: c.state()["phase"] == "move" and c.state()["turns_played"] >= 1, 60)
         with c._lock:                                   # between the players' steps: a throw is out
             c.undo(who="Ann")                           # a person takes the throw back from the page

@@ -173,3 +173,18 @@ def test_point_changes_see_where_men_were_moved_and_nothing_elsewhere():
     unchanged = TurnConfig().unchanged_share
     assert all(changes[p - 1] > unchanged for p in moved), changes.round(3)
     assert all(changes[p - 1] <= unchanged for p in range(1, 25) if p not in moved | {4, 7, 9}), changes.round(3)
+
+
+def test_a_board_that_differs_from_a_legal_play_only_on_the_bar_is_asked_never_ruled_illegal():
+    # the bar's men are found, not weighed: a man missed there must not make a legal hit illegal
+    pos = Position.from_board({"format": "board/1", "turn": "light", "light": [0] * 5 + [2] + [0] * 17 + [1],
+                               "dark": [0] * 19 + [1] + [0] * 4, "bar": {"light": 0, "dark": 0},
+                               "off": {"light": 12, "dark": 14}})
+    cands = [Candidate(o.play.notation, o.position.to_board()) for o in turn_outcomes(RULES, pos, (4, 1))]
+    hit = next(c for c in cands if "*" in c.play)
+    assert hit.board["bar"]["dark"] == 1
+    ev = TurnEvidence(_probs_of(hit.board, 0.9999), bar={"light": 0, "dark": 0})   # the man on the bar not seen
+    found = TurnReader(TurnConfig(temperature=1.0, bar_mismatch=1e-9)).judge(cands, ev)
+    assert found.p_other > 0.999                       # the picture's bar is far from the hit's ...
+    assert found.verdict == "unsure"                   # ... yet the bar alone never makes a ruling
+    assert "the points show a legal play but the bar does not agree with it" in found.notes
