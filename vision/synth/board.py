@@ -4,6 +4,7 @@ points) with the shadows that fall on it."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import cv2
@@ -115,10 +116,22 @@ def _bar_men_cylinders(board: _Board, men: list[_Man], thick: float) -> list[np.
     return out
 
 
-def _board_solids(rng: np.random.Generator, cam: _Camera, board: _Board, light: _Light, wd: dict,
-                  tex_ppm: float, bar_men: Sequence[np.ndarray] = ()) -> list[_Solid]:
-    """The four rails and the bar, as boxes painted with wood; the men on the
-    bar throw their shadows on its top."""
+@dataclass
+class _Boxes:
+    """The rails and the bar as painted wood, ready to draw (:func:`_board_boxes`):
+    the texture, the rounded edges' colour and, a box each, its extent
+    (u0, u1, v0, v1, z0, z1), its visible faces (image quad, texture quad,
+    shade, name), its image bounding box and its depth."""
+
+    tex: np.ndarray
+    edge: np.ndarray
+    boxes: list[tuple[tuple[float, ...], list, tuple[float, float, float, float], float]]
+
+
+def _board_boxes(rng: np.random.Generator, cam: _Camera, board: _Board, light: _Light, wd: dict,
+                 tex_ppm: float) -> _Boxes:
+    """The four rails and the bar as boxes painted with wood (a table's
+    share: nothing here depends on the men)."""
     W, D, fw = board.W, board.D, board.fw
     ztop = board.zs + board.rh
     length_px = int((W + 2 * fw + 20) * tex_ppm)
@@ -135,7 +148,7 @@ def _board_solids(rng: np.random.Generator, cam: _Camera, board: _Board, light: 
     b0, b1 = board.geo.bar_x
     boxes.append((W - b1 if board.mirror else b0, W - b0 if board.mirror else b1, 0.0, D, board.zs,
                   board.zs + board.bh, ("-v", "+v")))
-    solids = []
+    out = []
     for (u0, u1, v0, v1, z0, z1, skip) in boxes:
         faces = _box_faces(board, u0, u1, v0, v1, z0, z1, board.zs, skip)
         drawn = []
@@ -158,7 +171,19 @@ def _board_solids(rng: np.random.Generator, cam: _Camera, board: _Board, light: 
             drawn.append((ip, tq, shade, name))
         pts = np.concatenate(all_pts) if all_pts else cam.project(board.l2w([u0], [v0], [z1]))
         corners = board.l2w(np.array([u0, u1, u0, u1]), np.array([v0, v0, v1, v1]), (z0 + z1) / 2)
+        out.append(((u0, u1, v0, v1, z0, z1), drawn,
+                    (float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()), float(pts[:, 1].max())),
+                    float(cam.depth(corners.mean(0)))))
+    return _Boxes(tex, edge, out)
 
+
+def _box_solids(art: _Boxes, cam: _Camera, board: _Board, light: _Light,
+                bar_men: Sequence[np.ndarray] = ()) -> list[_Solid]:
+    """The rails and the bar as solids to paint; the men on the bar
+    (:func:`_bar_men_cylinders`) throw their shadows on its top."""
+    tex, edge = art.tex, art.edge
+    solids = []
+    for (u0, u1, v0, v1, z0, z1), drawn, bbox, depth in art.boxes:
         casters = bar_men if z0 > 0 else ()
 
         def draw(img: np.ndarray, drawn: list = drawn, tex: np.ndarray = tex, casters: Sequence = casters,
@@ -171,10 +196,7 @@ def _board_solids(rng: np.random.Generator, cam: _Camera, board: _Board, light: 
                     if casters:
                         _shadows_on_top(img, ip, casters, ztop, cam, board, light)
 
-        solids.append(_Solid("box", z0, z1, ("r", u0, u1, v0, v1),
-                             (float(pts[:, 0].min()), float(pts[:, 1].min()),
-                              float(pts[:, 0].max()), float(pts[:, 1].max())),
-                             float(cam.depth(corners.mean(0))), draw))
+        solids.append(_Solid("box", z0, z1, ("r", u0, u1, v0, v1), bbox, depth, draw))
     return solids
 
 
@@ -200,10 +222,10 @@ def _shadows_on_top(img: np.ndarray, top: np.ndarray, casters: Sequence[np.ndarr
     _multiply(img, f, bb[0], bb[1], region)
 
 
-def _draw_surface(img: np.ndarray, rng: np.random.Generator, cam: _Camera, board: _Board, light: _Light,
-                  fd: dict, cols: tuple, wd: dict, tex_ppm: float, men: list[_Man], thick: float,
-                  dice_xy: list[tuple[float, float, float]], die_size: float, solids: list[_Solid]) -> None:
-    """The field and the points, and the shadows that fall on them."""
+def _draw_surface(img: np.ndarray, rng: np.random.Generator, cam: _Camera, board: _Board, fd: dict, cols: tuple,
+                  wd: dict, tex_ppm: float) -> None:
+    """The field and the points (a table's share: the shadows that fall on
+    them are :func:`_surface_shadows`)."""
     geo = board.geo
     W, D = board.W, board.D
     s = tex_ppm
@@ -234,7 +256,13 @@ def _draw_surface(img: np.ndarray, rng: np.random.Generator, cam: _Camera, board
     ip = cam.project(quad3)
     _warp_quad(img, tex, tq, ip, 1.0, aa=False)
 
-    # shadows on the surface: rails, bar, men, dice; and contact darkening
+
+def _surface_shadows(img: np.ndarray, cam: _Camera, board: _Board, light: _Light, men: list[_Man], thick: float,
+                     dice_xy: list[tuple[float, float, float]], die_size: float, solids: list[_Solid]) -> None:
+    """The shadows that fall on the playing surface (of the rails, the bar,
+    the men and the dice) and contact darkening."""
+    geo = board.geo
+    W, D = board.W, board.D
     size = (img.shape[1], img.shape[0])
     sq = cam.project(board.l2w([0, W, W, 0], [0, 0, D, D], board.zs))
     bb = _bbox(sq, size)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -40,11 +40,17 @@ def _row(n: int, start_k: float, row_max: int) -> list[tuple[float, int]]:
 
 def _layout_men(doc: Mapping[str, Any], geo: BoardGeometry, row_max: int, bar_light_side: int,
                 rng: np.random.Generator, gap: float = 0.0, spread: float = 0.0,
-                askew: float = 1.0) -> list[_Man]:
+                askew: float = 1.0,
+                rng_for: Callable[[int, int], np.random.Generator] | None = None) -> list[_Man]:
     """Where each man lies.  *gap*: how far (mm) the men of a point stand off
     the board's edge, give or take a little per point; *spread*: how much
     further apart (mm) than touching the men of a row lie; *askew*: how far
-    a pile's men stand off one another (1: about 0.7 mm; 0: squared)."""
+    a pile's men stand off one another (1: about 0.7 mm; 0: squared).
+
+    The jitter is drawn from *rng*, or, where *rng_for* is given, from
+    ``rng_for(colour, point)`` for each colour's men on a point (point 0:
+    the bar), so a point's men lie where they lay whatever happens on the
+    other points, and a man added to a row leaves the others in place."""
     men: list[_Man] = []
     for colour, name in enumerate(("light", "dark")):
         counts = doc[name]
@@ -53,6 +59,8 @@ def _layout_men(doc: Mapping[str, Any], geo: BoardGeometry, row_max: int, bar_li
             n = counts[p - 1]
             if not n:
                 continue
+            if rng_for is not None:
+                rng = rng_for(colour, p)
             pile = stacked[p - 1]
             off = 0.0                       # away from the edge, mm
             if gap > 0 or spread > 0:
@@ -76,6 +84,8 @@ def _layout_men(doc: Mapping[str, Any], geo: BoardGeometry, row_max: int, bar_li
                 men.append(_Man(colour, x, y, float(layer), False, p))
         nbar = doc["bar"][name]
         if nbar:
+            if rng_for is not None:
+                rng = rng_for(colour, 0)
             bx, by = geo.bar_centre()
             side = bar_light_side if colour == 0 else -bar_light_side
             r = geo.config.man_diameter / 2

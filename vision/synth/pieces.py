@@ -18,9 +18,12 @@ from .textures import _bgr
 
 
 def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thick: float,
-                colours: tuple, rng: np.random.Generator, finish: _MenFinish | None = None) -> list[_Solid]:
+                colours: tuple, rng: np.random.Generator, finish: _MenFinish | None = None,
+                bevel: float | None = None, tints: Sequence[float] | None = None) -> list[_Solid]:
     """Each man a cylinder: side wall (shaded in three bands), a rounded rim
-    lit on the light's side, the top face and, for some sets, a turned groove."""
+    lit on the light's side, the top face and, for some sets, a turned groove.
+    The rim's *bevel* (0.86-0.93) and each man's brightness (*tints*, one a
+    man, 0.97-1.03) are drawn from *rng* where not given."""
     geo = board.geo
     r = geo.config.man_diameter / 2
     light_c, dark_c, grooved = colours
@@ -36,7 +39,8 @@ def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thi
     rim_normals = np.stack([normals[:, 0] * 0.6, normals[:, 1] * 0.6, np.full(N, 0.8)], -1)
     rim_shade = light.shade_many(rim_normals)
     lit = rim_shade >= np.median(rim_shade)
-    bevel = float(rng.uniform(0.86, 0.93))
+    if bevel is None:
+        bevel = float(rng.uniform(0.86, 0.93))
     covered: set[int] = set()
     if finish is not None:          # a pile's men under another show no top: no seam where they meet
         covered = {i for i, m in enumerate(men) for o in men
@@ -57,7 +61,7 @@ def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thi
         pb, pt, ct = proj[:N], proj[N:2 * N], proj[2 * N]
         mid = np.stack([c[0] + r * normals[:, 0], c[1] + r * normals[:, 1], np.full(N, (z0 + z1) / 2)], -1)
         visible = np.einsum("ij,ij->i", cam.C - mid, normals) > 0
-        col = base[m.colour] * float(rng.uniform(0.97, 1.03))
+        col = base[m.colour] * float(rng.uniform(0.97, 1.03) if tints is None else tints[i])
         allp = np.concatenate([pb, pt])
         # the visible side wall as up to three bands of one shade each
         bands = []

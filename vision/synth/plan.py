@@ -204,6 +204,50 @@ def plan_scene(rng: np.random.Generator, spec: SceneSpec | None = None) -> Scene
                "backgammon_start": _backgammon_start,
                "doublets_start": _doublets_start,
                "doublets_played": lambda: _doublets_played(rng)}[kind]()
+    t = _plan_styles_and_board(rng, spec, geo)
+    # ---- men and dice
+    gap, spread, finish = _plan_men_manner(rng, spec)
+    men = _layout_men(doc, geo, t["row_max"], t["bar_light_side"], rng, gap, spread,
+                      1.0 if finish is None else finish.askew)
+    dice_values = _plan_dice_values(rng, spec.dice_values, spec.n_dice)
+    die_size = float(rng.uniform(14.5, 17.0))
+    dice_xy = _place_dice(len(dice_values), men, geo, die_size, rng)
+    dice_values = dice_values[:len(dice_xy)]
+    occluded = bool(rng.random() < spec.occluded_share) if spec.occluded is None else bool(spec.occluded)
+    return ScenePlan(spec=spec, doc=doc, kind=kind, **t, gap=gap, spread=spread, finish=finish, men=men,
+                     dice_values=dice_values, die_size=die_size, dice_xy=dice_xy, occluded=occluded,
+                     **_plan_camera_and_light(rng, spec, t))
+
+
+def _plan_table(rng: np.random.Generator, spec: SceneSpec) -> ScenePlan:
+    """Everything about one table that stays the same for a whole game
+    (styles, palettes, board, camera, light, how the men are finished, the
+    dice's size and body), drawn from *rng* whatever the position; the plan
+    has an empty board, no men and no dice (:class:`~.render.Scene` fills
+    them in frame by frame).  The draws are plan_scene's, in its order, less
+    those that depend on the position."""
+    geo = BoardGeometry(VisionConfig())
+    t = _plan_styles_and_board(rng, spec, geo)
+    gap, spread, finish = _plan_men_manner(rng, spec)
+    die_size = float(rng.uniform(14.5, 17.0))
+    empty = _normalise_position({"light": [0] * 24, "dark": [0] * 24})
+    return ScenePlan(spec=spec, doc=empty, kind=_classify(empty), **t, gap=gap, spread=spread, finish=finish,
+                     men=[], dice_values=[], die_size=die_size, dice_xy=[], occluded=False,
+                     **_plan_camera_and_light(rng, spec, t))
+
+
+def _plan_dice_values(rng: np.random.Generator, values: Sequence[int] | None, n: int | None) -> list[int]:
+    """The dice's values: *values* when given, else *n* dice (0-2 at random
+    when None) thrown with *rng*."""
+    if values is not None:
+        return [int(v) for v in values]
+    nd = int(rng.choice([0, 1, 2], p=[0.35, 0.1, 0.55]) if n is None else n)
+    return [int(v) for v in rng.integers(1, 7, nd)]
+
+
+def _plan_styles_and_board(rng: np.random.Generator, spec: SceneSpec, geo: BoardGeometry) -> dict[str, Any]:
+    """The styles, the picture's size, the camera's angles, how the men lie
+    and the board's build (ScenePlan's fields, by name)."""
     # ---- style: the training styles, in this order and with these weights,
     # unless the spec names a style set (styles.STYLE_SETS)
     sset = spec.style_set
@@ -215,7 +259,6 @@ def plan_scene(rng: np.random.Generator, spec: SceneSpec | None = None) -> Scene
     lighting = _choose(rng, spec.lighting, *style_choices(sset, "lighting"))
     lenses, lens_p = style_choices(sset, "lens")     # one training lens: nothing drawn for it
     lens = spec.lens or (lenses[0] if len(lenses) == 1 else _choose(rng, None, lenses, lens_p))
-    lit = STYLES["lighting"][lighting]
     width, height = spec.image_size or ((1280, 720) if rng.random() < 0.7 else (1280, 960))
     size = (int(width), int(height))
     mirror = bool(rng.random() < 0.5) if spec.mirror is None else bool(spec.mirror)
@@ -235,7 +278,13 @@ def plan_scene(rng: np.random.Generator, spec: SceneSpec | None = None) -> Scene
     board = _Board(geo, fw=float(rng.uniform(24, 38)), rh=float(rng.uniform(15, 24)),
                    bh=0.0, zs=float(rng.uniform(8, 14)), yaw=yaw, mirror=mirror)
     board.bh = board.rh - float(rng.uniform(0, 3))
-    # ---- men and dice
+    return dict(wood=wood, men_style=men_style, points=points, field=field, table=table, lighting=lighting,
+                lens=lens, size=size, mirror=mirror, yaw=yaw, tilt=tilt, focal=focal, fill=fill, az=az, roll=roll,
+                row_max=row_max, thick=thick, bar_light_side=bar_light_side, board=board)
+
+
+def _plan_men_manner(rng: np.random.Generator, spec: SceneSpec) -> tuple[float, float, _MenFinish | None]:
+    """How far off the edge and apart the men lie, and how they are finished."""
     gap = spread = 0.0
     if spec.edge_gap > 0:           # drawn only when asked, so other renders stay as they were
         gap = float(rng.uniform(0, spec.edge_gap))
@@ -245,19 +294,16 @@ def plan_scene(rng: np.random.Generator, spec: SceneSpec | None = None) -> Scene
         finish = _MenFinish(grooved=(bool(rng.random() < 0.5), bool(rng.random() < 0.5)),
                             side_gain=float(rng.uniform(0.85, 1.3)),
                             askew=float(rng.choice([0.0, rng.uniform(0.0, 1.0)])))
-    men = _layout_men(doc, geo, row_max, bar_light_side, rng, gap, spread,
-                      1.0 if finish is None else finish.askew)
-    if spec.dice_values is not None:
-        dice_values = list(spec.dice_values)
-    else:
-        nd = int(rng.choice([0, 1, 2], p=[0.35, 0.1, 0.55]) if spec.n_dice is None else spec.n_dice)
-        dice_values = [int(v) for v in rng.integers(1, 7, nd)]
-    die_size = float(rng.uniform(14.5, 17.0))
-    dice_xy = _place_dice(len(dice_values), men, geo, die_size, rng)
-    dice_values = dice_values[:len(dice_xy)]
-    occluded = bool(rng.random() < spec.occluded_share) if spec.occluded is None else bool(spec.occluded)
+    return gap, spread, finish
+
+
+def _plan_camera_and_light(rng: np.random.Generator, spec: SceneSpec, t: Mapping[str, Any]) -> dict[str, Any]:
+    """The camera fitted to the board (*t*: _plan_styles_and_board's), the
+    light, the hand's skin, the dice's body and the palettes (ScenePlan's
+    fields, by name)."""
+    board, size, tilt, az, roll, fill = t["board"], t["size"], t["tilt"], t["az"], t["roll"], t["fill"]
     # ---- camera: fit the distance so the board fills the frame as asked
-    f_px = focal / 36.0 * size[0]
+    f_px = t["focal"] / 36.0 * size[0]
     target = np.array([0.0, 0.0, board.zs])
     dist = 1500.0
     outer = board.outer_corners()
@@ -277,6 +323,7 @@ def plan_scene(rng: np.random.Generator, spec: SceneSpec | None = None) -> Scene
     cam.cx += size[0] / 2 - centre[0] + shift[0]
     cam.cy += size[1] / 2 - centre[1] + shift[1]
     # ---- light
+    lit = STYLES["lighting"][t["lighting"]]
     elev = math.radians(rng.uniform(*lit.get("elev_deg", (30, 65))))
     lazi = rng.uniform(0, 2 * math.pi)
     light = _Light(np.array([math.cos(elev) * math.cos(lazi), math.cos(elev) * math.sin(lazi), math.sin(elev)]),
@@ -284,6 +331,7 @@ def plan_scene(rng: np.random.Generator, spec: SceneSpec | None = None) -> Scene
     skin = _SKINS[int(rng.integers(0, len(_SKINS)))]
     dice_body = "white" if rng.random() < 0.6 else "ivory"
 
+    wood, field, points, men_style = t["wood"], t["field"], t["points"], t["men_style"]
     if spec.palette_jitter > 0:
         wood_e, field_e, points_e, men_e = _jittered_palettes(rng, spec.palette_jitter, wood, field, points,
                                                               men_style)
@@ -292,11 +340,6 @@ def plan_scene(rng: np.random.Generator, spec: SceneSpec | None = None) -> Scene
                                             STYLES["men"][men_style])
     if spec.men_contrast > 0:       # drawn only when asked
         men_e = _nearer_men(rng, men_e, spec.men_contrast)
-    return ScenePlan(
-        spec=spec, doc=doc, kind=kind, wood=wood, men_style=men_style, points=points, field=field, table=table,
-        lighting=lighting, lens=lens, size=size, mirror=mirror, yaw=yaw, tilt=tilt, focal=focal, fill=fill,
-        fill_actual=float(fill_actual), az=az, roll=roll, row_max=row_max, thick=thick,
-        bar_light_side=bar_light_side, board=board, gap=gap, spread=spread, finish=finish, men=men,
-        dice_values=dice_values, die_size=die_size, dice_xy=dice_xy, occluded=occluded, cam=cam, target=target,
-        shift=shift, elev=elev, lazi=lazi, light=light, skin=skin, dice_body=dice_body,
-        wood_e=wood_e, field_e=field_e, points_e=points_e, men_e=men_e)
+    return dict(fill_actual=float(fill_actual), cam=cam, target=target, shift=shift, elev=elev, lazi=lazi,
+                light=light, skin=skin, dice_body=dice_body, wood_e=wood_e, field_e=field_e, points_e=points_e,
+                men_e=men_e)
