@@ -23,6 +23,14 @@ the reader).
 >>> image.shape, label["format"], label["image_size"]
 ((360, 640, 3), 'board/1', [640, 360])
 
+A game is played at one table: :class:`Scene` draws the table once (board,
+men's style, camera, light, lens) and then any number of frames of it, each
+with its own position, dice, hand and sensor noise::
+
+    scene = Scene(np.random.default_rng(7), SceneSpec())
+    before, label = scene.render(position, np.random.default_rng([7, 0]))
+    after, label = scene.render(next_position, np.random.default_rng([7, 1]), dice_values=(3, 5))
+
 From the command line::
 
     python -m willughby.vision.synth OUTDIR --count 200 --seed 1
@@ -43,7 +51,7 @@ companion's demo may call it, the reader never does.  Its modules, by job
 ``board``      the table, the board's rails and bar, the field and points
 ``pieces``     the men, the dice and a hand over the board
 ``post``       room light, tone, lens blur and sensor noise
-``render``     :func:`render` and :func:`render_jpeg`
+``render``     :func:`render` and :func:`render_jpeg`; :class:`Scene`, one table for many frames
 ``dataset``    :func:`write_dataset` and the command line
 """
 
@@ -56,7 +64,7 @@ from .plan import ScenePlan, plan_scene
 from .plan import _jittered_palettes as _jittered_palettes
 from .plan import _lum as _lum
 from .post import _camera_effects as _camera_effects
-from .render import render, render_jpeg
+from .render import Scene, render, render_jpeg
 from .spec import MEN_PER_SIDE, POSITION_KINDS, SceneSpec, SynthError
 from .styles import _DICE_BODY as _DICE_BODY
 from .styles import _STYLE_TABLES as _STYLE_TABLES
@@ -69,6 +77,7 @@ __all__ = [
     "plan_scene",
     "SynthError",
     "render",
+    "Scene",
     "render_jpeg",
     "write_dataset",
     "main",

@@ -13,7 +13,7 @@ import numpy as np
 from ..config import VisionConfig
 from ..geometry import BoardGeometry
 from .layout import _layout_men, _Man, _MenFinish, _place_dice
-from .positions import (_backgammon_start, _classify, _doublets_played, _doublets_start, _normalise_position,
+from .positions import (_backgammon_start, _classify, _doc, _doublets_played, _doublets_start, _normalise_position,
                         _random_position)
 from .raster import _Light
 from .scene3d import _Board, _Camera, _make_camera
@@ -230,7 +230,7 @@ def _plan_table(rng: np.random.Generator, spec: SceneSpec) -> ScenePlan:
     t = _plan_styles_and_board(rng, spec, geo)
     gap, spread, finish = _plan_men_manner(rng, spec)
     die_size = float(rng.uniform(14.5, 17.0))
-    empty = _normalise_position({"light": [0] * 24, "dark": [0] * 24})
+    empty = _doc([0] * 24, [0] * 24)
     return ScenePlan(spec=spec, doc=empty, kind=_classify(empty), **t, gap=gap, spread=spread, finish=finish,
                      men=[], dice_values=[], die_size=die_size, dice_xy=[], occluded=False,
                      **_plan_camera_and_light(rng, spec, t))

@@ -1,21 +1,28 @@
-"""Rendering one frame: plan the scene, paint table, board, men, dice and
+"""Rendering frames: plan the scene, paint table, board, men, dice and
 hand far to near, light and tone it, add camera effects and a JPEG round
-trip; the picture and its label."""
+trip; the picture and its label.  :func:`render` draws a whole new scene
+for every frame; a :class:`Scene` keeps one table and draws many frames of
+it, with the same code."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 import cv2
 import numpy as np
 
-from .board import _bar_men_cylinders, _board_boxes, _Boxes, _box_solids, _draw_surface, _draw_table, _surface_shadows
+from willughby.engine.position import Position
+
+from .board import (_bar_men_cylinders, _board_boxes, _Boxes, _box_solids, _draw_surface, _draw_table,
+                    _surface_shadows)
+from .layout import _layout_men, _Man, _place_dice
 from .pieces import _dice_solids, _draw_hand, _men_solids
-from .plan import ScenePlan, plan_scene
+from .plan import ScenePlan, _plan_dice_values, _plan_table, plan_scene
+from .positions import _classify, _normalise_position
 from .post import _camera_effects, _light_and_tone, _post_params
 from .raster import _paint_order
-from .spec import SceneSpec
+from .spec import SceneSpec, SynthError
 from .styles import STYLES
 
 
@@ -141,3 +148,95 @@ def render_jpeg(rng: np.random.Generator, spec: SceneSpec | None = None) -> tupl
     img, label, q = _render(rng, spec)
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q or 95])
     return buf.tobytes(), label
+
+
+class Scene:
+    """One table for a whole game: the same board, men, camera and light in
+    every frame, only the men (and the dice, and a hand) moving, and each
+    frame with its own sensor noise, as a real camera's frames have.
+
+    Everything about the table is drawn from *rng* once, here: the styles
+    and their palettes, the board's build, the camera and its corners, the
+    light, the room's exposure and glare, the lens's blur, vignetting, noise
+    level and JPEG quality, how thick the men are and how many lie in a row,
+    how they are finished and the dice's size and body.  :meth:`render`
+    then paints a position on it.  A point's men lie where they lay in every
+    frame that has the same men on that point (their jitter is the table's,
+    point by point; a man added to a row leaves the others in place), so two
+    frames differ only around the points whose men changed, where the dice
+    lie, under a hand, and by noise.  *spec* is as :func:`render`'s; its
+    position, position kind and occlusion are a frame's business and are
+    not used here (its dice, where named, are each frame's default).
+
+    >>> import numpy as np
+    >>> from willughby.engine.rules import preset_rules, start_position
+    >>> scene = Scene(np.random.default_rng(3), SceneSpec(image_size=(640, 360)))
+    >>> start = start_position(preset_rules("backgammon"))
+    >>> a, label_a = scene.render(start, np.random.default_rng(1), n_dice=0)
+    >>> b, label_b = scene.render(start, np.random.default_rng(2), n_dice=0)
+    >>> label_a["corners"] == label_b["corners"], label_a["style"] == label_b["style"]
+    (True, True)
+    """
+
+    def __init__(self, rng: np.random.Generator, spec: SceneSpec | None = None) -> None:
+        self.spec = spec or SceneSpec()
+        #: the table's plan: an empty board, no men, no dice
+        self.plan = _plan_table(rng, self.spec)
+        self._art = _table_art(rng, self.plan)
+        self._bevel = float(rng.uniform(0.86, 0.93))
+        #: the room's light and the camera's settings, as a label's style shows them
+        self.post = _scene_post(rng, self.plan)
+        self._key = int(rng.integers(0, 2 ** 63))
+
+    def _rng(self, stream: int, colour: int, point: int) -> np.random.Generator:
+        return np.random.default_rng([self._key, stream, colour, point])
+
+    def plan_frame(self, position: Position | Mapping[str, Any], rng: np.random.Generator,
+                   dice_values: Sequence[int] | None = None, n_dice: int | None = None,
+                   occluded: bool = False) -> ScenePlan:
+        """The plan of one frame: the table's, with *position*'s men laid
+        out on it, the dice (*dice_values*; else *n_dice* dice thrown with
+        *rng*; else the spec's; else 0-2 at random, as :func:`render`
+        throws them) placed with *rng* clear of the men, and a hand over
+        the board where *occluded*."""
+        spec, table = self.spec, self.plan
+        doc = _normalise_position(position)
+        kind = spec.position_kind or _classify(doc)
+        finish = table.finish
+        men = _layout_men(doc, table.board.geo, table.row_max, table.bar_light_side, rng, table.gap, table.spread,
+                          1.0 if finish is None else finish.askew, rng_for=lambda c, p: self._rng(0, c, p))
+        if dice_values is None and n_dice is None:
+            dice_values, n_dice = spec.dice_values, spec.n_dice
+        if n_dice is not None and not 0 <= n_dice <= 2:
+            raise SynthError(f"n_dice must be 0..2, not {n_dice!r}")
+        if dice_values is not None and (len(dice_values) > 2 or any(v not in range(1, 7) for v in dice_values)):
+            raise SynthError(f"dice_values must be up to two values 1..6, not {tuple(dice_values)!r}")
+        values = _plan_dice_values(rng, dice_values, n_dice)
+        dice_xy = _place_dice(len(values), men, table.board.geo, table.die_size, rng)
+        return replace(table, doc=doc, kind=kind, men=men, dice_values=values[:len(dice_xy)], dice_xy=dice_xy,
+                       occluded=bool(occluded))
+
+    def _tints(self, men: Sequence[_Man]) -> list[float]:
+        """Each man's brightness, the same for the k-th man of a colour on a
+        point in every frame."""
+        tints, streams = [], {}
+        for m in men:
+            key = (m.colour, m.point)
+            if key not in streams:
+                streams[key] = self._rng(1, *key)
+            tints.append(float(streams[key].uniform(0.97, 1.03)))
+        return tints
+
+    def render(self, position: Position | Mapping[str, Any], rng: np.random.Generator,
+               dice_values: Sequence[int] | None = None, n_dice: int | None = None,
+               occluded: bool = False) -> tuple[np.ndarray, dict[str, Any]]:
+        """One frame of this table showing *position* (a
+        :class:`~willughby.engine.position.Position` or a board document):
+        a BGR uint8 image and its label, as :func:`render` gives them (the
+        same keys; the style is the table's).  The dice, the hand and the
+        sensor noise are drawn from *rng* (:meth:`plan_frame`); everything
+        else is the table's."""
+        plan = self.plan_frame(position, rng, dice_values, n_dice, occluded)
+        img = _paint_pieces(self._art.base.copy(), self._art, plan, rng, self._bevel, self._tints(plan.men))
+        img = _develop(img, plan, self.post, rng)
+        return _jpeg_round_trip(img, self.post["jpeg_q"] if self.spec.camera_effects else 0), plan.label(self.post)
