@@ -15,6 +15,9 @@ numbers sit in a table of their own::
     [vision.occlusion]       # OcclusionConfig: the check for a hand across the frame
     z_frame = 4.0
 
+    [vision.refine]          # RefineConfig: finding the surface's edges from rough corners
+    enabled = true
+
 >>> VisionConfig().man_diameter
 36.0
 >>> VisionConfig().with_values({"dice": {"min_score": 0.9}}).dice.min_score
@@ -29,7 +32,7 @@ from dataclasses import dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-__all__ = ["VisionConfig", "VisionConfigError", "ReaderConfig", "DiceConfig", "OcclusionConfig"]
+__all__ = ["VisionConfig", "VisionConfigError", "ReaderConfig", "DiceConfig", "OcclusionConfig", "RefineConfig"]
 
 
 class VisionConfigError(ValueError):
@@ -343,6 +346,36 @@ class OcclusionConfig:
 
 
 @dataclass(frozen=True)
+class RefineConfig:
+    """Finding the playing surface's true edges from rough corners
+    (``vision/refine.py``, whose docstring tells the method): a band of
+    the picture either side of each given edge is searched for the
+    straight boundary between the surface and the rails.  Lengths in mm of
+    the board unless named px (pixels of the camera's picture)."""
+
+    enabled: bool = False            # refine the corners at the start of every read (read_board, observe)
+    band_px: float = _f(15.0)        # px either side of each given edge searched; no corner moves further
+    strip_scale: float = _f(2.0)     # px per mm of the straightened strip the edge is looked for in
+    smooth_along_mm: float = _f(1.5)  # Gaussian smoothing (sigma, mm) along the edge ...
+    smooth_across_mm: float = _f(0.4)  # ... and across it, before the gradient
+    corner_skip_mm: float = _f(30.0, "nonneg")  # mm of each side left out at the corners (corner blocks, markers)
+    bar_skip_mm: float = _f(5.0, "nonneg")  # mm either side of the bar left out (the surface's edge is missing there)
+    column_step: int = _f(2)         # every n-th column of the strip is used
+    min_contrast: float = _f(6.0)    # Lab units per mm: a column whose strongest edge is weaker has no edge
+    min_support: float = _f(0.45, "share")  # the best line must be backed by this share of the columns
+    peak_reach_mm: float = _f(1.5)   # mm either side of the best line a column's own edge peak is looked for
+    peak_share: float = _f(0.5, "share")  # a column's peak must be this share of its strongest edge to count
+    inlier_mm: float = _f(0.6)       # mm: columns further from the fitted line are dropped and it is fitted again
+    rail_height_mm: float = _f(20.0, "nonneg")  # the rails' top above the surface, as expected: the edge seen may be
+                                                # the rail's top inner edge, which parallax sets off from the surface's
+    outer_share: float = _f(0.7, "share")  # of the lines at least this share as strong as the best, the outermost
+                                           # is the rail's top edge
+
+    def __post_init__(self) -> None:
+        _check_fields(self, "vision.refine")
+
+
+@dataclass(frozen=True)
 class VisionConfig:
     """Board geometry (millimetres) and the reader's settings.
 
@@ -380,10 +413,11 @@ class VisionConfig:
     frame_run_mm: float = 30.0       # a foreign stretch this long (mm) is something across the frame
     # --- markers
     marker_max_error: float = 4.0    # pixels: markers that disagree by more than this do not locate the board
-    # --- each stage's own method numbers ([vision.reader], [vision.dice], [vision.occlusion])
+    # --- each stage's own method numbers ([vision.reader], [vision.dice], [vision.occlusion], [vision.refine])
     reader: ReaderConfig = field(default_factory=ReaderConfig)
     dice: DiceConfig = field(default_factory=DiceConfig)
     occlusion: OcclusionConfig = field(default_factory=OcclusionConfig)
+    refine: RefineConfig = field(default_factory=RefineConfig)
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -413,9 +413,28 @@ class Observation:
         return point_strips(self.geometry, self.camera, self.llr, self.lab, field, self.margin)
 
 
+def _refined(image: np.ndarray, corners: Sequence[Sequence[float]],
+             config: VisionConfig) -> tuple[Sequence[Sequence[float]], list[str]]:
+    """The corners to read with: as given, or, where ``config.refine.enabled``,
+    refined from the board's edges in *image* (``refine.refine_corners``),
+    with its notes."""
+    if not config.refine.enabled:
+        return corners, []
+    from .refine import refine_corners
+    result = refine_corners(config, image, corners)
+    return result.corners.tolist(), list(result.notes)
+
+
 def observe(image: np.ndarray, corners: Sequence[Sequence[float]], config: VisionConfig,
             look: Look | None = None) -> Observation:
-    """Rectify, learn the board's look and the men's colours, weigh the evidence."""
+    """Rectify, learn the board's look and the men's colours, weigh the evidence
+    (the corners first refined where ``config.refine.enabled``)."""
+    corners, _ = _refined(image, corners, config)
+    return _observe(image, corners, config, look)
+
+
+def _observe(image: np.ndarray, corners: Sequence[Sequence[float]], config: VisionConfig,
+             look: Look | None = None) -> Observation:
     geometry = BoardGeometry(config)
     margin = config.margin
     rect = rectify(config, image, corners, margin)
@@ -487,7 +506,8 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
     config = config or VisionConfig()
     t0 = time.perf_counter()
-    obs = observe(image, corners, config, look)
+    corners, refine_notes = _refined(image, corners, config)
+    obs = _observe(image, corners, config, look)
     geometry, camera, margin, lab, tops, model = obs.geometry, obs.camera, obs.margin, obs.lab, obs.tops, obs.model
     s = config.scale
     found: list[Die] = []
@@ -537,7 +557,7 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
         if count:
             polys.extend(outlines(p, geometry, camera, count, best_row, config.man_thickness, pile))
     frame = check_frame(config, image, corners, polys, camera)
-    notes = []
+    notes = list(refine_notes)
     if frame.occluded:
         notes.append(f"something lies across the frame ({frame.side} side, {frame.run_mm:.0f} mm)")
     for side, layout in sorted(laid_out.items()):
