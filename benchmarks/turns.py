@@ -2,8 +2,9 @@
 
 Whole games of backgammon are played by the engine (random legal plays,
 and now and then a wrong move on purpose, as the demo's players make them:
-one man a pip too far). Each game is drawn on a board of one style, camera
-and light for the whole game, from a style set the point reader never
+one man a pip too far). Each game is drawn at one table (the painter's
+``Scene``: one board, set of men, camera and light for the whole game, each
+frame with its own sensor noise and dice), from a style set the point reader never
 learnt from (``--style-set``, default ``held-out-test``; the temperature of
 ``vision/data/turn_calibration.json`` was fitted on the disjoint
 ``held-out-fit`` set). Every turn's frame after (and, for the turn reader,
@@ -205,18 +206,18 @@ def extract(job: tuple[int, list[TurnCase], str, int]) -> list[Seen]:
     import cv2
 
     from willughby.vision.reader import read_board
-    from willughby.vision.synth import SceneSpec, render
+    from willughby.vision.synth import Scene, SceneSpec
     from willughby.vision.turns import point_changes
 
     cv2.setNumThreads(1)
     index, game, style_set, seed = job
     rng = np.random.default_rng(seed)
     fields = _game_spec(rng, style_set)
+    scene = Scene(rng, SceneSpec(n_dice=2, **fields))        # one table, camera and light for the game
     out: list[Seen] = []
     before_frame = None
     for n, case in enumerate(game):
-        spec = SceneSpec(position=case.after, n_dice=2, dice_values=case.dice, **fields)
-        image, label = render(np.random.default_rng(seed * 1000 + n), spec)
+        image, label = scene.render(case.after, np.random.default_rng(seed * 1000 + n), dice_values=case.dice)
         corners = label["corners"]
         t0 = time.perf_counter()
         reading = read_board(image, corners)
@@ -231,8 +232,20 @@ def extract(job: tuple[int, list[TurnCase], str, int]) -> list[Seen]:
     return out
 
 
-def see(games: list[list[TurnCase]], style_set: str, seed: int, workers: int) -> list[Seen]:
-    """Every turn of *games* drawn in *style_set* and read, with progress on standard error."""
+def see(games: list[list[TurnCase]], style_set: str, seed: int, workers: int,
+        cache: Path | None = None) -> list[Seen]:
+    """Every turn of *games* drawn in *style_set* and read, with progress on
+    standard error; kept in *cache* (a pickle) and taken from it when it holds
+    the same games, so the judging can be tried again under other settings."""
+    import pickle
+
+    key = (style_set, seed, [[(c.before.id(), c.dice, c.legal) for c in g] for g in games])
+    if cache is not None and cache.is_file():
+        with cache.open("rb") as f:
+            kept_key, kept = pickle.load(f)
+        if kept_key == key:
+            print(f"  {len(kept)} turns from {cache}", file=sys.stderr)
+            return kept
     jobs = [(i, g, style_set, seed * 7919 + i) for i, g in enumerate(games)]
     t0 = time.perf_counter()
     seen: list[Seen] = []
@@ -241,6 +254,9 @@ def see(games: list[list[TurnCase]], style_set: str, seed: int, workers: int) ->
             seen.extend(r)
             print(f"  game {k}/{len(jobs)} read ({len(seen)} turns, {time.perf_counter() - t0:.0f} s)",
                   file=sys.stderr, flush=True)
+    if cache is not None:
+        with cache.open("wb") as f:
+            pickle.dump((key, seen), f)
     return seen
 
 
@@ -346,6 +362,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--style-set", default="held-out-test", help="the styles the games are drawn in")
     ap.add_argument("--wrong", type=float, default=0.1, help="share of turns with a wrong move first (0.1)")
     ap.add_argument("--seed", type=int, default=16, help="seed of the games and their drawing")
+    ap.add_argument("--cache", type=Path, help="keep the frames' readings in this file, and reuse them")
     args = ap.parse_args(argv)
     if args.turns < 1 or args.workers < 1:
         ap.error("--turns and --workers must be at least 1")
@@ -356,7 +373,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{sum(len(g) for g in games)} turns in {len(games)} games of {PRESET}, styles {args.style_set!r}; "
           f"turn reader calibration: {calibration or 'none (the network as it is)'}", flush=True)
     t0 = time.perf_counter()
-    seen = see(games, args.style_set, args.seed, args.workers)
+    seen = see(games, args.style_set, args.seed, args.workers, args.cache)
     reader = TurnReader()
     untempered = TurnReader(TurnConfig(temperature=1.0))
     print("\nturns (right = ruled as it was; asked = a question to the players; wrong = a wrong ruling)")

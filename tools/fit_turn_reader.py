@@ -42,8 +42,12 @@ import turns as bench  # noqa: E402  (benchmarks/turns.py: the games, the drawin
 
 from willughby.vision.turns import CALIBRATION_PATH, TurnConfig, TurnReader  # noqa: E402
 
-LEGAL_MINS = (0.98, 0.99, 0.995, 0.999, 0.9999)
-OTHER_BOARDS = (30.0, 100.0, 300.0, 1000.0)
+# The settings tried. By policy none rules a play at less than 99% nor calls a point of an illegal board
+# sure at less than 99%, whatever the fit set would allow: a fit set of a few hundred turns cannot show
+# a wrong ruling rarer than that, and a wrong ruling is the one thing a referee must not make.
+LEGAL_MINS = (0.99, 0.995, 0.999)
+OTHER_BOARDS = (300.0, 1000.0, 3000.0, 10000.0)
+POINT_MINS = (0.99, 0.999)
 
 
 def nll(seen: list[bench.Seen], temperature: float) -> float:
@@ -66,18 +70,22 @@ def fit_temperature(seen: list[bench.Seen]) -> float:
 
 
 def choose(seen: list[bench.Seen], temperature: float) -> tuple[dict[str, float], list[str]]:
-    """The thresholds that rule no turn wrongly and ask least; and a line per setting tried."""
+    """The thresholds that rule no turn wrongly and ask least (ties go to the
+    stricter); and a line per setting tried."""
     lines = []
     best = None
     for other in OTHER_BOARDS:
         for legal in LEGAL_MINS:
-            cfg = replace(TurnConfig(), temperature=temperature, legal_min=legal, other_boards=other)
-            tally, wrong = bench.judge_all(seen, TurnReader(cfg))
-            asked = tally.legal["asked"] + tally.illegal["asked"]
-            lines.append(f"  other_boards {other:6.0f}  legal_min {legal:.4f}: asked {asked:4d}, wrong {len(wrong)}")
-            key = (len(wrong) > 0, asked, -legal)
-            if best is None or key < best[0]:
-                best = (key, {"legal_min": legal, "other_boards": other})
+            for point in POINT_MINS:
+                cfg = replace(TurnConfig(), temperature=temperature, legal_min=legal, other_boards=other,
+                              illegal_point_min=point)
+                tally, wrong = bench.judge_all(seen, TurnReader(cfg))
+                asked = tally.legal["asked"] + tally.illegal["asked"]
+                lines.append(f"  other_boards {other:6.0f}  legal_min {legal:.4f}  illegal_point_min {point:.3f}: "
+                             f"asked {asked:4d} (illegal turns {tally.illegal['asked']}), wrong {len(wrong)}")
+                key = (len(wrong) > 0, asked, -legal, -point, other)
+                if best is None or key < best[0]:
+                    best = (key, {"legal_min": legal, "other_boards": other, "illegal_point_min": point})
     assert best is not None
     return best[1], lines
 
@@ -90,11 +98,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=101)
     ap.add_argument("--out", default=str(CALIBRATION_PATH))
     ap.add_argument("--dry-run", action="store_true", help="print, write nothing")
+    ap.add_argument("--cache", type=Path, help="keep the frames' readings in this file, and reuse them")
     args = ap.parse_args(argv)
     if args.style_set == "held-out-test":
         ap.error("held-out-test is what the benchmark measures on: fit on another set")
     games = bench.play_games(args.seed, args.turns, 0.1)
-    seen = bench.see(games, args.style_set, args.seed, args.workers)
+    seen = bench.see(games, args.style_set, args.seed, args.workers, args.cache)
     before, t = nll(seen, 1.0), fit_temperature(seen)
     print(f"{len(seen)} turns ({24 * len(seen)} points) in {args.style_set!r}: temperature {t:.3f}, "
           f"NLL per point {before:.4f} -> {nll(seen, t):.4f}")

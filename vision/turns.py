@@ -17,7 +17,9 @@ and decides, as a referee players trust would:
 - ``legal``: one candidate is overwhelmingly the most likely
   (its posterior at least ``legal_min``);
 - ``illegal``: another board is overwhelmingly the most likely *and* is
-  itself read with confidence at every point (``illegal_point_min``);
+  itself read with confidence (``illegal_point_min``) at every point (those
+  unchanged since the frame before count as read), and it differs from
+  every legal play on the points, not only on the bar;
 - ``unsure``: anything else, with the candidates ranked by probability; the
   referee then asks the players. A frame that cannot be read (a hand over
   the board) is always ``unsure``, with ``settled`` false.
@@ -292,6 +294,9 @@ class TurnReader:
             # counted by finding round tops, with no probabilities: never enough to rule on
             notes.append("the points show a legal play but the bar does not agree with it")
         elif other is not None and p_other >= cfg.illegal_min:
+            # the board read must itself be sure at every point: a point misread with confidence
+            # elsewhere would otherwise turn a legal play into "another board" (points unchanged since
+            # the frame before are sure by then: they keep what the referee knows)
             sure = np.exp(logp[rows, other])
             if float(sure.min()) >= cfg.illegal_point_min:
                 return TurnJudgement("illegal", True, None, other_board, ranked[:cfg.show], p_other, other_board,
