@@ -200,9 +200,12 @@ class Seen:
     style: dict[str, Any]
 
 
-def extract(job: tuple[int, list[TurnCase], str, int]) -> list[Seen]:
+def extract(job: tuple[int, list[TurnCase], str, int, float]) -> list[Seen]:
     """Draw and read one game's turns (in a worker process, one core): each
-    frame after, and how each point's picture changed since the frame before."""
+    frame after, and how each point's picture changed since the frame before.
+    The corners the frames are read with are the table's true ones, each
+    moved once for the game by up to *jitter* pixels, as a player marking
+    them with a finger on a phone would."""
     import cv2
 
     from willughby.vision.reader import read_board
@@ -210,15 +213,18 @@ def extract(job: tuple[int, list[TurnCase], str, int]) -> list[Seen]:
     from willughby.vision.turns import point_changes
 
     cv2.setNumThreads(1)
-    index, game, style_set, seed = job
+    index, game, style_set, seed, jitter = job
     rng = np.random.default_rng(seed)
     fields = _game_spec(rng, style_set)
     scene = Scene(rng, SceneSpec(n_dice=2, **fields))        # one table, camera and light for the game
+    angle = rng.uniform(0, 2 * np.pi, 4)
+    radius = jitter * np.sqrt(rng.uniform(0, 1, 4))
+    offset = np.stack([radius * np.cos(angle), radius * np.sin(angle)], axis=1)
     out: list[Seen] = []
     before_frame = None
     for n, case in enumerate(game):
         image, label = scene.render(case.after, np.random.default_rng(seed * 1000 + n), dice_values=case.dice)
-        corners = label["corners"]
+        corners = (np.asarray(label["corners"], float) + offset).tolist()
         t0 = time.perf_counter()
         reading = read_board(image, corners)
         changes = point_changes(before_frame, image, corners) if before_frame is not None else None
@@ -233,20 +239,20 @@ def extract(job: tuple[int, list[TurnCase], str, int]) -> list[Seen]:
 
 
 def see(games: list[list[TurnCase]], style_set: str, seed: int, workers: int,
-        cache: Path | None = None) -> list[Seen]:
+        cache: Path | None = None, jitter: float = 0.0) -> list[Seen]:
     """Every turn of *games* drawn in *style_set* and read, with progress on
     standard error; kept in *cache* (a pickle) and taken from it when it holds
     the same games, so the judging can be tried again under other settings."""
     import pickle
 
-    key = (style_set, seed, [[(c.before.id(), c.dice, c.legal) for c in g] for g in games])
+    key = (style_set, seed, jitter, [[(c.before.id(), c.dice, c.legal) for c in g] for g in games])
     if cache is not None and cache.is_file():
         with cache.open("rb") as f:
             kept_key, kept = pickle.load(f)
         if kept_key == key:
             print(f"  {len(kept)} turns from {cache}", file=sys.stderr)
             return kept
-    jobs = [(i, g, style_set, seed * 7919 + i) for i, g in enumerate(games)]
+    jobs = [(i, g, style_set, seed * 7919 + i, jitter) for i, g in enumerate(games)]
     t0 = time.perf_counter()
     seen: list[Seen] = []
     with mp.get_context("spawn").Pool(workers) as pool:
@@ -363,6 +369,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--wrong", type=float, default=0.1, help="share of turns with a wrong move first (0.1)")
     ap.add_argument("--seed", type=int, default=16, help="seed of the games and their drawing")
     ap.add_argument("--cache", type=Path, help="keep the frames' readings in this file, and reuse them")
+    ap.add_argument("--jitter", type=float, default=0.0,
+                    help="move each corner, once a game, up to this many pixels (a finger on a phone)")
     args = ap.parse_args(argv)
     if args.turns < 1 or args.workers < 1:
         ap.error("--turns and --workers must be at least 1")
@@ -373,7 +381,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{sum(len(g) for g in games)} turns in {len(games)} games of {PRESET}, styles {args.style_set!r}; "
           f"turn reader calibration: {calibration or 'none (the network as it is)'}", flush=True)
     t0 = time.perf_counter()
-    seen = see(games, args.style_set, args.seed, args.workers, args.cache)
+    seen = see(games, args.style_set, args.seed, args.workers, args.cache, args.jitter)
+    if args.jitter:
+        print(f"corners moved once a game by up to {args.jitter:g} px")
     reader = TurnReader()
     untempered = TurnReader(TurnConfig(temperature=1.0))
     print("\nturns (right = ruled as it was; asked = a question to the players; wrong = a wrong ruling)")

@@ -169,7 +169,10 @@ def main(argv: list[str] | None = None) -> int:
                 tally[kind]["right"] += 1
             else:
                 tally[kind]["wrong"] += 1
-                print(f"  wrong: {path.name} {kind} turn ruled {doc['verdict']} {doc.get('play')}", file=sys.stderr)
+                print(f"  wrong: {path.name} {kind} turn (dice {t['dice']}) ruled {doc['verdict']} {doc.get('play')}; "
+                      f"{[(c['play'], c['p']) for c in doc['candidates'][:3]]}; "
+                      f"read {doc['reading']['light']} / {doc['reading']['dark']}; "
+                      f"label {label['light']} / {label['dark']}", file=sys.stderr)
             if t is turns[0]:
                 read = doc["reading"]
                 locations += 24
