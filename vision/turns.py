@@ -125,8 +125,11 @@ class TurnConfig:
     bar_mismatch: float = 1e-3
     #: a point's picture counts as unchanged when at most this share of its strip changed colour
     unchanged_share: float = 0.004
-    #: ... where "changed colour" is a Lab distance above this
+    #: ... where "changed colour" is a Lab distance above this ...
     change_delta_e: float = 18.0
+    #: ... counted over this middle share of the strip's width (a strip is wider than its point, and a man
+    #: moved on the point beside must not make this one look changed)
+    change_core: float = 0.6
     #: the probability an unchanged point still holds what it held before
     unchanged_keep: float = 0.9999
     #: how many candidates an "unsure" lists
@@ -334,10 +337,11 @@ class TurnReader:
 
 
 def point_changes(before: np.ndarray, after: np.ndarray, corners: Sequence[Sequence[float]],
-                  config: Any = None, delta_e: float | None = None) -> np.ndarray:
-    """For each point (index p-1), the share of its strip whose colour changed
-    by more than *delta_e* (Lab) between two frames of the same camera: near 0
-    where nothing was moved there, a few hundredths where a man came or went."""
+                  config: Any = None, delta_e: float | None = None, core: float | None = None) -> np.ndarray:
+    """For each point (index p-1), the share of the middle of its strip
+    (*core* of its width) whose colour changed by more than *delta_e* (Lab)
+    between two frames of the same camera: near 0 where nothing was moved
+    there, a few hundredths where a man came or went."""
     import cv2
 
     from .config import VisionConfig
@@ -350,6 +354,9 @@ def point_changes(before: np.ndarray, after: np.ndarray, corners: Sequence[Seque
     if before.shape != after.shape:
         raise ValueError(f"the frames before and after differ in size: {before.shape} and {after.shape}")
     threshold = TurnConfig().change_delta_e if delta_e is None else delta_e
+    core = TurnConfig().change_core if core is None else core
+    if not 0.1 <= core <= 1.0:
+        raise ValueError(f"the middle share of a strip must be 0.1 to 1, not {core!r}")
     geometry = BoardGeometry(config)
     margin = config.margin
     camera = camera_from_corners(corners, (after.shape[1], after.shape[0]), geometry)
@@ -361,4 +368,7 @@ def point_changes(before: np.ndarray, after: np.ndarray, corners: Sequence[Seque
     changed = (diff > threshold).astype(np.float32)
     stack = np.repeat(changed[:, :, None], 4, axis=2)
     strips = _cut(geometry, camera, stack, margin)
-    return strips.maps[:, 0].reshape(POINTS, -1).mean(axis=1)
+    width = strips.maps.shape[3]
+    lo = int(round(width * (1 - core) / 2))
+    hi = max(lo + 1, width - lo)
+    return strips.maps[:, 0, :, lo:hi].reshape(POINTS, -1).mean(axis=1)
