@@ -98,6 +98,32 @@ def test_the_watcher_hands_on_one_reading_per_settled_board_and_none_with_a_hand
         w.close()
 
 
+def test_the_watcher_hands_the_turn_reader_what_changed_since_the_board_settled_before():
+    from willughby.companion.demo import DemoTable
+    from willughby.engine.referee import turn_outcomes
+
+    rules = preset_rules("backgammon")
+    start = start_position(rules, "light")
+    after = next(o for o in turn_outcomes(rules, start, (3, 1)) if o.play.notation == "8/5 6/5").position
+    table = DemoTable(start, image_size=(960, 540))
+    got = []
+    w = CameraWatcher(table, lambda board, conf, evidence: got.append((board, evidence)), corners=table.corners,
+                      fps=30, turn_evidence=True).start()
+    try:
+        assert _until(lambda: got, 20)
+        first_board, first = got[0]
+        assert first.count_probs.shape == (24, 31) and first.changes is None     # nothing settled before it
+        table.set(after)                                                       # the men moved: 8/5 6/5
+        assert _until(lambda: len(got) >= 2, 20)
+        board, evidence = got[1]
+        assert board["light"] == after.to_board()["light"]
+        assert evidence.before_read == first_board            # compared with the frame that showed this board
+        changed = {p for p in range(1, 25) if evidence.changes[p - 1] > 0.004}
+        assert {5, 6, 8} <= changed and changed <= {4, 5, 6, 7, 8, 9}
+    finally:
+        w.close()
+
+
 def test_calibrating_on_the_page_saves_the_corners_the_watcher_then_uses(tmp_path):
     start = start_position(preset_rules("backgammon"))
     image, label = render(np.random.default_rng(7), SceneSpec(position=start, occluded=False, n_dice=0,
