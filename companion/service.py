@@ -729,8 +729,7 @@ class Companion:
         if kind == "start_roll":
             return f"the roll for the start ({action.get('light')} against {action.get('dark')})"
         if kind in ("double", "take", "drop"):
-            verb = {"double": "double", "take": "take", "drop": "drop"}[str(kind)]
-            return f"the {verb} of {who}" if who else f"the {verb}"
+            return f"the {kind} of {who}" if who else f"the {kind}"
         return f"the {str(kind).replace('_', ' ')}"
 
     # ---------------------------------------------------------------- cube
@@ -835,7 +834,7 @@ class Companion:
         the turn's other attempts."""
         with self._lock:
             m = self._need_game()
-            judged = _judged(m.record())
+            judged = _judged(m.record(), plays_for=turn)
             of_turn = [j for j in judged if j["turn"] == turn]
             if not of_turn:
                 played = self._counter.played
@@ -845,7 +844,7 @@ class Companion:
             found = [j for j in of_turn if j["attempt"] == attempt]
             if not found:
                 raise UnknownError(f"turn {turn} has no attempt {attempt} (it has {len(of_turn)})")
-            j = _judged(m.record(), plays_for=found[0]["seq"])[found[0]["seq"] - 1]
+            j = found[0]
             doc = self._ruling_doc(j["ruling"], j, j["before"])
             camera = None
             for e in reversed(self.store.game(self._game_id)["log"]):
@@ -971,21 +970,25 @@ def _raw_distance(board: Mapping[str, Any], position: Position) -> float:
 def _judged(record: Mapping[str, Any], plays_for: int | None = None) -> list[dict[str, Any]]:
     """Replay a game record and collect each judged turn: the ruling, the
     position before it, the board judged (``seen``) and the position after;
-    for turn *plays_for*, also the legal plays the throw allowed."""
+    for the rulings of turn *plays_for*, also the legal plays its throw
+    allowed (the same for each of its attempts: one board before, one throw)."""
     partial = {k: v for k, v in record.items() if k != "position"}
     actions = list(record["actions"])
     partial["actions"] = []
     match = Match.from_record(partial)
     out: list[dict[str, Any]] = []
     numbers = TurnCounter()
+    turn_plays: list[dict[str, Any]] | None = None
     for n, action in enumerate(actions):
         if n < len(match.actions):
             continue                      # made by the replay itself (an automatic pass)
         before = match.position
         plays = None
-        if plays_for is not None and action.get("type") == "move" and len(out) + 1 == plays_for:
-            plays = [{"play": Companion._notation(o), "board": o.position.to_board()}
-                     for o in match.legal_outcomes()]
+        if action.get("type") == "move" and numbers.in_progress == plays_for:
+            if turn_plays is None:
+                turn_plays = [{"play": Companion._notation(o), "board": o.position.to_board()}
+                              for o in match.legal_outcomes()]
+            plays = turn_plays
         count = len(match.rulings)
         match.apply_action(action)
         for r in match.rulings[count:]:

@@ -37,15 +37,17 @@
     const turn = state.board && state.board.turn;
     const parts = [];
     const played = state.turns_played || 0;
-    if (state.phase === "over") parts.push(`Game over after ${played} turn${played === 1 ? "" : "s"}`);
-    else if (state.turn_number) parts.push(`Turn ${state.turn_number}`);
     const offeredBy = state.cube && state.cube.offered_by;
-    if (state.phase === "over") { /* said above */ }
-    else if (state.phase === "start") parts.push(PHASES.start);
-    else if (state.phase === "cube" && offeredBy) {
-      const taker = offeredBy === "light" ? "dark" : "light";
-      parts.push(`${W.playerText(players, offeredBy)} doubles: ${W.playerText(players, taker)} to take or drop`);
-    } else if (turn) parts.push(`${W.playerText(players, turn)} ${PHASES[state.phase] || state.phase || ""}`.trim());
+    if (state.phase === "over") {
+      parts.push(`Game over after ${played} turn${played === 1 ? "" : "s"}`);
+    } else {
+      if (state.turn_number) parts.push(`Turn ${state.turn_number}`);
+      if (state.phase === "start") parts.push(PHASES.start);
+      else if (state.phase === "cube" && offeredBy) {
+        const taker = offeredBy === "light" ? "dark" : "light";
+        parts.push(`${W.playerText(players, offeredBy)} doubles: ${W.playerText(players, taker)} to take or drop`);
+      } else if (turn) parts.push(`${W.playerText(players, turn)} ${PHASES[state.phase] || state.phase || ""}`.trim());
+    }
     if (state.dice && state.dice.length) parts.push(`dice ${W.diceText(state.dice)}`);
     $("turn-line").textContent = parts.join(" · ");
   }
