@@ -2,6 +2,9 @@
 
     python tools/point_reader_data.py OUT.npz --count 3000 --seed 1000
 
+(``--style-set randomized`` draws every frame's palettes, light and lens
+from wide ranges: domain randomisation, docs/vision-painter.md.)
+
 Each frame comes from ``willughby.vision.synth`` (never from the dev set,
 which stays for evaluation), rendered, JPEG-compressed like a camera's, and
 passed through the reader's own first stages (``reader.observe``), so the
@@ -32,7 +35,8 @@ import numpy as np
 
 from willughby.vision.config import VisionConfig
 from willughby.vision.reader import observe
-from willughby.vision.synth import POSITION_KINDS, SceneSpec, SynthError, add_scene_options, render, scene_options
+from willughby.vision.synth import (POSITION_KINDS, RANDOMIZED, STYLE_SETS, SceneSpec, SynthError, add_scene_options,
+                                    render, scene_options)
 
 
 def labels_of(doc) -> tuple[np.ndarray, np.ndarray]:
@@ -108,6 +112,9 @@ def main(argv=None) -> int:
     ap.add_argument("--palette-jitter", type=float, default=0.0,
                     help="spread the palettes' colours by about this share (e.g. 0.12)")
     add_scene_options(ap)
+    ap.add_argument("--style-set", choices=[*STYLE_SETS, RANDOMIZED],
+                    help="draw the styles from this set (default: the training styles); "
+                         f"{RANDOMIZED!r} draws every frame's own palettes, light and lens from wide ranges")
     ap.add_argument("--position-kind", choices=POSITION_KINDS,
                     help="only positions of this kind (default: the generator's mix)")
     ap.add_argument("--from-folder", type=Path, metavar="DIR",
@@ -118,7 +125,7 @@ def main(argv=None) -> int:
     config = VisionConfig()
     try:
         spec = SceneSpec(occluded_share=0.0, palette_jitter=args.palette_jitter, position_kind=args.position_kind,
-                         **scene_options(args))
+                         style_set=args.style_set, **scene_options(args))
     except SynthError as exc:
         ap.error(str(exc))
     if args.from_folder:

@@ -16,6 +16,7 @@ from willughby.vision.synth import (
     LENSES,
     LIGHTINGS,
     MEN_COLOURS,
+    RANDOMIZED,
     POINT_COLOURS,
     STYLE_FIELDS,
     STYLE_SETS,
@@ -30,6 +31,7 @@ from willughby.vision.synth import (
     style_choices,
 )
 from willughby.vision.synth.plan import _lum
+from willughby.vision.synth.randomized import RANGES, rgb_to_lab
 
 TINY = (320, 180)
 TRAINING_TABLES = {"wood": WOODS, "men": MEN_COLOURS, "points": POINT_COLOURS, "field": FIELDS,
@@ -156,3 +158,174 @@ def test_the_command_draws_a_style_set(tmp_path):
         style = json.loads((tmp_path / f"img_{i:04d}.json").read_text())["style"]
         assert style["style_set"] == "held-out-test"
         assert style["wood"] in STYLE_SETS["held-out-test"]["wood"]
+
+
+# ------------------------------------------------------- the randomised set
+# (``SceneSpec(style_set="randomized")``: every scene draws its own palettes,
+# light and lens from wide ranges, for training by domain randomisation)
+
+def _lch(rgb) -> tuple[float, float]:
+    L, a, b = rgb_to_lab(rgb)
+    return float(L), float(np.hypot(a, b))
+
+
+def _randomized_plans(n: int, **spec):
+    return [plan_scene(np.random.default_rng(seed), SceneSpec(image_size=TINY, style_set=RANDOMIZED, **spec))
+            for seed in range(n)]
+
+
+def test_the_randomized_set_draws_a_new_palette_every_scene():
+    plans = _randomized_plans(60)
+    for f in ("wood_e", "points_e", "men_e"):
+        assert len({repr(getattr(p, f)) for p in plans}) == 60, f
+    coloured = [p.field_e["colour"] for p in plans if p.field_e["colour"] is not None]
+    assert len(set(coloured)) == len(coloured) >= 30     # (a field of the board's own wood has no colour)
+    assert len({p.lighting_e["cast"] for p in plans}) == 60
+    assert len({repr(p.table_e) for p in plans}) == 60
+    # every kind turns up: grain and leather boards, felt, leather and wooden fields,
+    # grooved and plain men, wooden and cloth tables, every fall-off, glare and none
+    assert {p.wood_e["kind"] for p in plans} == {"grain", "leather"}
+    assert {p.field_e["kind"] for p in plans} == {"felt", "leather", "wood"}
+    assert {p.men_e[2] for p in plans} == {True, False}
+    assert {p.table_e["kind"] for p in plans} == {"wood", "cloth"}
+    assert {p.lighting_e["falloff"] for p in plans} == {"gradient", "spot", "spot_wide"}
+    assert {"glare" in p.lighting_e for p in plans} == {True, False}
+    # the men's lightness gap is sometimes small and sometimes large
+    gaps = [_lch(p.men_e[0])[0] - _lch(p.men_e[1])[0] for p in plans]
+    assert min(gaps) < 30 and max(gaps) > 60
+
+
+def test_the_randomized_set_stays_in_its_ranges():
+    r = RANGES
+    for p in _randomized_plans(80):
+        for rgb in (p.wood_e["light"], p.wood_e["dark"], *p.points_e, p.men_e[0], p.men_e[1], p.table_e["light"]):
+            assert len(rgb) == 3 and all(isinstance(c, int) and 0 <= c <= 255 for c in rgb)
+        L, C = _lch(p.wood_e["light"])
+        assert r["wood"]["L"][0] - 1 <= L <= r["wood"]["L"][1] + 1 and C <= r["wood"]["C"][1] + 1
+        assert _lch(p.wood_e["dark"])[0] < L
+        if p.field_e["colour"] is not None:
+            L, C = _lch(p.field_e["colour"])
+            assert r["field"]["L"][0] - 1 <= L <= r["field"]["L"][1] + 1 and C <= r["field"]["C"][1] + 1
+        a, b = (rgb_to_lab(c) for c in p.points_e)
+        assert np.linalg.norm(a - b) >= r["points"]["min_delta_e"]
+        light, dark, _ = p.men_e
+        assert r["men"]["light_L"][0] - 1 <= _lch(light)[0] <= r["men"]["light_L"][1] + 1
+        assert _lum(light) - _lum(dark) >= r["men"]["min_luma_gap"]
+        lit = p.lighting_e
+        assert r["lighting"]["exposure"][0] <= lit["exposure"] <= r["lighting"]["exposure"][1]
+        assert all(0.6 < c < 1.5 for c in lit["cast"])
+        assert r["lighting"]["elev_deg"][0] <= np.degrees(p.elev) <= r["lighting"]["elev_deg"][1]
+        assert r["lighting"]["ambient"][0] <= p.light.ambient <= r["lighting"]["ambient"][1]
+        assert p.lens_e == r["lens"]
+
+
+def test_the_randomized_ranges_hold_every_named_style():
+    """Wide enough for every named entry, training and held-out alike (the
+    ranges are generic; this only checks they reach that far)."""
+    r = RANGES
+    for e in STYLES["wood"].values():
+        (L, C), (dL, _) = _lch(e["light"]), _lch(e["dark"])
+        assert r["wood"]["L"][0] <= L <= r["wood"]["L"][1] and C <= r["wood"]["C"][1]
+        scale = 0.6 if e["kind"] == "leather" else 1.0
+        assert r["wood"]["dark_drop"][0] * scale - 3 <= L - dL <= r["wood"]["dark_drop"][1] * scale
+    for e in STYLES["field"].values():
+        if e["colour"] is not None:
+            L, C = _lch(e["colour"])
+            assert r["field"]["L"][0] <= L <= r["field"]["L"][1] and C <= r["field"]["C"][1]
+    for pair in STYLES["points"].values():
+        for c in pair:
+            L, C = _lch(c)
+            assert r["points"]["L"][0] <= L <= r["points"]["L"][1] and C <= r["points"]["C"][1]
+        assert np.linalg.norm(rgb_to_lab(pair[0]) - rgb_to_lab(pair[1])) >= r["points"]["min_delta_e"]
+    for light, dark, _ in STYLES["men"].values():
+        (L, C), (dL, dC) = _lch(light), _lch(dark)
+        assert r["men"]["light_L"][0] <= L <= r["men"]["light_L"][1] and C <= r["men"]["light_C"][1]
+        assert r["men"]["gap"][0] <= L - dL <= r["men"]["gap"][1] and dC <= r["men"]["dark_C"][1]
+    for e in STYLES["table"].values():
+        L, C = _lch(e["light"])
+        assert r["table"]["L"][0] <= L <= r["table"]["L"][1] and C <= r["table"]["C"][1]
+    lr = r["lighting"]
+    for e in STYLES["lighting"].values():
+        assert e["falloff"] in lr["falloffs"]
+        red, green, blue = np.log(e["cast"])
+        # the cast as a warmth and a tint: log(r/g) = a w - t, log(b/g) = b w - t
+        a, b = lr["red_per_warmth"], lr["blue_per_warmth"]
+        w = ((red - green) - (blue - green)) / (a - b)
+        t = a * w - (red - green)
+        assert lr["warmth"][0] <= w <= lr["warmth"][1] and lr["tint"][0] - 0.02 <= t <= lr["tint"][1] + 0.02
+        assert lr["exposure"][0] <= e.get("exposure", 0) <= lr["exposure"][1]
+        for key in ("elev_deg", "ambient", "glare"):
+            if key in e:
+                assert lr[key][0] <= e[key][0] and e[key][1] <= lr[key][1], key
+    for e in STYLES["lens"].values():
+        for key, (lo, hi) in e.items():
+            assert r["lens"][key][0] <= lo and hi <= r["lens"][key][1], key
+
+
+def test_the_randomized_set_never_names_or_reads_a_held_out_style():
+    import inspect
+
+    from willughby.vision.synth import randomized
+
+    code = inspect.getsource(randomized).split('"""', 2)[2]     # less the module's docstring
+    assert "HELD_OUT" not in code and "import" not in code.replace("from __future__ import annotations", "") \
+        .replace("import math", "").replace("from typing import Any, Sequence", "").replace("import numpy as np", "")
+    for f in STYLE_FIELDS:
+        for name in HELD_OUT[f]:
+            assert name not in code, name
+    held_out_entries = {repr(e) for f in ("wood", "field", "points", "men", "table") for e in HELD_OUT[f].values()}
+    for p in _randomized_plans(40):
+        assert set(names_of(p).values()) == {"random"}
+        assert not {repr(p.wood_e), repr(p.field_e), repr(p.points_e), repr(p.men_e), repr(p.table_e)} \
+            & held_out_entries
+
+
+def test_a_randomized_frame_renders_and_its_label_says_what_was_drawn():
+    image, label = render(np.random.default_rng(7), SceneSpec(image_size=TINY, style_set=RANDOMIZED))
+    assert image.shape == (TINY[1], TINY[0], 3) and image.std() > 5
+    style = label["style"]
+    assert style["style_set"] == RANDOMIZED and style["wood"] == "random" and style["lens"] == "random"
+    assert set(style["randomized"]) == set(STYLE_FIELDS)
+    json.dumps(label)
+    again, label2 = render(np.random.default_rng(7), SceneSpec(image_size=TINY, style_set=RANDOMIZED))
+    assert np.array_equal(image, again) and label == label2
+
+
+def test_a_named_style_wins_in_the_randomized_set_and_leaves_the_others_as_drawn():
+    open_ = plan_scene(np.random.default_rng(3), SceneSpec(image_size=TINY, style_set=RANDOMIZED))
+    named = plan_scene(np.random.default_rng(3), SceneSpec(image_size=TINY, style_set=RANDOMIZED, wood="walnut",
+                                                           lighting="overhead"))
+    assert named.wood == "walnut" and named.wood_e == WOODS["walnut"]
+    assert named.lighting == "overhead" and named.lighting_e == LIGHTINGS["overhead"]
+    assert (named.men_e, named.points_e, named.field_e, named.table_e) == \
+        (open_.men_e, open_.points_e, open_.field_e, open_.table_e)
+    _, label = render(np.random.default_rng(3), SceneSpec(image_size=TINY, style_set=RANDOMIZED, wood="walnut"))
+    assert "wood" not in label["style"]["randomized"] and label["style"]["wood"] == "walnut"
+
+
+def test_the_randomized_set_leaves_the_named_sets_frames_as_they_were():
+    """The named sets draw nothing from the ranges: a plan of each is the
+    same whether or not a randomised scene was drawn before it."""
+    for style_set in (None, "training", "held-out-fit", "held-out-test"):
+        spec = SceneSpec(image_size=TINY, style_set=style_set)
+        a = plan_scene(np.random.default_rng(11), spec)
+        plan_scene(np.random.default_rng(11), SceneSpec(image_size=TINY, style_set=RANDOMIZED))
+        b = plan_scene(np.random.default_rng(11), spec)
+        assert names_of(a) == names_of(b) and a.men_e == b.men_e
+        assert a.style_e == {f: STYLES[f][n] for f, n in names_of(a).items()}
+
+
+def test_the_commands_draw_the_randomized_set(tmp_path):
+    assert main([str(tmp_path), "--count", "1", "--seed", "3", "--style-set", RANDOMIZED, "--quiet"]) == 0
+    style = json.loads((tmp_path / "img_0001.json").read_text())["style"]
+    assert style["style_set"] == RANDOMIZED and "randomized" in style
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tool = Path(__file__).resolve().parents[2] / "tools" / "point_reader_data.py"
+    out = tmp_path / "r.npz"
+    done = subprocess.run([sys.executable, str(tool), str(out), "--count", "2", "--seed", "20000",
+                           "--style-set", RANDOMIZED], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert len(np.load(out)["cls"]) == 48

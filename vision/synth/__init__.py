@@ -64,6 +64,7 @@ from .plan import ScenePlan, plan_scene
 from .plan import _jittered_palettes as _jittered_palettes
 from .plan import _lum as _lum
 from .post import _camera_effects as _camera_effects
+from .randomized import RANDOMIZED
 from .render import Scene, render, render_jpeg
 from .spec import MEN_PER_SIDE, POSITION_KINDS, SceneSpec, SynthError
 from .styles import _DICE_BODY as _DICE_BODY
@@ -97,4 +98,5 @@ __all__ = [
     "STYLE_FIELDS",
     "STYLE_SETS",
     "style_choices",
+    "RANDOMIZED",
 ]

@@ -14,6 +14,7 @@ import numpy as np
 
 from .render import render_jpeg
 from .spec import SceneSpec, SynthError
+from .randomized import RANDOMIZED
 from .styles import STYLE_SETS
 
 
@@ -76,9 +77,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--occluded-share", type=float, default=0.15,
                         help="share of images with a hand over the board (default 0.15)")
     add_scene_options(parser)
-    parser.add_argument("--style-set", choices=list(STYLE_SETS), default=None,
+    parser.add_argument("--style-set", choices=[*STYLE_SETS, RANDOMIZED], default=None,
                         help="draw the board, men, light and lens from this set of styles (default: the "
-                             "training styles); the held-out sets hold styles the shipped reader never saw")
+                             "training styles); the held-out sets hold styles the shipped reader never saw, "
+                             f"and {RANDOMIZED!r} draws every scene's own from wide ranges")
     parser.add_argument("--quiet", action="store_true", help="print no progress")
     args = parser.parse_args(argv)
     if args.count < 0:

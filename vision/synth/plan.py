@@ -18,7 +18,8 @@ from .positions import (_backgammon_start, _classify, _doc, _doublets_played, _d
 from .raster import _Light
 from .scene3d import _Board, _Camera, _make_camera
 from .spec import POSITION_KINDS, SceneSpec
-from .styles import _SKINS, STYLES, style_choices
+from .randomized import RANDOM_NAME, RANDOMIZED, random_styles
+from .styles import _SKINS, STYLE_FIELDS, STYLES, style_choices
 
 
 def _jitter_rgb(rng: np.random.Generator, rgb: Sequence[float], amount: float) -> tuple[int, ...]:
@@ -32,18 +33,22 @@ def _lum(rgb: Sequence[float]) -> float:
     return 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]
 
 
-def _jittered_palettes(rng: np.random.Generator, amount: float, wood: str, field: str, points: str,
-                       men: str) -> tuple[dict, dict, tuple, tuple]:
-    """Copies of the chosen palette entries with their colours spread; the light
-    men stay clearly lighter than the dark ones."""
-    wd = dict(STYLES["wood"][wood])
+def _jittered_palettes(rng: np.random.Generator, amount: float, wood: str | Mapping[str, Any],
+                       field: str | Mapping[str, Any], points: str | tuple,
+                       men: str | tuple) -> tuple[dict, dict, tuple, tuple]:
+    """Copies of the chosen palette entries (given as entries, or by their
+    names in ``STYLES``) with their colours spread; the light men stay
+    clearly lighter than the dark ones."""
+    wood, field, points, men = (STYLES[f][v] if isinstance(v, str) else v
+                                for f, v in (("wood", wood), ("field", field), ("points", points), ("men", men)))
+    wd = dict(wood)
     wd["light"] = _jitter_rgb(rng, wd["light"], amount)
     wd["dark"] = _jitter_rgb(rng, wd["dark"], amount)
-    fd = dict(STYLES["field"][field])
+    fd = dict(field)
     if fd["colour"] is not None:
         fd["colour"] = _jitter_rgb(rng, fd["colour"], amount)
-    pc = tuple(_jitter_rgb(rng, c, amount) for c in STYLES["points"][points])
-    light_c, dark_c, grooved = STYLES["men"][men]
+    pc = tuple(_jitter_rgb(rng, c, amount) for c in points)
+    light_c, dark_c, grooved = men
     for _ in range(8):
         lc, dc = _jitter_rgb(rng, light_c, amount), _jitter_rgb(rng, dark_c, amount)
         if _lum(lc) - _lum(dc) >= 60:
@@ -67,6 +72,19 @@ def _nearer_men(rng: np.random.Generator, men: tuple, amount: float) -> tuple:
     while _lum(lc) - _lum(scaled(dark_c, df)) < 35 and df > 1.0:
         df = max(1.0, df - 0.05)
     return lc, scaled(dark_c, df), grooved
+
+
+_PLAN_NAME = {"wood": "wood", "men": "men_style", "points": "points", "field": "field", "table": "table",
+              "lighting": "lighting", "lens": "lens"}
+
+
+def _plain(value: Any) -> Any:
+    """*value* as plain JSON values (tuples as lists)."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (tuple, list)):
+        return [_plain(v) for v in value]
+    return value
 
 
 def _choose(rng: np.random.Generator, value: Any, options: Sequence[Any], p: Sequence[float] | None = None) -> Any:
@@ -128,6 +146,21 @@ class ScenePlan:
     field_e: dict[str, Any]
     points_e: tuple
     men_e: tuple
+    # the style entries the scene was drawn with, by field (``STYLE_FIELDS``),
+    # before any palette jitter: the named entries, or a randomised scene's own
+    style_e: dict[str, Any]
+
+    @property
+    def table_e(self) -> Mapping[str, Any]:
+        return self.style_e["table"]
+
+    @property
+    def lighting_e(self) -> Mapping[str, Any]:
+        return self.style_e["lighting"]
+
+    @property
+    def lens_e(self) -> Mapping[str, Any]:
+        return self.style_e["lens"]
 
     def corners(self) -> np.ndarray:
         """C1..C4 of the playing surface, projected into the frame."""
@@ -152,6 +185,10 @@ class ScenePlan:
             # a frame drawn from a style set, or through a named lens, says so
             **({"lens": self.lens, "style_set": spec.style_set or "training"}
                if spec.style_set is not None or spec.lens is not None else {}),
+            # a randomised scene's own palettes, light and lens
+            **({"randomized": _plain({f: e for f, e in self.style_e.items()
+                                      if getattr(self, _PLAN_NAME[f]) == RANDOM_NAME})}
+               if spec.style_set == RANDOMIZED else {}),
             "image_size": [size[0], size[1]], "mirror": self.mirror,
             "board_yaw": round(self.yaw, 2), "tilt_deg": round(self.tilt, 2), "cam_az_deg": round(self.az, 2),
             "cam_roll_deg": round(self.roll, 2), "focal_mm": round(self.focal, 1), "fill": round(self.fill, 3),
@@ -251,14 +288,22 @@ def _plan_styles_and_board(rng: np.random.Generator, spec: SceneSpec, geo: Board
     # ---- style: the training styles, in this order and with these weights,
     # unless the spec names a style set (styles.STYLE_SETS)
     sset = spec.style_set
-    wood = _choose(rng, spec.wood, *style_choices(sset, "wood"))
-    men_style = _choose(rng, spec.men, *style_choices(sset, "men"))
-    points = _choose(rng, spec.points, *style_choices(sset, "points"))
-    field = _choose(rng, spec.field, *style_choices(sset, "field"))
-    table = _choose(rng, spec.table, *style_choices(sset, "table"))
-    lighting = _choose(rng, spec.lighting, *style_choices(sset, "lighting"))
-    lenses, lens_p = style_choices(sset, "lens")     # one training lens: nothing drawn for it
-    lens = spec.lens or (lenses[0] if len(lenses) == 1 else _choose(rng, None, lenses, lens_p))
+    if sset == RANDOMIZED:          # every field drawn from the ranges; a field named outright wins
+        drawn = random_styles(rng, STYLE_FIELDS)
+        names = {f: getattr(spec, f) or RANDOM_NAME for f in STYLE_FIELDS}
+        style_e = {f: drawn[f] if names[f] == RANDOM_NAME else STYLES[f][names[f]] for f in STYLE_FIELDS}
+        wood, men_style, points, field, table, lighting, lens = (names[f] for f in STYLE_FIELDS)
+    else:
+        wood = _choose(rng, spec.wood, *style_choices(sset, "wood"))
+        men_style = _choose(rng, spec.men, *style_choices(sset, "men"))
+        points = _choose(rng, spec.points, *style_choices(sset, "points"))
+        field = _choose(rng, spec.field, *style_choices(sset, "field"))
+        table = _choose(rng, spec.table, *style_choices(sset, "table"))
+        lighting = _choose(rng, spec.lighting, *style_choices(sset, "lighting"))
+        lenses, lens_p = style_choices(sset, "lens")     # one training lens: nothing drawn for it
+        lens = spec.lens or (lenses[0] if len(lenses) == 1 else _choose(rng, None, lenses, lens_p))
+        style_e = {f: STYLES[f][n] for f, n in zip(STYLE_FIELDS, (wood, men_style, points, field, table, lighting,
+                                                                   lens))}
     width, height = spec.image_size or ((1280, 720) if rng.random() < 0.7 else (1280, 960))
     size = (int(width), int(height))
     mirror = bool(rng.random() < 0.5) if spec.mirror is None else bool(spec.mirror)
@@ -280,7 +325,7 @@ def _plan_styles_and_board(rng: np.random.Generator, spec: SceneSpec, geo: Board
     board.bh = board.rh - float(rng.uniform(0, 3))
     return dict(wood=wood, men_style=men_style, points=points, field=field, table=table, lighting=lighting,
                 lens=lens, size=size, mirror=mirror, yaw=yaw, tilt=tilt, focal=focal, fill=fill, az=az, roll=roll,
-                row_max=row_max, thick=thick, bar_light_side=bar_light_side, board=board)
+                row_max=row_max, thick=thick, bar_light_side=bar_light_side, board=board, style_e=style_e)
 
 
 def _plan_men_manner(rng: np.random.Generator, spec: SceneSpec) -> tuple[float, float, _MenFinish | None]:
@@ -323,7 +368,7 @@ def _plan_camera_and_light(rng: np.random.Generator, spec: SceneSpec, t: Mapping
     cam.cx += size[0] / 2 - centre[0] + shift[0]
     cam.cy += size[1] / 2 - centre[1] + shift[1]
     # ---- light
-    lit = STYLES["lighting"][t["lighting"]]
+    lit = t["style_e"]["lighting"]
     elev = math.radians(rng.uniform(*lit.get("elev_deg", (30, 65))))
     lazi = rng.uniform(0, 2 * math.pi)
     light = _Light(np.array([math.cos(elev) * math.cos(lazi), math.cos(elev) * math.sin(lazi), math.sin(elev)]),
@@ -331,13 +376,11 @@ def _plan_camera_and_light(rng: np.random.Generator, spec: SceneSpec, t: Mapping
     skin = _SKINS[int(rng.integers(0, len(_SKINS)))]
     dice_body = "white" if rng.random() < 0.6 else "ivory"
 
-    wood, field, points, men_style = t["wood"], t["field"], t["points"], t["men_style"]
+    base = t["style_e"]
+    wood_e, field_e, points_e, men_e = base["wood"], base["field"], base["points"], base["men"]
     if spec.palette_jitter > 0:
-        wood_e, field_e, points_e, men_e = _jittered_palettes(rng, spec.palette_jitter, wood, field, points,
-                                                              men_style)
-    else:
-        wood_e, field_e, points_e, men_e = (STYLES["wood"][wood], STYLES["field"][field], STYLES["points"][points],
-                                            STYLES["men"][men_style])
+        wood_e, field_e, points_e, men_e = _jittered_palettes(rng, spec.palette_jitter, wood_e, field_e, points_e,
+                                                              men_e)
     if spec.men_contrast > 0:       # drawn only when asked
         men_e = _nearer_men(rng, men_e, spec.men_contrast)
     return dict(fill_actual=float(fill_actual), cam=cam, target=target, shift=shift, elev=elev, lazi=lazi,

@@ -23,7 +23,6 @@ from .positions import _classify, _normalise_position
 from .post import _camera_effects, _light_and_tone, _post_params
 from .raster import _paint_order
 from .spec import SceneSpec, SynthError
-from .styles import STYLES
 
 
 @dataclass
@@ -45,7 +44,7 @@ def _table_art(rng: np.random.Generator, plan: ScenePlan) -> _TableArt:
     ppm = float(np.linalg.norm(np.diff(cam.project(board.l2w([0, cfg.surface_width], [0, 0], board.zs)), axis=0)))
     ppm /= cfg.surface_width
     tex_ppm = float(np.clip(round(ppm * 1.05, 1), 0.6, 2.0))
-    _draw_table(img, rng, cam, board, light, STYLES["table"][plan.table])
+    _draw_table(img, rng, cam, board, light, plan.table_e)
     boxes = _board_boxes(rng, cam, board, light, plan.wood_e, tex_ppm)
     _draw_surface(img, rng, cam, board, plan.field_e, plan.points_e, plan.wood_e, tex_ppm)
     return _TableArt(img, boxes)
@@ -76,15 +75,15 @@ def _scene_post(rng: np.random.Generator, plan: ScenePlan) -> dict[str, Any]:
     """The room's light and the camera's settings (exposure, tone, fall-off,
     lens blur, vignetting, noise level, JPEG quality, a held-out lighting's
     extras)."""
-    post = _post_params(rng, STYLES["lens"][plan.lens])
-    _lighting_extras(rng, plan, STYLES["lighting"][plan.lighting], post)
+    post = _post_params(rng, plan.lens_e)
+    _lighting_extras(rng, plan, plan.lighting_e, post)
     return post
 
 
 def _develop(img: np.ndarray, plan: ScenePlan, post: Mapping[str, Any], rng: np.random.Generator) -> np.ndarray:
     """Light and tone the painted scene, then (where the spec wants camera
     effects) blur it and add this frame's sensor noise from *rng*."""
-    img = _light_and_tone(img, plan.cam, plan.board, STYLES["lighting"][plan.lighting], post)
+    img = _light_and_tone(img, plan.cam, plan.board, plan.lighting_e, post)
     if plan.spec.camera_effects:
         img = _camera_effects(img, rng, post)
     return img

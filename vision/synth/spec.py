@@ -9,6 +9,7 @@ from typing import Any, Mapping
 
 from willughby.engine.position import Position
 
+from .randomized import RANDOMIZED
 from .styles import STYLE_FIELDS, STYLE_SETS, STYLES
 
 MEN_PER_SIDE = 15
@@ -39,8 +40,11 @@ class SceneSpec:
     The style fields (*wood*, *men*, *points*, *field*, *table*, *lighting*,
     *lens*) take any name of ``STYLES``; one left open is drawn from the
     *style_set* (``STYLE_SETS``): the training styles when it is None, or
-    the held-out ones of "held-out-fit" or "held-out-test".  A field named
-    outright is drawn as named whatever the set.
+    the held-out ones of "held-out-fit" or "held-out-test"; or, with
+    "randomized", every scene draws its own palettes, light and lens from
+    wide continuous ranges (``randomized``), for training a network that
+    does not learn the named palettes.  A field named outright is drawn as
+    named whatever the set.
 
     >>> SceneSpec(style_set="held-out-test", wood="walnut").wood
     'walnut'
@@ -101,8 +105,9 @@ class SceneSpec:
             value, table = getattr(self, key), STYLES[key]
             if value is not None and value not in table:
                 raise SynthError(f"unknown {key} style {value!r} (known: {', '.join(table)})")
-        if self.style_set is not None and self.style_set not in STYLE_SETS:
-            raise SynthError(f"style_set must be one of {', '.join(STYLE_SETS)}, not {self.style_set!r}")
+        if self.style_set is not None and self.style_set not in (*STYLE_SETS, RANDOMIZED):
+            raise SynthError(f"style_set must be one of {', '.join((*STYLE_SETS, RANDOMIZED))}, "
+                             f"not {self.style_set!r}")
         if self.position_kind is not None and self.position_kind not in POSITION_KINDS:
             raise SynthError(f"position_kind must be one of {', '.join(POSITION_KINDS)}, "
                              f"not {self.position_kind!r}")
