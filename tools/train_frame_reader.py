@@ -19,6 +19,16 @@ keeps 40% of them::
     /tmp/trainenv/bin/python tools/train_frame_reader.py DATA.npz [...] \\
         --init /tmp/v11.onnx.pt --out /tmp/v12.onnx --epochs 3 --lr 5e-4
 
+``--from-onnx FILE`` starts from an exported frame network instead (the
+shipped ``vision/data/point_reader.onnx``, whose ``.pt`` weights are not
+kept): its BatchNorm was folded into the convolutions at export, so the
+BatchNorm layers are set to the identity and kept frozen, in eval mode, for
+the whole run (``point_reader_weights.py``; ``--freeze-bn`` freezes them in
+any run)::
+
+    /tmp/trainenv/bin/python tools/train_frame_reader.py DATA.npz [...] \
+        --from-onnx vision/data/point_reader.onnx --out /tmp/v13.onnx --epochs 3 --lr 3e-4 --threads 1
+
 ``--boost DATA.npz`` (repeatable) adds sets of frames that are rarer but
 worth more, such as the path-traced frames of ``blender_frames.py``:
 ``--boost-frames`` of each batch's frames are drawn from them (with
@@ -43,6 +53,16 @@ from torch import nn
 from train_point_reader import AUX, FEATURES, MAPS, PointNet, export, learn_step, load, mirrored_batches, one_cycle
 
 POINTS = 24
+
+
+def freeze_batchnorm(net: nn.Module) -> None:
+    """Keep every BatchNorm of *net* as it stands: eval mode (its running
+    statistics unchanged) and no gradient.  Call after each ``net.train()``."""
+    for m in net.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()
+            for p in m.parameters():
+                p.requires_grad_(False)
 
 
 class FrameNet(nn.Module):
@@ -71,7 +91,11 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("data", nargs="+")
     ap.add_argument("--out", required=True)
-    ap.add_argument("--init", required=True, help="the per-point network's weights (.pt of train_point_reader.py)")
+    ap.add_argument("--init", help="the per-point network's weights (.pt of train_point_reader.py)")
+    ap.add_argument("--from-onnx", metavar="FILE",
+                    help="start from an exported frame network (BatchNorm folded; it stays frozen)")
+    ap.add_argument("--freeze-bn", action="store_true", help="keep every BatchNorm as it is (eval mode, no gradient)")
+    ap.add_argument("--threads", type=int, default=0, help="torch's CPU threads (default: torch's own choice)")
     ap.add_argument("--resume", help="start from a frame network's weights (.pt this script wrote)")
     ap.add_argument("--epochs", type=int, default=3)
     ap.add_argument("--lr", type=float, default=5e-4)
@@ -83,12 +107,26 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.boost and not 0 < args.boost_frames < args.frames:
         ap.error("--boost-frames must be more than 0 and fewer than --frames")
+    if sum(x is not None for x in (args.init, args.from_onnx)) != 1:
+        ap.error("give one of --init and --from-onnx")
+    if args.threads:
+        torch.set_num_threads(args.threads)
     torch.manual_seed(0)
-    base = PointNet()
-    base.load_state_dict(torch.load(args.init))
-    net = FrameNet(base)
+    if args.from_onnx:
+        from point_reader_weights import frame_net_from_onnx
+        net = frame_net_from_onnx(args.from_onnx)
+        args.freeze_bn = True               # the identity BatchNorm must stay so
+    else:
+        base = PointNet()
+        base.load_state_dict(torch.load(args.init))
+        net = FrameNet(base)
     if args.resume:
         net.load_state_dict(torch.load(args.resume))
+
+    def train_mode() -> None:
+        net.train()
+        if args.freeze_bn:
+            freeze_batchnorm(net)
     maps, aux, cls, pile, _ = load(args.data + args.boost)
     if len(cls) % POINTS:
         ap.error("the data sets must hold whole frames of 24 points")
@@ -129,7 +167,7 @@ def main(argv=None) -> int:
     opt, sched = one_cycle(net, args.lr, args.epochs * (len(learn) // per_batch + 1))
     ce = nn.CrossEntropyLoss(reduction="none")
     for epoch in range(args.epochs):
-        net.train()
+        train_mode()
         t0 = time.perf_counter()
         order = rng.permutation(learn)
         if n_boost:                 # every batch: per_batch frames in turn, then boost frames drawn at random
