@@ -25,6 +25,7 @@ the fitted temperature and without); and milliseconds per turn on one core
 
     python benchmarks/turns.py                       # 1,000 turns, two worker processes
     python benchmarks/turns.py --turns 200 --workers 1 --style-set training
+    python benchmarks/turns.py --turns 300 --workers 1 --style-set held-out-fit --model /tmp/candidate.onnx
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from __future__ import annotations
 import argparse
 import math
 import multiprocessing as mp
+import os
 import random
 import sys
 import time
@@ -52,6 +54,7 @@ from willughby.engine.rules import preset_rules, start_position  # noqa: E402
 PRESET = "backgammon"
 PRESENT_CONFIDENT = 0.9       # the companion's rule before the turn reader
 BINS = 10
+MODEL_ENV = "WILLUGHBY_BENCH_POINT_READER"   # --model, for the worker processes
 
 
 @dataclass
@@ -210,9 +213,13 @@ def extract(job: tuple[int, list[TurnCase], str, int, float]) -> list[Seen]:
 
     from willughby.vision.reader import read_board
     from willughby.vision.synth import Scene, SceneSpec
-    from willughby.vision.turns import point_changes
+    from willughby.vision.turns import point_changes, rectified
 
     cv2.setNumThreads(1)
+    model = os.environ.get(MODEL_ENV)
+    if model:                           # --model: a candidate point reader instead of the shipped one
+        from willughby.vision import pointnet
+        pointnet.probabilities.__defaults__ = (Path(model), pointnet.SECOND_LOOK)
     index, game, style_set, seed, jitter = job
     rng = np.random.default_rng(seed)
     fields = _game_spec(rng, style_set)
@@ -227,14 +234,15 @@ def extract(job: tuple[int, list[TurnCase], str, int, float]) -> list[Seen]:
         corners = (np.asarray(label["corners"], float) + offset).tolist()
         t0 = time.perf_counter()
         reading = read_board(image, corners)
-        changes = point_changes(before_frame, image, corners) if before_frame is not None else None
+        here = rectified(image, corners, reading=reading)     # kept: the next turn compares with it
+        changes = point_changes(before_frame, here, corners) if before_frame is not None else None
         ms = (time.perf_counter() - t0) * 1000
         read = np.array([reading.light[i] or (15 + reading.dark[i] if reading.dark[i] else 0) for i in range(24)])
         out.append(Seen(case, np.asarray(reading.count_probs), dict(reading.bar), bool(reading.settled), changes,
                         read, dict(reading.location_confidence), ms,
                         {k: label["style"].get(k) for k in ("wood", "men", "points", "field", "lighting")}))
         if case.legal:
-            before_frame = image          # a wrong move is put right: the next turn starts from the legal board
+            before_frame = here           # a wrong move is put right: the next turn starts from the legal board
     return out
 
 
@@ -246,6 +254,8 @@ def see(games: list[list[TurnCase]], style_set: str, seed: int, workers: int,
     import pickle
 
     key = (style_set, seed, jitter, [[(c.before.id(), c.dice, c.legal) for c in g] for g in games])
+    if os.environ.get(MODEL_ENV):
+        key += (os.environ[MODEL_ENV],)
     if cache is not None and cache.is_file():
         with cache.open("rb") as f:
             kept_key, kept = pickle.load(f)
@@ -371,7 +381,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, help="keep the frames' readings in this file, and reuse them")
     ap.add_argument("--jitter", type=float, default=0.0,
                     help="move each corner, once a game, up to this many pixels (a finger on a phone)")
+    ap.add_argument("--model", type=Path, metavar="ONNX",
+                    help="read the frames with this point reader instead of the shipped one (to compare networks)")
     args = ap.parse_args(argv)
+    if args.model:
+        if not args.model.is_file():
+            ap.error(f"no point reader {args.model}")
+        os.environ[MODEL_ENV] = str(args.model.resolve())     # the worker processes read it
+        print(f"point reader: {args.model}")
     if args.turns < 1 or args.workers < 1:
         ap.error("--turns and --workers must be at least 1")
     from willughby.vision.turns import TurnConfig, TurnReader, load_calibration

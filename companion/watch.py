@@ -58,7 +58,9 @@ class CameraWatcher:
         self.last_settled_at: float | None = None     # time.monotonic() of the last settled frame
         self.last_read_ms: float | None = None        # what reading that frame took
         self.turn_evidence = turn_evidence
-        self._settled: tuple[np.ndarray, np.ndarray, dict[str, Any]] | None = None   # frame, corners, board read
+        # the last settled frame (rectified for comparing), its corners, and the board read there
+        self._settled: tuple[Any, np.ndarray, dict[str, Any]] | None = None
+        self._current: Any = None
 
     def start(self) -> "CameraWatcher":
         if self._thread is None:
@@ -127,20 +129,27 @@ class CameraWatcher:
         and where the frame settled before is of the same board from the same
         place, each point's share of changed picture since that frame (and
         what was read there, so the referee uses it only if that was its board)."""
-        from willughby.vision.turns import TurnEvidence, point_changes
+        from willughby.vision.turns import SAME_PLACE_PX, TurnEvidence, point_changes, rectified
 
         if getattr(reading, "count_probs", None) is None:
             return None
         changes, before_read = None, None
-        if self._settled is not None:
+        here = np.asarray(corners, np.float64)
+        try:
+            current = rectified(frame, here.tolist(), reading=reading)   # kept for the next settled frame
+        except (VisionError, ValueError, cv2.error) as exc:
+            log.info("this frame cannot be compared with the next: %s", exc)
+            current = None
+        if self._settled is not None and current is not None:
             prev, prev_corners, prev_board = self._settled
-            here = np.asarray(corners, np.float64)
-            if prev.shape == frame.shape and prev_corners.shape == here.shape and np.abs(prev_corners - here).max() < 1.0:
+            if (prev is not None and prev.frame_shape == tuple(frame.shape) and prev_corners.shape == here.shape
+                    and np.abs(prev_corners - here).max() < SAME_PLACE_PX):
                 try:
-                    changes = point_changes(prev, frame, here.tolist())
+                    changes = point_changes(prev, current, prev.corners)
                     before_read = prev_board
                 except (VisionError, ValueError, cv2.error) as exc:
                     log.info("no comparison with the frame before: %s", exc)
+        self._current = current
         evidence = TurnEvidence.from_reading(reading, changes)
         evidence.before_read = before_read
         return evidence
@@ -181,6 +190,7 @@ class CameraWatcher:
                 self.last_settled_at = t0
                 self.last_read_ms = getattr(reading, "millis", None)
                 board = reading.to_board()
+                self._current = None
                 try:
                     if self.turn_evidence:
                         self._on_reading(board, dict(reading.location_confidence),
@@ -189,5 +199,5 @@ class CameraWatcher:
                         self._on_reading(board, dict(reading.location_confidence))
                 except (ValueError, RuntimeError, LookupError) as exc:
                     log.info("reading not taken: %s", exc)
-                self._settled = (frame, np.asarray(corners, np.float64), board)
+                self._settled = (self._current, np.asarray(corners, np.float64), board)
             self._stop.wait(max(0.0, self._period - (time.monotonic() - t0)))

@@ -81,6 +81,10 @@ class Reading:
     #: (24, 3) over the men at the edge laid flat, a pile of 2, of 3
     count_probs: np.ndarray | None = None
     pile_probs: np.ndarray | None = None
+    #: the playing surface as rectified for this read (``rectify``, with the
+    #: configuration's margin), for comparing with the next frame
+    #: (``turns.rectified``) without warping the frame again
+    rect: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def to_board(self, men_per_side: int = MEN_PER_SIDE) -> dict[str, Any]:
         """The board document of this reading (``vision read``), with its
@@ -506,6 +510,7 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
     config = config or VisionConfig()
     t0 = time.perf_counter()
+    given = corners
     corners, refine_notes = _refined(image, corners, config)
     obs = _observe(image, corners, config, look)
     geometry, camera, margin, lab, tops, model = obs.geometry, obs.camera, obs.margin, obs.lab, obs.tops, obs.model
@@ -565,4 +570,5 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     confidence = float(min(conf.values())) if conf else 1.0
     return Reading(light, dark, bar, stacked, confidence, conf, not frame.occluded,
                    occluded=frame.occluded, men=placed, dice=found, notes=notes,
-                   millis=(time.perf_counter() - t0) * 1000, count_probs=count_probs, pile_probs=pile_probs)
+                   millis=(time.perf_counter() - t0) * 1000, count_probs=count_probs, pile_probs=pile_probs,
+                   rect=obs.rect if corners is given else None)

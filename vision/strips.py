@@ -79,11 +79,14 @@ def _maps(llr: dict[str, np.ndarray], lab: np.ndarray, field_lightness: float) -
 
 
 def _cut(geometry: BoardGeometry, camera: Camera, stack: np.ndarray, margin: float) -> Strips:
-    """Cut each point's strip (``STRIP_MM``, from 30 mm beyond the edge) at ``MM_PER_PX``."""
+    """Cut each point's strip (``STRIP_MM``, from 30 mm beyond the edge) at
+    ``MM_PER_PX`` from *stack*'s channels (the reader's ``CHANNELS``, or any
+    other number: the turn reader cuts one, the changed picture)."""
     s = geometry.config.scale
     length_mm = STRIP_MM[1]
     sw, sl = STRIP_PX
-    maps = np.empty((24, CHANNELS, sl, sw), np.float32)
+    channels = stack.shape[2]
+    maps = np.empty((24, channels, sl, sw), np.float32)
     aux = np.empty((24, AUX), np.float32)
     half = STRIP_MM[0] / 2
     for i, p in enumerate(range(1, 25)):
@@ -102,7 +105,7 @@ def _cut(geometry: BoardGeometry, camera: Camera, stack: np.ndarray, margin: flo
             dst = np.float32([[sw, sl], [0, sl], [sw, 0]])
         A = cv2.getAffineTransform(src, dst)
         cut = cv2.warpAffine(stack, A, (sw, sl), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
-        maps[i] = cut.transpose(2, 0, 1)
+        maps[i] = cut.reshape(sl, sw, channels).transpose(2, 0, 1)
         aux[i] = _camera_numbers(geometry, camera, p)
     return Strips(maps, aux)
 

@@ -59,12 +59,13 @@ from typing import Any
 import numpy as np
 
 __all__ = ["TurnConfig", "Candidate", "TurnEvidence", "TurnJudgement", "TurnReader", "board_classes",
-           "point_changes", "load_temperature", "load_calibration", "default_config", "CALIBRATION_PATH", "OTHER"]
+           "point_changes", "Rectified", "rectified", "load_temperature", "load_calibration", "default_config", "CALIBRATION_PATH", "OTHER"]
 
 POINTS = 24
 CLASSES = 31                  # empty, 1..15 light, 1..15 dark
 OTHER = "another board"       # the hypothesis of an illegal turn, as candidates list it
 CALIBRATION_PATH = Path(__file__).with_name("data") / "turn_calibration.json"
+SAME_PLACE_PX = 1.0           # frames rectified with corners this close (px) show the board from the same place
 
 
 @lru_cache(maxsize=4)
@@ -336,7 +337,37 @@ class TurnReader:
         return found
 
 
-def point_changes(before: np.ndarray, after: np.ndarray, corners: Sequence[Sequence[float]],
+@dataclass(frozen=True)
+class Rectified:
+    """A frame's playing surface, rectified with *corners* and in 8-bit Lab:
+    what :func:`point_changes` compares.  Make it once per frame
+    (:func:`rectified`) and keep it for the next turn, so no frame is
+    rectified twice."""
+
+    lab: np.ndarray                    # uint8 Lab, the rectified surface and its margin
+    corners: tuple[tuple[float, float], ...]
+    frame_shape: tuple[int, ...]
+
+
+def rectified(frame: np.ndarray, corners: Sequence[Sequence[float]], config: Any = None,
+              reading: Any = None) -> Rectified:
+    """*frame*'s playing surface, rectified for comparing (:class:`Rectified`);
+    where *reading* is the reader's reading of this frame with these corners
+    and configuration, the surface it rectified is used, not warped again."""
+    import cv2
+
+    from .config import VisionConfig
+    from .reader import rectify
+
+    config = config or VisionConfig()
+    rect = getattr(reading, "rect", None)
+    if rect is None:
+        rect = rectify(config, frame, corners, config.margin)
+    return Rectified(cv2.cvtColor(rect, cv2.COLOR_BGR2LAB),
+                     tuple((float(x), float(y)) for x, y in corners), tuple(frame.shape))
+
+
+def point_changes(before: np.ndarray | Rectified, after: np.ndarray | Rectified, corners: Sequence[Sequence[float]],
                   config: Any = None, delta_e: float | None = None, core: float | None = None) -> np.ndarray:
     """For each point (index p-1), the share of the middle of its strip
     (*core* of its width) whose colour changed by more than *delta_e* (Lab)
@@ -344,30 +375,38 @@ def point_changes(before: np.ndarray, after: np.ndarray, corners: Sequence[Seque
     there, a few hundredths where a man came or went."""
     import cv2
 
+    from .camera import camera_from_corners
     from .config import VisionConfig
     from .geometry import BoardGeometry
-    from .reader import rectify
-    from .camera import camera_from_corners
     from .strips import _cut
 
     config = config or VisionConfig()
-    if before.shape != after.shape:
-        raise ValueError(f"the frames before and after differ in size: {before.shape} and {after.shape}")
     threshold = TurnConfig().change_delta_e if delta_e is None else delta_e
     core = TurnConfig().change_core if core is None else core
     if not 0.1 <= core <= 1.0:
         raise ValueError(f"the middle share of a strip must be 0.1 to 1, not {core!r}")
-    geometry = BoardGeometry(config)
-    margin = config.margin
-    camera = camera_from_corners(corners, (after.shape[1], after.shape[0]), geometry)
-    labs = []
+    key = np.asarray(corners, np.float64)
+    frames = []
     for frame in (before, after):
-        rect = rectify(config, frame, corners, margin)
-        labs.append(cv2.cvtColor(rect, cv2.COLOR_BGR2LAB).astype(np.float32))
-    diff = np.sqrt(((labs[1] - labs[0]) ** 2).sum(axis=2))
-    changed = (diff > threshold).astype(np.float32)
-    stack = np.repeat(changed[:, :, None], 4, axis=2)
-    strips = _cut(geometry, camera, stack, margin)
+        if isinstance(frame, Rectified):
+            if np.abs(np.asarray(frame.corners) - key).max() >= SAME_PLACE_PX:
+                raise ValueError("a frame rectified with other corners cannot be compared with these")
+            frames.append(frame)
+        else:
+            frames.append(None)
+    shapes = [f.frame_shape if isinstance(f, Rectified) else tuple(f.shape) for f in (before, after)]
+    if shapes[0] != shapes[1]:
+        raise ValueError(f"the frames before and after differ in size: {shapes[0]} and {shapes[1]}")
+    labs = [(f if f is not None else rectified(frame, corners, config)).lab
+            for f, frame in zip(frames, (before, after))]
+    geometry = BoardGeometry(config)
+    camera = camera_from_corners(corners, (shapes[1][1], shapes[1][0]), geometry)
+    # the colour distance between the two frames, pixel by pixel, against the threshold (in OpenCV:
+    # a tenth of the time numpy takes over a whole frame)
+    d = cv2.absdiff(labs[0], labs[1]).astype(np.float32)
+    distance2 = cv2.transform(cv2.multiply(d, d), np.ones((1, 3), np.float32))
+    changed = (distance2 > threshold * threshold).astype(np.float32)
+    strips = _cut(geometry, camera, changed[:, :, None], config.margin)
     width = strips.maps.shape[3]
     lo = int(round(width * (1 - core) / 2))
     hi = max(lo + 1, width - lo)

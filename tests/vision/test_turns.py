@@ -190,6 +190,28 @@ def test_point_changes_see_where_men_were_moved_and_nothing_elsewhere():
         point_changes(before, after, label["corners"], core=0.0)
 
 
+@needs_reader
+def test_a_frame_rectified_once_compares_as_the_frame_itself_and_only_from_the_same_place():
+    from willughby.vision.reader import read_board
+    from willughby.vision.synth import Scene, SceneSpec
+    from willughby.vision.turns import rectified
+
+    scene = Scene(np.random.default_rng(12), SceneSpec(image_size=(1280, 720), n_dice=0, tilt_deg=10.0))
+    before, label = scene.render(START, np.random.default_rng(1))
+    after, _ = scene.render(_after("8/5 6/5"), np.random.default_rng(2))
+    corners = label["corners"]
+    direct = point_changes(before, after, corners)
+    kept = rectified(before, corners)
+    reading = read_board(after, corners)
+    assert reading.rect is not None
+    # the reading's own rectified surface stands in for warping the frame again: the same figures
+    assert np.array_equal(point_changes(kept, rectified(after, corners, reading=reading), corners), direct)
+    assert np.array_equal(point_changes(kept, after, corners), direct)
+    moved = (np.asarray(corners) + [[3.0, 0.0]] * 4).tolist()
+    with pytest.raises(ValueError, match="other corners"):
+        point_changes(kept, after, moved)
+
+
 def test_a_board_that_differs_from_a_legal_play_only_on_the_bar_is_asked_never_ruled_illegal():
     # the bar's men are found, not weighed: a man missed there must not make a legal hit illegal
     pos = Position.from_board({"format": "board/1", "turn": "light", "light": [0] * 5 + [2] + [0] * 17 + [1],
