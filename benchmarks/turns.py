@@ -203,15 +203,24 @@ class Seen:
     style: dict[str, Any]
 
 
-def extract(job: tuple[int, list[TurnCase], str, int, float]) -> list[Seen]:
+def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool]) -> list[Seen]:
     """Draw and read one game's turns (in a worker process, one core): each
-    frame after, and how each point's picture changed since the frame before.
-    The corners the frames are read with are the table's true ones, each
-    moved once for the game by up to *jitter* pixels, as a player marking
-    them with a finger on a phone would."""
+    frame after, and how each point's picture changed since the frame before
+    (the first turn's frame before shows the game's start, as the camera saw
+    it settled before the first throw). The corners the frames are read with
+    are the table's true ones, each moved once for the game by up to *jitter*
+    pixels, as a player marking them with a finger on a phone would; with
+    *refine*, they are refined once, on the start frame
+    (``vision.refine.refine_corners``), as calibration does.  With *look*,
+    the start frame is the calibration photo: what the reader learns of the
+    board there (``reader.learn_look``: its colours, and its frame's picture,
+    which keeps the check for a hand from taking the board's own look for
+    one) is used for every frame of the game, as the companion does."""
     import cv2
 
-    from willughby.vision.reader import read_board
+    from willughby.vision.config import VisionConfig
+    from willughby.vision.reader import learn_look, read_board
+    from willughby.vision.refine import refine_corners
     from willughby.vision.synth import Scene, SceneSpec
     from willughby.vision.turns import point_changes, rectified
 
@@ -220,7 +229,7 @@ def extract(job: tuple[int, list[TurnCase], str, int, float]) -> list[Seen]:
     if model:                           # --model: a candidate point reader instead of the shipped one
         from willughby.vision import pointnet
         pointnet.probabilities.__defaults__ = (Path(model), pointnet.SECOND_LOOK)
-    index, game, style_set, seed, jitter = job
+    index, game, style_set, seed, jitter, refine, calibrate = job
     rng = np.random.default_rng(seed)
     fields = _game_spec(rng, style_set)
     scene = Scene(rng, SceneSpec(n_dice=2, **fields))        # one table, camera and light for the game
@@ -228,12 +237,17 @@ def extract(job: tuple[int, list[TurnCase], str, int, float]) -> list[Seen]:
     radius = jitter * np.sqrt(rng.uniform(0, 1, 4))
     offset = np.stack([radius * np.cos(angle), radius * np.sin(angle)], axis=1)
     out: list[Seen] = []
-    before_frame = None
+    start = game[0].before.to_board()
+    image, label = scene.render(start, np.random.default_rng(seed * 1000 - 1), n_dice=0)
+    corners = (np.asarray(label["corners"], float) + offset).tolist()
+    if refine:
+        corners = refine_corners(VisionConfig(), image, corners).corners.tolist()
+    look = learn_look(image, corners) if calibrate else None
+    before_frame = rectified(image, corners)
     for n, case in enumerate(game):
         image, label = scene.render(case.after, np.random.default_rng(seed * 1000 + n), dice_values=case.dice)
-        corners = (np.asarray(label["corners"], float) + offset).tolist()
         t0 = time.perf_counter()
-        reading = read_board(image, corners)
+        reading = read_board(image, corners, look=look)
         here = rectified(image, corners, reading=reading)     # kept: the next turn compares with it
         changes = point_changes(before_frame, here, corners) if before_frame is not None else None
         ms = (time.perf_counter() - t0) * 1000
@@ -247,13 +261,13 @@ def extract(job: tuple[int, list[TurnCase], str, int, float]) -> list[Seen]:
 
 
 def see(games: list[list[TurnCase]], style_set: str, seed: int, workers: int,
-        cache: Path | None = None, jitter: float = 0.0) -> list[Seen]:
+        cache: Path | None = None, jitter: float = 0.0, refine: bool = False, look: bool = True) -> list[Seen]:
     """Every turn of *games* drawn in *style_set* and read, with progress on
     standard error; kept in *cache* (a pickle) and taken from it when it holds
     the same games, so the judging can be tried again under other settings."""
     import pickle
 
-    key = (style_set, seed, jitter, [[(c.before.id(), c.dice, c.legal) for c in g] for g in games])
+    key = (style_set, seed, jitter, refine, look, [[(c.before.id(), c.dice, c.legal) for c in g] for g in games])
     if os.environ.get(MODEL_ENV):
         key += (os.environ[MODEL_ENV],)
     if cache is not None and cache.is_file():
@@ -262,7 +276,7 @@ def see(games: list[list[TurnCase]], style_set: str, seed: int, workers: int,
         if kept_key == key:
             print(f"  {len(kept)} turns from {cache}", file=sys.stderr)
             return kept
-    jobs = [(i, g, style_set, seed * 7919 + i, jitter) for i, g in enumerate(games)]
+    jobs = [(i, g, style_set, seed * 7919 + i, jitter, refine, look) for i, g in enumerate(games)]
     t0 = time.perf_counter()
     seen: list[Seen] = []
     with mp.get_context("spawn").Pool(workers) as pool:
@@ -381,6 +395,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, help="keep the frames' readings in this file, and reuse them")
     ap.add_argument("--jitter", type=float, default=0.0,
                     help="move each corner, once a game, up to this many pixels (a finger on a phone)")
+    ap.add_argument("--no-look", action="store_true",
+                    help="read without what calibration learns from the start frame (the board's look and frame)")
+    ap.add_argument("--refine", action="store_true",
+                    help="refine the corners once a game, on its start frame (vision/refine.py), as calibration does")
     ap.add_argument("--model", type=Path, metavar="ONNX",
                     help="read the frames with this point reader instead of the shipped one (to compare networks)")
     args = ap.parse_args(argv)
@@ -398,9 +416,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{sum(len(g) for g in games)} turns in {len(games)} games of {PRESET}, styles {args.style_set!r}; "
           f"turn reader calibration: {calibration or 'none (the network as it is)'}", flush=True)
     t0 = time.perf_counter()
-    seen = see(games, args.style_set, args.seed, args.workers, args.cache, args.jitter)
+    seen = see(games, args.style_set, args.seed, args.workers, args.cache, args.jitter, args.refine,
+               not args.no_look)
     if args.jitter:
-        print(f"corners moved once a game by up to {args.jitter:g} px")
+        print(f"corners moved once a game by up to {args.jitter:g} px"
+              + (", then refined on the start frame (vision/refine.py)" if args.refine else ""))
+    print("each game's start frame taken as its calibration photo (reader.learn_look)" if not args.no_look
+          else "read without calibration (--no-look)")
     reader = TurnReader()
     untempered = TurnReader(TurnConfig(temperature=1.0))
     print("\nturns (right = ruled as it was; asked = a question to the players; wrong = a wrong ruling)")

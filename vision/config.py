@@ -327,6 +327,12 @@ class OcclusionConfig:
     min_seen_mm: float = _f(24.0)    # a column must show this much (mm) of the ring to be judged
     min_seen_corner_mm: float = _f(12.0)  # ... near a corner
     shears: tuple[float, ...] = _f((0.0, -0.6, 0.6), "any")  # slants (tangents) of the columns tried: an arm may cross aslant
+    reference_delta_e: float = _f(12.0)  # with a clear photo's frame as reference: a sample this far from it
+                                         # (Lab, averaged as the colour cue is) has changed ...
+    reference_share: float = _f(0.15, "share")  # ... and a column with more than this share of its rows changed
+                                                # may be crossed; the others look as they did, and are not
+    reference_cover: float = _f(0.5, "share")  # ... and one with this share of its frame's rows and of the rows
+                                               # beyond changed is crossed, whatever the cues say
     marker_chroma: float = _f(12.0)  # a marker's black and white: Lab chroma below this, and
     marker_black: float = _f(30.0)   # ... lightness below this (ink)
     marker_white: float = _f(75.0)   # ... or above this (paper)
@@ -347,32 +353,28 @@ class OcclusionConfig:
 
 @dataclass(frozen=True)
 class RefineConfig:
-    """Finding the playing surface's true edges from rough corners
-    (``vision/refine.py``, whose docstring tells the method): a band of
-    the picture either side of each given edge is searched for the
-    straight boundary between the surface and the rails.  Lengths in mm of
-    the board unless named px (pixels of the camera's picture)."""
+    """Finding the playing surface's true corners from rough ones
+    (``vision/refine.py``, whose docstring tells the method): along the
+    board, from the points' sides.  Lengths in px of the camera's picture."""
 
-    enabled: bool = False            # refine the corners at the start of every read (read_board, observe)
-    band_px: float = _f(15.0)        # px either side of each given edge searched; no corner moves further
-    strip_scale: float = _f(2.0)     # px per mm of the straightened strip the edge is looked for in
-    smooth_along_mm: float = _f(1.5)  # Gaussian smoothing (sigma, mm) along the edge ...
-    smooth_across_mm: float = _f(0.4)  # ... and across it, before the gradient
-    corner_skip_mm: float = _f(30.0, "nonneg")  # mm of each side left out at the corners (corner blocks, markers)
-    bar_skip_mm: float = _f(5.0, "nonneg")  # mm either side of the bar left out (the surface's edge is missing there)
-    column_step: int = _f(2)         # every n-th column of the strip is used
-    min_contrast: float = _f(6.0)    # Lab units per mm: a column whose strongest edge is weaker has no edge
-    min_support: float = _f(0.45, "share")  # the best line must be backed by this share of the columns
-    peak_reach_mm: float = _f(1.5)   # mm either side of the best line a column's own edge peak is looked for
-    peak_share: float = _f(0.5, "share")  # a column's peak must be this share of its strongest edge to count
-    inlier_mm: float = _f(0.6)       # mm: columns further from the fitted line are dropped and it is fitted again
-    rail_height_mm: float = _f(20.0, "nonneg")  # the rails' top above the surface, as expected: the edge seen may be
-                                                # the rail's top inner edge, which parallax sets off from the surface's
-    outer_share: float = _f(0.7, "share")  # of the lines at least this share as strong as the best, the outermost
-                                           # is the rail's top edge
+    enabled: bool = False            # refine along the board at the start of every read (read_board, observe);
+                                     # the companion refines once, at calibration, instead
+    max_move_px: float = _f(15.0)    # no corner moves further
+    side_samples: int = _f(24)       # places looked at on each of the points' 48 sides
+    side_from: float = _f(0.2, "share")  # ... from this share of the way from a point's base to its tip
+    side_to: float = _f(0.95, "share")   # ... to this
+    smooth_px: float = _f(1.2)       # Gaussian smoothing (sigma) of the picture before its edges are measured
+    search_px: tuple[float, ...] = _f((12.0, 6.0, 3.0))  # how far across each side its edge is looked for, round by round
+    search_step_px: float = _f(0.5)  # the step of that search
+    min_edge: float = _f(2.0)        # Lab units per px: a sample whose strongest edge is weaker has none
+    min_support: float = _f(0.3, "share")  # the share of samples with an edge below which the corners are kept
+    fit_rounds: int = _f(6)          # reweighting rounds of the robust fit
+    min_spread_px: float = _f(0.5)   # the smallest spread of the fit's residuals its weights assume
 
     def __post_init__(self) -> None:
         _check_fields(self, "vision.refine")
+        if self.side_from >= self.side_to:
+            raise VisionConfigError(f"vision.refine.side_from ({self.side_from}) must be below side_to ({self.side_to})")
 
 
 @dataclass(frozen=True)

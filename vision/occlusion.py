@@ -69,7 +69,7 @@ from .config import OcclusionConfig, VisionConfig
 from .errors import FrameError
 from .geometry import BoardGeometry, corners_array
 
-__all__ = ["FrameCheck", "check_frame", "frame_cues", "SideCues"]
+__all__ = ["FrameCheck", "check_frame", "frame_cues", "rails_picture", "SideCues"]
 
 _SIDES = ("top", "bottom", "left", "right")
 _GAP = 36                  # empty columns between the sides in the panel (> the widest slant's shift)
@@ -320,11 +320,57 @@ def _longest_run(flags: np.ndarray) -> tuple[int, int]:
     return int(ends[k] - starts[k]), int(starts[k])
 
 
+def rails_picture(config: VisionConfig, image: np.ndarray, corners, camera: Camera | None = None) -> np.ndarray:
+    """The frame round the playing surface as the check samples it (8-bit
+    BGR: rows outward from the surface, columns along the four sides).  Kept
+    from a photo known to be clear (the calibration photo), it is the
+    *reference* of :func:`check_frame`: what this board's frame, its shadow
+    and the table look like under this camera."""
+    image = _as_bgr(image)
+    if camera is None:
+        camera = camera_from_corners(corners, (image.shape[1], image.shape[0]), BoardGeometry(config))
+    return _panel(config, image, corners, None, camera).bgr
+
+
+def _changes(P: _Panel, judged: np.ndarray, reference: np.ndarray, oc: OcclusionConfig,
+             frame_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Against *reference* (``rails_picture`` of a clear photo), per column:
+    whether it looks as it did (at most ``reference_share`` of its rows
+    changed by ``reference_delta_e`` or more, Lab averaged as the colour cue
+    is; widened by the farthest slant's shift, so an arm crossing aslant is
+    not taken for unchanged), and whether it is covered (at least
+    ``reference_cover`` of the frame's rows *and* of the rows beyond them
+    changed: something lies on the frame and reaches out over the table)."""
+    ref = cv2.cvtColor(reference.astype(np.float32) * (1 / 255.0), cv2.COLOR_BGR2Lab).transpose(2, 0, 1)
+    ref = np.ascontiguousarray(ref)
+    ref[0] *= oc.l_weight
+    blur = tuple(oc.blur)
+    weight = judged.astype(np.float32)
+    wsum = np.maximum(cv2.blur(weight, blur), 1e-3)
+    d2 = np.zeros(judged.shape, np.float32)
+    for c in range(3):
+        b = cv2.blur((P.lab[c] - ref[c]) * weight, blur) / wsum
+        d2 += b * b
+    changed = (np.sqrt(d2) >= oc.reference_delta_e) & judged
+    share = changed.sum(0) / np.maximum(judged.sum(0), 1)
+    moved = (share > oc.reference_share).astype(np.uint8).reshape(1, -1)
+    reach = int(np.ceil(max(abs(t) for t in oc.shears) * judged.shape[0] / 2)) if oc.shears else 0
+    if reach:
+        moved = cv2.dilate(moved, np.ones((1, 2 * reach + 1), np.uint8))
+    inner, outer = judged & frame_rows, judged & ~frame_rows
+    covered = ((changed & inner).sum(0) >= oc.reference_cover * np.maximum(inner.sum(0), 1)) & (inner.sum(0) > 0) \
+        & ((changed & outer).sum(0) >= oc.reference_cover * np.maximum(outer.sum(0), 1)) & (outer.sum(0) > 0)
+    return moved.ravel() == 0, covered
+
+
 def frame_cues(config: VisionConfig, image: np.ndarray, corners,
                men: list[np.ndarray] | None = None, camera: Camera | None = None,
-               all_slants: bool = False) -> list[SideCues]:
+               all_slants: bool = False, reference: np.ndarray | None = None) -> list[SideCues]:
     """The cues of every side, at the slant that gives its longest run (or
-    at every slant, *all_slants*), for :func:`check_frame` and for looking at."""
+    at every slant, *all_slants*), for :func:`check_frame` and for looking at.
+    With *reference* (:func:`rails_picture` of a clear photo of this board
+    from this camera), a column that looks as it did there is not crossed,
+    whatever the cues say of it."""
     geometry = BoardGeometry(config)
     oc = config.occlusion
     image = _as_bgr(image)
@@ -352,6 +398,10 @@ def frame_cues(config: VisionConfig, image: np.ndarray, corners,
     judged &= ~marker
     judged[:, marked] = False
     usual = _usual_look(P, judged, oc)
+    frame_rows = (s <= frame_rows_mm)[:, None]
+    unchanged = covered = np.zeros(judged.shape[1], bool)
+    if reference is not None and reference.shape == P.bgr.shape:
+        unchanged, covered = _changes(P, judged, reference, oc, frame_rows)
     # ---- colour: how far each sample is from the usual look
     delta = (P.lab - usual) * judged[None]
     # a column's lightness change, where it varies slowly along the side, is light
@@ -383,7 +433,6 @@ def frame_cues(config: VisionConfig, image: np.ndarray, corners,
     spread = np.maximum(1.4826 * spread, oc.spread_floor)     # median absolute deviation -> spread
     z = d / spread[:, sidx]
     zc = np.minimum(z, oc.z_cap)
-    frame_rows = (s <= frame_rows_mm)[:, None]
     j_in, j_out = judged & frame_rows, judged & ~frame_rows
     # ---- edges across the side: gradients along s against the usual look's
     g = P.lab[:, 2:] - P.lab[:, :-2]
@@ -442,6 +491,7 @@ def frame_cues(config: VisionConfig, image: np.ndarray, corners,
         # colour with the usual edges all in place is light (a lamp, a highlight), not an arm
         foreign = (colour >= 1.0) & ~(reliable & (corr >= oc.colour_veto_corr))
         crossed = ok & (foreign | (edge < oc.corr_crossed) | ((colour >= oc.mix_colour) & (edge < oc.mix_corr)))
+        crossed = (crossed & ~unchanged) | (ok & covered)
         for i, name in enumerate(_SIDES):
             cols = np.nonzero(side == i)[0]
             run, _ = _longest_run(crossed[cols])
@@ -457,16 +507,20 @@ def frame_cues(config: VisionConfig, image: np.ndarray, corners,
 
 
 def check_frame(config: VisionConfig, image: np.ndarray, corners,
-                men: list[np.ndarray] | None = None, camera: Camera | None = None) -> FrameCheck:
+                men: list[np.ndarray] | None = None, camera: Camera | None = None,
+                reference: np.ndarray | None = None) -> FrameCheck:
     """Look along the frame for something lying across it (see the module's
     description).  *corners* are the playing surface's C1..C4 in *image*;
     *men* are the outlines (surface mm, as the camera sees them) of men read
     on the board: a man on an edge point, seen from the side, may overhang
     the frame, and the frame under him is not looked at; *camera* (from
     :func:`~willughby.vision.camera.camera_from_corners`) puts the strips on
-    the plane of the frame's top rather than the surface's."""
+    the plane of the frame's top rather than the surface's; *reference*
+    (:func:`rails_picture` of a clear photo of this board, from this camera,
+    such as the calibration photo) keeps the board's own look from being
+    taken for an arm: only what has changed since can be one."""
     worst = FrameCheck(False, None, 0.0, 0.0)
-    for cue in frame_cues(config, image, corners, men, camera):
+    for cue in frame_cues(config, image, corners, men, camera, reference=reference):
         run_mm = cue.run * config.occlusion.step_mm
         contrast = float(cue.colour.max()) if cue.colour.size else 0.0
         if run_mm >= config.frame_run_mm and run_mm > worst.run_mm:

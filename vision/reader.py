@@ -20,6 +20,8 @@ Stages (DESIGN.md, convention 10), each a function of ``(config, image)``:
 
 from __future__ import annotations
 
+import base64
+import binascii
 import time
 from functools import lru_cache
 from dataclasses import dataclass, field
@@ -34,7 +36,7 @@ from .dice import Die, find_dice
 from .counting import PointFit, fit_point, outlines
 from . import pointnet
 from .starts import MEN_PER_SIDE
-from .occlusion import check_frame
+from .occlusion import check_frame, rails_picture
 from .strips import Strips, point_strips
 from .geometry import BoardGeometry, homography
 
@@ -222,17 +224,26 @@ class Look:
     """What calibration learns of one board from a photo (of the starting
     position, or of the empty board): the Lab colours of each colour of men
     (absent if no men were in the photo), of the two kinds of point, of the
-    field and of the bar.  Stored in the calibration file (``to_json``)."""
+    field and of the bar; and the frame round the surface as the photo shows
+    it (``occlusion.rails_picture``), so that the check for a hand across the
+    frame knows this board's own look.  Stored in the calibration file
+    (``to_json``; the frame's picture as a PNG, base64)."""
 
     men: dict[str, tuple[float, float, float]]
     points: tuple[tuple[float, float, float], tuple[float, float, float]]
     field: tuple[float, float, float]
     bar: tuple[float, float, float]
+    rails: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         r = lambda v: [round(float(x), 2) for x in v]  # noqa: E731
-        return {"format": "willughby-look/1", "men": {k: r(v) for k, v in self.men.items()},
-                "points": [r(p) for p in self.points], "field": r(self.field), "bar": r(self.bar)}
+        doc = {"format": "willughby-look/1", "men": {k: r(v) for k, v in self.men.items()},
+               "points": [r(p) for p in self.points], "field": r(self.field), "bar": r(self.bar)}
+        if self.rails is not None:
+            ok, png = cv2.imencode(".png", self.rails)
+            if ok:
+                doc["rails_png"] = base64.b64encode(png.tobytes()).decode("ascii")
+        return doc
 
     @classmethod
     def from_json(cls, doc: Any) -> "Look":
@@ -245,11 +256,17 @@ class Look:
             if set(men) - {"light", "dark"} or any(len(v) != 3 for v in men.values()):
                 raise ValueError("men must map light/dark to three numbers")
             points = tuple(trip(p) for p in doc["points"])
-            look = cls(men, points, trip(doc["field"]), trip(doc["bar"]))
+            rails = None
+            if doc.get("rails_png") is not None:
+                raw = np.frombuffer(base64.b64decode(doc["rails_png"], validate=True), np.uint8)
+                rails = cv2.imdecode(raw, cv2.IMREAD_COLOR) if raw.size else None
+                if rails is None:
+                    raise ValueError("rails_png is not a PNG picture")
+            look = cls(men, points, trip(doc["field"]), trip(doc["bar"]), rails)
             if len(points) != 2 or any(len(p) != 3 for p in points) or len(look.field) != 3 or len(look.bar) != 3:
                 raise ValueError("points, field and bar must be Lab colours")
             return look
-        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        except (AttributeError, KeyError, TypeError, ValueError, binascii.Error) as exc:
             raise CalibrationError(f"the calibration's colours are not a board look: {exc}") from None
 
 
@@ -493,7 +510,7 @@ def learn_look(image: np.ndarray, corners: Sequence[Sequence[float]],
     m = obs.model
     trip = lambda v: tuple(float(x) for x in v)  # noqa: E731
     return Look({k: trip(v) for k, v in m.men.items()}, (trip(m.points[0]), trip(m.points[1])),
-                trip(m.field), trip(m.bar))
+                trip(m.field), trip(m.bar), rails_picture(config, image, corners, obs.camera))
 
 
 def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
@@ -561,7 +578,8 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     for p, (colour, count, pile, c) in enumerate(readings, start=1):
         if count:
             polys.extend(outlines(p, geometry, camera, count, best_row, config.man_thickness, pile))
-    frame = check_frame(config, image, corners, polys, camera)
+    frame = check_frame(config, image, corners, polys, camera,
+                        reference=look.rails if look is not None else None)
     notes = list(refine_notes)
     if frame.occluded:
         notes.append(f"something lies across the frame ({frame.side} side, {frame.run_mm:.0f} mm)")

@@ -51,8 +51,15 @@ def test_two_shades_of_one_colour_are_not_taken_for_two_colours():
 
 
 def test_look_round_trips_and_rejects_garbage():
-    look = Look({"light": (80.0, 1.0, 2.0)}, ((1.0, 2.0, 3.0), (4.0, 5.0, 6.0)), (7.0, 8.0, 9.0), (1.0, 1.0, 1.0))
-    assert Look.from_json(json.loads(json.dumps(look.to_json()))) == look
+    rails = np.random.default_rng(3).integers(0, 256, (32, 700, 3), dtype=np.uint8)
+    look = Look({"light": (80.0, 1.0, 2.0)}, ((1.0, 2.0, 3.0), (4.0, 5.0, 6.0)), (7.0, 8.0, 9.0), (1.0, 1.0, 1.0),
+                rails)
+    back = Look.from_json(json.loads(json.dumps(look.to_json())))
+    assert back == look
+    assert np.array_equal(back.rails, rails)        # the frame's picture is kept exactly (PNG)
+    for bad_rails in ("not base64!", "aGVsbG8="):     # not base64; base64 of something not a PNG
+        with pytest.raises(CalibrationError):
+            Look.from_json({**look.to_json(), "rails_png": bad_rails})
     for bad in ({}, {"format": "willughby-look/1"}, {**look.to_json(), "points": [[1, 2, 3]]},
                 {**look.to_json(), "men": {"blue": [1, 2, 3]}}, "text"):
         with pytest.raises(CalibrationError):
