@@ -159,6 +159,13 @@ def _judge_photo(args: argparse.Namespace, rules: Rules, before: Position, dice:
 
     image = read_image(args.after_image)
     corners, look = locate(image, args.corners)
+    if args.corners:
+        # corners marked on the photo by hand, a few pixels off: moved along the board to the points'
+        # edges (a saved calibration's were refined when it was made)
+        from willughby.vision.config import VisionConfig
+        from willughby.vision.refine import refine_corners
+
+        corners = refine_corners(VisionConfig(), image, corners).corners.tolist()
     reading = read_board(image, corners, look=look)
     changes = None
     if args.before_image:

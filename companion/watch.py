@@ -20,7 +20,8 @@ import numpy as np
 
 from pathlib import Path
 
-from willughby.vision.calibration import Calibration, calibrate, corners_for, load_calibration, save_calibration
+from willughby.vision.calibration import (Calibration, calibrate_from_photo, corners_for, load_calibration,
+                                          save_calibration)
 from willughby.vision.config import VisionConfig
 from willughby.hardware.camera import CameraError
 from willughby.vision.errors import CalibrationMissing, VisionError
@@ -47,7 +48,8 @@ class CameraWatcher:
         self.calibration_path = calibration_path
         self._calibration: Calibration | None = None
         self._on_reading = on_reading
-        self.settler: Settler[Any] = Settler(config or VisionConfig())
+        self.settler: Settler[Any] = Settler(config or VisionConfig(), reader=self._read)
+        self._look: Any = None          # what calibration learnt of the board (reader.Look), once loaded
         self._period = 1.0 / fps
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -91,7 +93,28 @@ class CameraWatcher:
                 self._calibration = load_calibration(self.calibration_path)
             except CalibrationMissing:
                 return None
+            self._look = self._look_of(self._calibration)
         return corners_for(frame, self._calibration)
+
+    @staticmethod
+    def _look_of(calibration: Calibration) -> Any:
+        """The board's look the calibration learnt, if any (a calibration of
+        an older version, or one whose look is spoilt, reads without it)."""
+        from willughby.vision.reader import Look
+
+        if not calibration.colours:
+            return None
+        try:
+            return Look.from_json(calibration.colours)
+        except VisionError as exc:
+            log.warning("the calibration's look is not used: %s", exc)
+            return None
+
+    def _read(self, frame: np.ndarray, corners: Any, config: VisionConfig) -> Any:
+        """The settler's reader: the board read with what calibration learnt of it."""
+        from willughby.vision.reader import read_board
+
+        return read_board(frame, corners, config, look=self._look)
 
     def calibrate(self, corners: Any) -> dict[str, Any]:
         """Save *corners* (C1..C4, pixels of the last frame) as the board's calibration."""
@@ -101,11 +124,16 @@ class CameraWatcher:
             frame = self._last_frame
         if frame is None:
             raise VisionError("no frame from the camera yet: nothing to calibrate on")
-        cal = calibrate(frame, corners)
+        # the corners a finger marked are moved along the board to the points' edges, and the board's look
+        # (its colours and its frame's picture) is learnt from this frame, which must show no hand
+        cal, refinement = calibrate_from_photo(frame, corners, self.settler.config)
         save_calibration(self.calibration_path, cal)
         self._calibration = cal
+        self._look = self._look_of(cal)
+        self._settled = None
         self.settler.reset()
-        return {"corners": np.asarray(cal.corners).tolist(), "saved": str(self.calibration_path)}
+        return {"corners": np.asarray(cal.corners).tolist(), "saved": str(self.calibration_path),
+                "moved_px": [round(float(m), 1) for m in refinement.moved_px] if refinement is not None else None}
 
     def snapshot(self) -> tuple[bytes, dict[str, Any]] | None:
         """The last frame as JPEG and the corners found in it."""

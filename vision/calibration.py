@@ -49,6 +49,7 @@ __all__ = [
     "CALIBRATION_FILE",
     "Calibration",
     "calibrate",
+    "calibrate_from_photo",
     "calibration_path",
     "load_calibration",
     "save_calibration",
@@ -138,6 +139,31 @@ def calibrate(image: np.ndarray, corners: Any, colours: dict[str, Any] | None = 
     found = {i: c for i, c in detect_markers(frame).items() if i in MARKER_IDS}
     markers = MarkerCalibration.fit(found, arr) if len(found) >= 3 else None
     return Calibration(corners=arr, markers=markers, colours=colours, image_size=(w, h))
+
+
+def calibrate_from_photo(image: np.ndarray, corners: Any, config: Any = None,
+                         refine: bool = True) -> tuple[Calibration, Any]:
+    """The calibration a photo of the board makes, as ``willughby vision
+    calibrate`` and the page's calibration make it: the corners given
+    (marked by hand, a few pixels off) refined from the points' sides
+    (``refine.refine_corners``; not with *refine* false), then the board's
+    look learnt from the photo (``reader.learn_look``: its colours, and its
+    frame's picture, against which a hand across the frame is told from the
+    board's own look; the photo must show no hand) and kept in
+    ``colours``.  Returns the calibration and the refinement (None when not
+    refined).  Corners outside the image are an :class:`InvalidCornersError`."""
+    from .reader import learn_look
+    from .refine import refine_corners
+
+    config = config or VisionConfig()
+    frame = as_bgr(image, "image")
+    cal = calibrate(frame, corners)          # checks the corners before anything is read
+    refinement = None
+    if refine:
+        refinement = refine_corners(config, frame, cal.corners_array())
+        cal = calibrate(frame, refinement.corners)
+    look = learn_look(frame, cal.corners_array(), config)
+    return calibrate(frame, cal.corners_array(), colours=look.to_json()), refinement
 
 
 def calibration_path(data_dir: str | os.PathLike[str]) -> Path:

@@ -21,7 +21,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from .calibration import calibrate, save_calibration
+from .calibration import save_calibration
 from .errors import InvalidCornersError, SourceError
 from .markers import MARKER_CORNERS, MARKER_IDS, MARKER_PLACES, check_corners, detect_markers, marker_sheet
 
@@ -104,22 +104,31 @@ def _marker_warnings(markers: dict[int, np.ndarray], corners: np.ndarray) -> lis
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
     """``willughby vision calibrate IMAGE --corners "..." --out FILE``."""
-    from .reader import learn_look
+    from .calibration import calibrate_from_photo
+    from .reader import Look
 
     image = read_image(args.image)
     corners = parse_corners(args.corners)
-    cal = calibrate(image, corners)      # checks the corners before anything is read
-    look = learn_look(image, cal.corners)
-    cal = calibrate(image, corners, colours=look.to_json())
+    cal, refinement = calibrate_from_photo(image, corners, refine=not args.no_refine)
+    look = Look.from_json(cal.colours)
     found = {i: c for i, c in detect_markers(image).items() if i in MARKER_IDS}
     warnings = _marker_warnings(found, check_corners(corners))
     path = save_calibration(args.out, cal)
     if args.json:
         print(json.dumps({"path": str(path), "markers": sorted(found),
                           "marker_calibration": cal.markers is not None, "warnings": warnings,
+                          "corners_given": [list(map(float, c)) for c in check_corners(corners)],
+                          "corners_moved_px": None if refinement is None else
+                          [round(float(m), 2) for m in refinement.moved_px],
                           "calibration": cal.to_json()}))
         return 0
-    print(f"wrote {path}: corners C1..C4 " + " ".join(f"{x:g},{y:g}" for x, y in cal.corners))
+    print(f"wrote {path}: corners C1..C4 " + " ".join(f"{x:.1f},{y:.1f}" for x, y in cal.corners))
+    if refinement is not None:
+        if refinement.refined:
+            print(f"the corners given were moved along the board to the points' edges, by up to "
+                  f"{refinement.moved_px.max():.1f} px")
+        for note in refinement.notes:
+            print(f"note: {note}")
     if len(look.men) == 2:
         print("learnt the board's look and both colours of men (Lab): "
               + ", ".join(f"{k} {v[0]:.0f},{v[1]:.0f},{v[2]:.0f}" for k, v in sorted(look.men.items())))
@@ -155,6 +164,9 @@ def add_vision_commands(subparsers: Any) -> Any:
     p.add_argument("image", metavar="IMAGE", help="a photo from the camera, the board empty or set up")
     p.add_argument("--corners", required=True, metavar='"x1,y1 x2,y2 x3,y3 x4,y4"',
                    help="the playing surface's corners C1..C4 in pixels")
+    p.add_argument("--no-refine", action="store_true",
+                   help="keep the corners exactly as given (by default they are moved along the board "
+                        "to the points' edges)")
     p.add_argument("--out", required=True, metavar="FILE", help="the calibration file to write")
     p.add_argument("--json", action="store_true", help="one JSON document on standard output")
     p.set_defaults(func=cmd_calibrate)

@@ -134,11 +134,17 @@ def test_calibrating_on_the_page_saves_the_corners_the_watcher_then_uses(tmp_pat
     try:
         time.sleep(0.5)
         assert got == [] and w.status == "not calibrated"     # no corners yet: nothing read
-        saved = w.calibrate(label["corners"])
+        marked = (np.asarray(label["corners"]) + [[5.0, 0.0], [5.0, 0.0], [-5.0, 0.0], [-5.0, 0.0]]).tolist()
+        saved = w.calibrate(marked)                         # marked by a finger: 5 px off along the board
         assert saved["saved"] == str(path) and path.exists()
         assert _until(lambda: got, 20)
         assert got[0]["light"] == label["light"]
-        assert np.allclose(w.snapshot()[1]["corners"], label["corners"], atol=1.0)
+        # the corners kept were moved back towards the board's own, and the look learnt from the frame is
+        # saved with them (its colours and its frame's picture) and used to read
+        assert max(saved["moved_px"]) > 2.0
+        assert np.allclose(w.snapshot()[1]["corners"], label["corners"], atol=2.0)
+        assert w._look is not None and w._look.rails is not None
+        assert "rails_png" in json.loads(path.read_text())["colours"]
     finally:
         w.close()
 

@@ -183,13 +183,34 @@ def test_vision_calibrate_saves_the_corners_and_the_markers(tmp_path, capsys, sc
     cv2.imwrite(str(image), scene.image)
     out_file = tmp_path / "data" / "calibration.json"
     code, out = run(capsys, "vision", "calibrate", str(image), "--corners", corners_text(scene.corners),
-                    "--out", str(out_file))
+                    "--out", str(out_file), "--no-refine")
     assert code == 0
     assert "markers [0, 1, 2, 3] found" in out
     assert "warning" not in out
     cal = load_calibration(out_file)
     assert np.abs(cal.corners_array() - scene.corners).max() < 0.01
     assert cal.markers is not None and cal.markers.marker_ids == [0, 1, 2, 3]
+
+
+def test_vision_calibrate_moves_corners_marked_off_along_the_board_to_the_points(tmp_path, capsys):
+    from willughby.engine.rules import preset_rules, start_position
+    from willughby.vision.synth import SceneSpec, render
+
+    start = start_position(preset_rules("backgammon"))
+    photo, label = render(np.random.default_rng(7), SceneSpec(position=start, occluded=False, n_dice=0))
+    true = np.asarray(label["corners"])
+    marked = true + [[6.0, 0.0], [6.0, 0.0], [-6.0, 0.0], [-6.0, 0.0]]      # a finger, 6 px off
+    image = tmp_path / "photo.png"
+    cv2.imwrite(str(image), photo)
+    code, out = run(capsys, "vision", "calibrate", str(image), "--corners", corners_text(marked),
+                    "--out", str(tmp_path / "c.json"), "--json")
+    doc = json.loads(out)
+    assert code == 0 and max(doc["corners_moved_px"]) > 3.0
+    assert np.abs(load_calibration(tmp_path / "c.json").corners_array() - true).max() < 2.0
+    code, out = run(capsys, "vision", "calibrate", str(image), "--corners", corners_text(marked),
+                    "--out", str(tmp_path / "kept.json"), "--no-refine")
+    assert code == 0 and "moved along the board" not in out
+    assert np.abs(load_calibration(tmp_path / "kept.json").corners_array() - marked).max() < 0.01
 
 
 def test_vision_calibrate_without_markers_saves_the_corners_only(tmp_path, capsys, scene):
