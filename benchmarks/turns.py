@@ -201,6 +201,7 @@ class Seen:
     location_confidence: dict[str, float]
     read_ms: float
     style: dict[str, Any]
+    pile_probs: np.ndarray | None = None
 
 
 def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool]) -> list[Seen]:
@@ -254,7 +255,8 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool]) -> lis
         read = np.array([reading.light[i] or (15 + reading.dark[i] if reading.dark[i] else 0) for i in range(24)])
         out.append(Seen(case, np.asarray(reading.count_probs), dict(reading.bar), bool(reading.settled), changes,
                         read, dict(reading.location_confidence), ms,
-                        {k: label["style"].get(k) for k in ("wood", "men", "points", "field", "lighting")}))
+                        {k: label["style"].get(k) for k in ("wood", "men", "points", "field", "lighting")},
+                        np.asarray(reading.pile_probs)))
         if case.legal:
             before_frame = here           # a wrong move is put right: the next turn starts from the legal board
     return out
@@ -303,7 +305,8 @@ def judge_all(seen: list[Seen], reader: Any, use_changes: bool = True) -> tuple[
     wrong = []
     for k, s in enumerate(seen):
         case = s.case
-        ev = TurnEvidence(s.count_probs, s.bar, s.settled, s.changes if use_changes else None)
+        ev = TurnEvidence(s.count_probs, s.bar, s.settled, s.changes if use_changes else None,
+                          pile_probs=s.pile_probs)
         found = reader.judge([Candidate(p, b) for p, b in case.candidates], ev, before=case.before.to_board())
         got = _outcome(case, found.verdict, found.play, found.board)
         tally.add(case.legal, got)
@@ -450,7 +453,8 @@ def main(argv: list[str] | None = None) -> int:
     for s in seen[:200]:
         t1 = time.perf_counter()
         reader.judge([Candidate(p, b) for p, b in s.case.candidates],
-                     TurnEvidence(s.count_probs, s.bar, s.settled, s.changes), before=s.case.before.to_board())
+                     TurnEvidence(s.count_probs, s.bar, s.settled, s.changes, pile_probs=s.pile_probs),
+                     before=s.case.before.to_board())
         judge_ms.append((time.perf_counter() - t1) * 1000)
     judge_ms.sort()
     jm = judge_ms[len(judge_ms) // 2] if judge_ms else 0.0

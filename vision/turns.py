@@ -126,13 +126,18 @@ class TurnConfig:
     bar_mismatch: float = 1e-3
     #: a point's picture counts as unchanged when at most this share of its strip changed colour
     unchanged_share: float = 0.004
-    #: ... where "changed colour" is a Lab distance above this ...
+    #: ... where "changed colour" is a Lab distance above this, between the two frames each smoothed
+    #: (Gaussian, this sigma in mm of the board) so that the sensor's own noise does not count ...
     change_delta_e: float = 18.0
+    change_blur_mm: float = 1.0
     #: ... counted over this middle share of the strip's width (a strip is wider than its point, and a man
     #: moved on the point beside must not make this one look changed)
     change_core: float = 0.6
     #: the probability an unchanged point still holds what it held before
     unchanged_keep: float = 0.9999
+    #: a pile read at least this surely, on a point where neither the board before nor any legal
+    #: result has one, means the picture shows what no board of the turn can be: ask
+    pile_alarm: float = 0.95
     #: how many candidates an "unsure" lists
     show: int = 4
 
@@ -160,6 +165,9 @@ class TurnEvidence:
     #: the board read from the frame the changes are measured against (the
     #: referee uses the changes only where that was the board before the turn)
     before_read: Mapping[str, Any] | None = None
+    #: the point reader's (24, 3) probabilities of the men at a point's edge lying flat, in a pile of
+    #: 2, of 3 (a pile seen where no board of the turn has one makes the turn reader ask)
+    pile_probs: np.ndarray | None = None
 
     @classmethod
     def from_reading(cls, reading: Any, changes: np.ndarray | None = None) -> "TurnEvidence":
@@ -169,8 +177,9 @@ class TurnEvidence:
             raise ValueError("the reading has no point probabilities (read with the point reader)")
         why = "" if reading.settled else ("something lies across the board" if reading.occluded
                                           else "the frame is not settled")
+        piles = getattr(reading, "pile_probs", None)
         return cls(np.asarray(reading.count_probs, np.float64), dict(reading.bar), bool(reading.settled),
-                   changes, why)
+                   changes, why, pile_probs=None if piles is None else np.asarray(piles, np.float64))
 
 
 @dataclass(frozen=True)
@@ -254,6 +263,12 @@ class TurnReader:
             ranked = [{"play": c.play, "board": dict(c.board), "p": 1.0 / len(candidates)} for c in candidates]
             return TurnJudgement("unsure", False, None, None, ranked[:cfg.show], 0.0, None,
                                  [evidence.why_unsettled or "the frame cannot be read"])
+        piled = self._unexpected_piles(evidence, candidates, before)
+        if piled:
+            ranked = [{"play": c.play, "board": dict(c.board), "p": 1.0 / len(candidates)} for c in candidates]
+            return TurnJudgement("unsure", True, None, None, ranked[:cfg.show], 0.0, None,
+                                 [f"men read piled on point{'s' if len(piled) > 1 else ''} "
+                                  f"{', '.join(map(str, piled))}, where no board of this turn has a pile"])
         logp = self.log_probs(evidence.count_probs)
         notes: list[str] = []
         keep = np.zeros(POINTS, bool)
@@ -309,6 +324,25 @@ class TurnReader:
             notes.append(f"no legal play fits, but points {', '.join(weak[:6])} are not read surely enough to rule")
         return TurnJudgement("unsure", True, None, None, ranked[:cfg.show], p_other, other_board, notes)
 
+    def _unexpected_piles(self, evidence: TurnEvidence, candidates: Sequence[Candidate],
+                          before: Mapping[str, Any] | None) -> list[int]:
+        """The points (1..24) the point reader sees men piled on, surely
+        (``pile_alarm``), that hold men in the reading and a pile in no
+        board of the turn (a race game's boards never have one)."""
+        if evidence.pile_probs is None:
+            return []
+        piles = np.asarray(evidence.pile_probs, np.float64)
+        if piles.shape != (POINTS, 3):
+            raise ValueError(f"pile probabilities must be (24, 3), not {piles.shape}")
+        allowed = np.zeros(POINTS, bool)
+        for board in [c.board for c in candidates] + ([before] if before is not None else []):
+            stacked = board.get("stacked") or {}
+            for side in ("light", "dark"):
+                allowed |= np.asarray(stacked.get(side) or [0] * POINTS) > 0
+        occupied = np.argmax(np.asarray(evidence.count_probs), axis=1) > 0
+        sure = piles[:, 1:].sum(axis=1) >= self.config.pile_alarm
+        return [int(i) + 1 for i in np.flatnonzero(sure & occupied & ~allowed)]
+
     @staticmethod
     def _best_other(logp: np.ndarray, cand_classes: list[np.ndarray], candidates: Sequence[Candidate],
                     bar_seen: Mapping[str, int]) -> tuple[np.ndarray | None, float]:
@@ -350,10 +384,11 @@ class Rectified:
 
 
 def rectified(frame: np.ndarray, corners: Sequence[Sequence[float]], config: Any = None,
-              reading: Any = None) -> Rectified:
-    """*frame*'s playing surface, rectified for comparing (:class:`Rectified`);
-    where *reading* is the reader's reading of this frame with these corners
-    and configuration, the surface it rectified is used, not warped again."""
+              reading: Any = None, blur_mm: float | None = None) -> Rectified:
+    """*frame*'s playing surface, rectified for comparing (:class:`Rectified`)
+    and smoothed (``TurnConfig.change_blur_mm``, or *blur_mm*); where
+    *reading* is the reader's reading of this frame with these corners and
+    configuration, the surface it rectified is used, not warped again."""
     import cv2
 
     from .config import VisionConfig
@@ -363,7 +398,11 @@ def rectified(frame: np.ndarray, corners: Sequence[Sequence[float]], config: Any
     rect = getattr(reading, "rect", None)
     if rect is None:
         rect = rectify(config, frame, corners, config.margin)
-    return Rectified(cv2.cvtColor(rect, cv2.COLOR_BGR2LAB),
+    lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)
+    sigma = (TurnConfig().change_blur_mm if blur_mm is None else blur_mm) * config.scale
+    if sigma > 0:
+        lab = cv2.GaussianBlur(lab, (0, 0), sigma)
+    return Rectified(lab,
                      tuple((float(x), float(y)) for x, y in corners), tuple(frame.shape))
 
 

@@ -212,6 +212,28 @@ def test_a_frame_rectified_once_compares_as_the_frame_itself_and_only_from_the_s
         point_changes(kept, after, moved)
 
 
+def test_men_seen_piled_where_no_board_of_the_turn_has_a_pile_make_the_reader_ask():
+    # a race game never piles its men: a pile read surely means the picture is not what the referee can
+    # weigh (on the dev set, unstacking boards judged as backgammon were ruled wrongly without this)
+    after = _after("8/5 6/5")
+    piles = np.zeros((24, 3))
+    piles[:, 0] = 1.0
+    reader = TurnReader(TurnConfig(temperature=1.0))
+    sure = reader.judge(_candidates(), TurnEvidence(_probs_of(after), pile_probs=piles), before=START.to_board())
+    assert sure.verdict == "legal"
+    piles[5] = [0.02, 0.97, 0.01]                  # point 6, which holds men: read as a pile of 2
+    found = reader.judge(_candidates(), TurnEvidence(_probs_of(after), pile_probs=piles), before=START.to_board())
+    assert (found.verdict, found.settled) == ("unsure", True)
+    assert "piled on point 6" in found.notes[0]
+    piles[5] = [0.1, 0.9, 0.0]                     # below the alarm: weighed as before
+    assert reader.judge(_candidates(), TurnEvidence(_probs_of(after), pile_probs=piles)).verdict == "legal"
+    # a game whose boards have piles (the unstacking games) expects them
+    piled = {**after, "stacked": {"light": [0] * 5 + [2] + [0] * 18, "dark": [0] * 24}}
+    piles[5] = [0.02, 0.97, 0.01]
+    found = reader.judge([Candidate("8/5 6/5", piled)], TurnEvidence(_probs_of(after), pile_probs=piles))
+    assert found.verdict == "legal"
+
+
 def test_a_board_that_differs_from_a_legal_play_only_on_the_bar_is_asked_never_ruled_illegal():
     # the bar's men are found, not weighed: a man missed there must not make a legal hit illegal
     pos = Position.from_board({"format": "board/1", "turn": "light", "light": [0] * 5 + [2] + [0] * 17 + [1],
