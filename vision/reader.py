@@ -152,12 +152,15 @@ class BoardModel:
     bar: np.ndarray | None = None
 
 
+# 8-bit Lab (L 0..255, a and b offset by 128) to CIE Lab (L 0..100), as one affine map per pixel
+_LAB8_TO_LAB = np.array([[100.0 / 255.0, 0, 0, 0], [0, 1, 0, -128.0], [0, 0, 1, -128.0]], np.float32)
+
+
 def _lab(rect: np.ndarray) -> np.ndarray:
-    """CIE Lab (L 0..100), from the 8-bit conversion (a table lookup, fast)."""
-    lab8 = cv2.cvtColor(rect, cv2.COLOR_BGR2Lab).astype(np.float32)
-    lab8[..., 0] *= 100.0 / 255.0
-    lab8[..., 1:] -= 128.0
-    return lab8
+    """CIE Lab (L 0..100), from the 8-bit conversion (a table lookup, fast),
+    rescaled in one pass (``cv2.transform``: a third of numpy's time)."""
+    lab8 = cv2.cvtColor(rect, cv2.COLOR_BGR2Lab)
+    return cv2.transform(lab8.astype(np.float32), _LAB8_TO_LAB)
 
 
 def _triangle(geometry: BoardGeometry, point: int, scale: float, frac: tuple[float, float] = (0.0, 1.0),
