@@ -363,6 +363,14 @@ def _changes(P: _Panel, judged: np.ndarray, reference: np.ndarray, oc: Occlusion
     return moved.ravel() == 0, covered
 
 
+def _quiet_side(name: str, t: np.ndarray, judged: np.ndarray, bgr: np.ndarray) -> SideCues:
+    """A side with no column crossed and no cue measured."""
+    n = len(t)
+    zeros = np.zeros(n, np.float32)
+    return SideCues(name, t, zeros, np.ones(n, np.float32), np.zeros(n, bool), np.zeros(n, bool), 0.0, 0,
+                    np.zeros(judged.shape, np.float32), judged, bgr)
+
+
 def frame_cues(config: VisionConfig, image: np.ndarray, corners,
                men: list[np.ndarray] | None = None, camera: Camera | None = None,
                all_slants: bool = False, reference: np.ndarray | None = None) -> list[SideCues]:
@@ -397,11 +405,16 @@ def frame_cues(config: VisionConfig, image: np.ndarray, corners,
     marked = marker.sum(0) > oc.marker_column_share * np.maximum(judged.sum(0), 1)
     judged &= ~marker
     judged[:, marked] = False
-    usual = _usual_look(P, judged, oc)
     frame_rows = (s <= frame_rows_mm)[:, None]
     unchanged = covered = np.zeros(judged.shape[1], bool)
     if reference is not None and reference.shape == P.bgr.shape:
         unchanged, covered = _changes(P, judged, reference, oc, frame_rows)
+        if not all_slants and unchanged[in_side].all():
+            # the whole frame looks as it did in the clear photo: nothing can be crossing it (the
+            # usual case once calibrated, and a third of the check's time)
+            return [_quiet_side(name, t[side == i], judged[:, side == i], P.bgr[:, side == i])
+                    for i, name in enumerate(_SIDES)]
+    usual = _usual_look(P, judged, oc)
     # ---- colour: how far each sample is from the usual look
     delta = (P.lab - usual) * judged[None]
     # a column's lightness change, where it varies slowly along the side, is light
