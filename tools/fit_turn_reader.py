@@ -102,11 +102,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache", type=Path, help="keep the frames' readings in this file, and reuse them")
     ap.add_argument("--jitter", type=float, default=6.0,
                     help="corners moved once a game by up to this many px, as players mark them (default 6)")
+    ap.add_argument("--no-refine", action="store_true",
+                    help="read with the corners as moved (by default they are refined on each game's start frame, "
+                         "as calibration refines them)")
     args = ap.parse_args(argv)
     if args.style_set == "held-out-test":
         ap.error("held-out-test is what the benchmark measures on: fit on another set")
     games = bench.play_games(args.seed, args.turns, 0.1)
-    seen = bench.see(games, args.style_set, args.seed, args.workers, args.cache, args.jitter)
+    # as the companion reads: corners refined and the board's look learnt on each game's start frame (calibration)
+    seen = bench.see(games, args.style_set, args.seed, args.workers, args.cache, args.jitter, not args.no_refine, True)
     before, t = nll(seen, 1.0), fit_temperature(seen)
     print(f"{len(seen)} turns ({24 * len(seen)} points) in {args.style_set!r}: temperature {t:.3f}, "
           f"NLL per point {before:.4f} -> {nll(seen, t):.4f}")
@@ -117,10 +121,11 @@ def main(argv: list[str] | None = None) -> int:
         "temperature": round(t, 4),
         "config": chosen,
         "fitted_on": {"style_set": args.style_set, "turns": len(seen), "seed": args.seed, "corner_jitter_px": args.jitter,
+                      "corners_refined": not args.no_refine, "calibration_look": True,
                       "painter": "willughby.vision.synth", "reader": "vision/data/point_reader.onnx"},
         "nll_per_point": {"before": round(before, 5), "after": round(nll(seen, t), 5)},
         "command": f"python tools/fit_turn_reader.py --turns {args.turns} --style-set {args.style_set} "
-                   f"--seed {args.seed} --jitter {args.jitter:g}",
+                   f"--seed {args.seed} --jitter {args.jitter:g}" + (" --no-refine" if args.no_refine else ""),
     }
     if not args.dry_run:
         Path(args.out).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
