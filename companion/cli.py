@@ -166,10 +166,19 @@ def _judge_photo(args: argparse.Namespace, rules: Rules, before: Position, dice:
         from willughby.vision.refine import refine_corners
 
         corners = refine_corners(VisionConfig(), image, corners).corners.tolist()
+    earlier = read_image(args.before_image) if args.before_image else None
+    if earlier is not None and earlier.shape == image.shape:
+        # the photo before, from the same camera, shows this board as it is: what it learns of the board
+        # (its colours, and its frame's picture, so only what changed since can be a hand) is used to read
+        from dataclasses import replace
+
+        from willughby.vision.reader import learn_look
+
+        learnt = learn_look(earlier, corners)
+        look = learnt if look is None else replace(look, rails=learnt.rails)
     reading = read_board(image, corners, look=look)
     changes = None
-    if args.before_image:
-        earlier = read_image(args.before_image)
+    if earlier is not None:
         changes = point_changes(earlier, image, corners)
     outcomes = turn_outcomes(rules, before, dice)
     by_play = {(o.play.notation or "(no play)"): o for o in outcomes}

@@ -92,3 +92,33 @@ def test_bad_input_is_one_clear_line_and_status_2(photos, capsys, tmp_path, extr
                 + ([] if "--corners" in extra else ["--corners", photos["corners"]]))
     err = capsys.readouterr().err
     assert code == 2 and says in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_the_photo_before_keeps_a_board_s_own_frame_from_being_taken_for_a_hand(tmp_path, capsys):
+    # a black leather board on ivory felt under a low lamp, whose frame judged alone looks crossed
+    # (tests/vision/test_occlusion.py): with the photo before, only what changed since can be a hand
+    from willughby.vision.synth import Scene, SceneSpec
+
+    scene = Scene(np.random.default_rng(2), SceneSpec(n_dice=0, wood="black_leather", field="felt_ivory",
+                                                      men="olive_ebony", points="purple_silver",
+                                                      lighting="side_lamp_shadows"))
+    after = next(o for o in turn_outcomes(RULES, START, (3, 1)) if o.play.notation == "8/5 6/5").position.to_board()
+    paths = {}
+    for name, board, occluded in (("before", START.to_board(), False), ("after", after, False),
+                                  ("hand", after, True)):
+        image, label = scene.render(board, np.random.default_rng(len(name)), occluded=occluded)
+        paths[name] = str(tmp_path / f"{name}.png")
+        cv2.imwrite(paths[name], image)
+    (tmp_path / "start.json").write_text(json.dumps(dict(START.to_board(), turn="light")))
+    corners = " ".join(f"{x:.1f},{y:.1f}" for x, y in label["corners"])
+    base = ["judge", "--variant", "backgammon", "--before", "@" + str(tmp_path / "start.json"), "--dice", "3,1",
+            "--corners", corners, "--json"]
+    assert main(base + ["--after-image", paths["after"]]) == 0
+    alone = json.loads(capsys.readouterr().out)
+    assert alone["verdict"] == "unsure" and alone["settled"] is False      # the frame taken for an arm
+    assert main(base + ["--after-image", paths["after"], "--before-image", paths["before"]]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["verdict"], doc["play"]) == ("legal", "8/5 6/5")
+    assert main(base + ["--after-image", paths["hand"], "--before-image", paths["before"]]) == 0
+    covered = json.loads(capsys.readouterr().out)
+    assert covered["verdict"] == "unsure" and covered["settled"] is False  # a real hand is still refused
