@@ -317,8 +317,12 @@ def _men_colours(samples: list[np.ndarray], look: Look | None,
         lighter = _lighter_group(arr)
         centres = np.array([arr[lighter].mean(axis=0), arr[~lighter].mean(axis=0)])
         two = abs(float(centres[0, 0] - centres[1, 0])) >= rc.two_colours_apart
-        if two and len(known) == 2 and nearest(centres[0]) == nearest(centres[1]):
-            two = False                    # one colour, in light and shade
+        if (two and len(known) == 2 and nearest(centres[0]) == nearest(centres[1])
+                and np.linalg.norm(centres[0] - centres[1]) < np.linalg.norm(known["light"] - known["dark"])):
+            # one colour, in light and shade: both groups nearest one calibrated colour, and nearer each
+            # other than the calibrated light and dark men are (two groups further apart than that are two
+            # colours, whatever a calibration photo that missed one colour's men says)
+            two = False
         if two:
             out["light"] = np.median(arr[lighter], axis=0)
             out["dark"] = np.median(arr[~lighter], axis=0)

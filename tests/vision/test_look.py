@@ -115,3 +115,14 @@ def test_a_frame_read_twice_learns_the_same_colours(start_photo):
     for _ in range(3):
         again = observe(image, label["corners"], VisionConfig()).model.men
         assert {k: v.tolist() for k, v in again.items()} == {k: v.tolist() for k, v in first.items()}
+
+
+def test_two_groups_further_apart_than_the_calibrated_men_are_two_colours():
+    # a calibration photo that missed one colour's men (navy men on black points) learnt amber in light
+    # and amber in shade as the two colours; a frame showing amber and navy men must still read both
+    look = Look({"light": (77.3, 14.3, 66.8), "dark": (55.5, 16.6, 50.9)},
+                ((1.0, 2.0, 3.0), (4.0, 5.0, 6.0)), (7.0, 8.0, 9.0), (1.0, 1.0, 1.0))
+    amber, navy = np.array([69.0, 16.0, 61.0], np.float32), np.array([15.0, 5.0, -14.5], np.float32)
+    colours = _men_colours([amber] * 6 + [navy] * 5, look)
+    assert tuple(colours["light"]) == pytest.approx(tuple(amber))
+    assert tuple(colours["dark"]) == pytest.approx(tuple(navy))
