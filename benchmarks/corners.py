@@ -25,7 +25,6 @@ the board (``occluded=False``): the reader refuses those whatever the corners.
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import sys
 from dataclasses import replace

@@ -31,7 +31,6 @@ the fitted temperature and without); and milliseconds per turn on one core
 from __future__ import annotations
 
 import argparse
-import math
 import multiprocessing as mp
 import os
 import random
