@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import tomllib
 from dataclasses import dataclass, field, fields, is_dataclass, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -435,6 +436,12 @@ class VisionConfig:
         if 6 * self.point_width > self.half_width + 1e-6:
             raise VisionConfigError("vision: six points are wider than a half")
 
+    @classmethod
+    def default(cls) -> "VisionConfig":
+        """The defaults, made and checked once (the record is frozen, so one
+        copy serves every read that is given none)."""
+        return _default_config()
+
     def with_values(self, values: Mapping[str, Any]) -> "VisionConfig":
         """A copy with some values replaced; a stage's values come as a
         mapping of their own (``{"dice": {"min_score": 0.9}}``, the TOML
@@ -455,3 +462,8 @@ class VisionConfig:
         if not isinstance(table, dict):
             raise VisionConfigError(f"{path}: [vision] must be a table")
         return cls().with_values(table)
+
+
+@lru_cache(maxsize=1)
+def _default_config() -> VisionConfig:
+    return VisionConfig()

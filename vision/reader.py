@@ -303,7 +303,7 @@ def _men_colours(samples: list[np.ndarray], look: Look | None,
     Two clearly different groups are the two colours; otherwise there is
     one colour on the board, and the calibrated look (or, without one, its
     lightness) says which."""
-    rc = (config or VisionConfig()).reader
+    rc = (config or VisionConfig.default()).reader
     known = {k: np.array(v, np.float32) for k, v in (look.men if look else {}).items()}
 
     def nearest(colour: np.ndarray) -> str:
@@ -414,7 +414,7 @@ def _distance(lab: np.ndarray, ref: np.ndarray, lightness_weight: float = 0.5) -
 
 def evidence(lab: np.ndarray, model: BoardModel, config: VisionConfig | None = None) -> dict[str, np.ndarray]:
     """Per pixel and colour: how much better a man of that colour explains it than the board."""
-    rc = (config or VisionConfig()).reader
+    rc = (config or VisionConfig.default()).reader
     cap, lw = rc.distance_cap, rc.lightness_weight
     d_bg = np.minimum(_distance(lab, model.expected, lw), cap)
     d_men = {c: np.minimum(_distance(lab, ref, lw), cap) for c, ref in model.men.items()}
@@ -449,7 +449,7 @@ class Observation:
     def strips(self) -> Strips:
         """The 24 point strips the point reader reads (``strips.point_strips``)."""
         field = (float(self.model.field[0]) if self.model.field is not None
-                 else (self.config or VisionConfig()).reader.field_lightness)
+                 else (self.config or VisionConfig.default()).reader.field_lightness)
         return point_strips(self.geometry, self.camera, self.llr, self.lab, field, self.margin)
 
 
@@ -524,7 +524,7 @@ def learn_look(image: np.ndarray, corners: Sequence[Sequence[float]],
                config: VisionConfig | None = None) -> Look:
     """The calibration step: learn this board's look from one photo of the
     starting position (both colours of men) or of the empty board."""
-    config = config or VisionConfig()
+    config = config or VisionConfig.default()
     obs = observe(image, corners, config)
     m = obs.model
     trip = lambda v: tuple(float(x) for x in v)  # noqa: E731
@@ -544,7 +544,7 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     without it, and the read is cheaper)."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
-    config = config or VisionConfig()
+    config = config or VisionConfig.default()
     t0 = time.perf_counter()
     given = corners
     corners, refine_notes = _refined(image, corners, config)

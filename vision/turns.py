@@ -394,7 +394,7 @@ def rectified(frame: np.ndarray, corners: Sequence[Sequence[float]], config: Any
     from .config import VisionConfig
     from .reader import rectify
 
-    config = config or VisionConfig()
+    config = config or VisionConfig.default()
     rect = getattr(reading, "rect", None)
     if rect is None:
         rect = rectify(config, frame, corners, config.margin)
@@ -419,7 +419,7 @@ def point_changes(before: np.ndarray | Rectified, after: np.ndarray | Rectified,
     from .geometry import BoardGeometry
     from .strips import _cut
 
-    config = config or VisionConfig()
+    config = config or VisionConfig.default()
     threshold = TurnConfig().change_delta_e if delta_e is None else delta_e
     core = TurnConfig().change_core if core is None else core
     if not 0.1 <= core <= 1.0:
