@@ -11,9 +11,10 @@ and then
 1. fits a *temperature* (the probabilities raised to 1/T and renormalised)
    that minimises the negative log-likelihood of the true contents of every
    point; and
-2. chooses the turn reader's thresholds (``legal_min`` and ``other_boards``)
-   on the same games: of the settings that rule no turn wrongly, the one that
-   asks least (ties go to the stricter).
+2. chooses the turn reader's thresholds (``legal_min``, ``other_boards``,
+   ``illegal_point_min`` and ``bar_mismatch``) on the same games: of the
+   settings that rule no turn wrongly, the one that asks least (ties go to
+   the stricter).
 
 It writes ``vision/data/turn_calibration.json`` with the values, the data
 they were fitted on and this command, so the shipped calibration names what
@@ -47,6 +48,11 @@ from willughby.vision.turns import CALIBRATION_PATH, TurnConfig, TurnReader  # n
 # show a wrong ruling rarer than that, and a wrong ruling is the one thing a referee must not make (at
 # 99% one of the dev set's turns, a pile misread on a board unlike any generated one, was ruled wrongly).
 LEGAL_MINS = (0.995, 0.999, 0.9999)
+# How much one man on the bar that the picture disagrees with counts against a board: the bar's men are
+# found as round tops, with no probabilities, and a board's bar follows from its points and the men off
+# (men are neither made nor lost), so the points already tell the boards apart; the fit set says how much
+# the bar's own count may add.
+BAR_MISMATCHES = (1e-3, 1e-2, 0.1, 0.3)
 OTHER_BOARDS = (300.0, 1000.0, 3000.0, 10000.0)
 POINT_MINS = (0.99, 0.999)
 
@@ -78,15 +84,18 @@ def choose(seen: list[bench.Seen], temperature: float) -> tuple[dict[str, float]
     for other in OTHER_BOARDS:
         for legal in LEGAL_MINS:
             for point in POINT_MINS:
-                cfg = replace(TurnConfig(), temperature=temperature, legal_min=legal, other_boards=other,
-                              illegal_point_min=point)
-                tally, wrong = bench.judge_all(seen, TurnReader(cfg))
-                asked = tally.legal["asked"] + tally.illegal["asked"]
-                lines.append(f"  other_boards {other:6.0f}  legal_min {legal:.4f}  illegal_point_min {point:.3f}: "
-                             f"asked {asked:4d} (illegal turns {tally.illegal['asked']}), wrong {len(wrong)}")
-                key = (len(wrong) > 0, asked, -legal, -point, other)
-                if best is None or key < best[0]:
-                    best = (key, {"legal_min": legal, "other_boards": other, "illegal_point_min": point})
+                for bar in BAR_MISMATCHES:
+                    cfg = replace(TurnConfig(), temperature=temperature, legal_min=legal, other_boards=other,
+                                  illegal_point_min=point, bar_mismatch=bar)
+                    tally, wrong = bench.judge_all(seen, TurnReader(cfg))
+                    asked = tally.legal["asked"] + tally.illegal["asked"]
+                    lines.append(f"  other_boards {other:6.0f}  legal_min {legal:.4f}  illegal_point_min {point:.3f}  "
+                                 f"bar_mismatch {bar:g}: asked {asked:4d} (illegal turns {tally.illegal['asked']}), "
+                                 f"wrong {len(wrong)}")
+                    key = (len(wrong) > 0, asked, -legal, -point, other, bar)
+                    if best is None or key < best[0]:
+                        best = (key, {"legal_min": legal, "other_boards": other, "illegal_point_min": point,
+                                      "bar_mismatch": bar})
     assert best is not None
     return best[1], lines
 
