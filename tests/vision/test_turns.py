@@ -5,6 +5,8 @@ exactly (a point the picture cannot tell)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -13,7 +15,7 @@ from willughby.engine.referee import turn_outcomes
 from willughby.engine.rules import preset_rules, start_position
 from willughby.vision import pointnet
 from willughby.vision.turns import (OTHER, Candidate, TurnConfig, TurnEvidence, TurnReader, board_classes,
-                                    point_changes)
+                                    default_config, point_changes)
 
 RULES = preset_rules("backgammon")
 START = start_position(RULES, "light")
@@ -247,3 +249,18 @@ def test_a_board_that_differs_from_a_legal_play_only_on_the_bar_is_asked_never_r
     assert found.p_other > 0.999                       # the picture's bar is far from the hit's ...
     assert found.verdict == "unsure"                   # ... yet the bar alone never makes a ruling
     assert "the points show a legal play but the bar does not agree with it" in found.notes
+
+
+def test_with_the_shipped_calibration_a_hit_whose_man_on_the_bar_was_missed_is_still_ruled_that_hit():
+    # a board's bar follows from its points and the men off, so the points decide; the bar's own count
+    # (round tops found, not weighed) only adds what the fit set showed it may (bar_mismatch)
+    pos = Position.from_board({"format": "board/1", "turn": "light", "light": [0] * 5 + [2] + [0] * 17 + [1],
+                               "dark": [0] * 19 + [1] + [0] * 4, "bar": {"light": 0, "dark": 0},
+                               "off": {"light": 12, "dark": 14}})
+    cands = [Candidate(o.play.notation, o.position.to_board()) for o in turn_outcomes(RULES, pos, (4, 1))]
+    hit = next(c for c in cands if "*" in c.play)
+    config = default_config()
+    assert config.bar_mismatch >= 0.01               # what tools/fit_turn_reader.py chose
+    ev = TurnEvidence(_probs_of(hit.board, 0.9999), bar={"light": 0, "dark": 0})   # the man on the bar not seen
+    found = TurnReader(replace(config, temperature=1.0)).judge(cands, ev)
+    assert (found.verdict, found.play) == ("legal", hit.play)
