@@ -20,7 +20,6 @@ stake.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Sequence
 
 from .errors import InvalidBoardError
@@ -29,103 +28,11 @@ from .moves import (BAR, WAITING, Play, Relax, Step, all_plays, apply_step, expa
 from .notation import format_play
 from .position import COLOURS, Position, colour_index, other
 from .rules import Rules
-from .sources import Source, source
+from . import unstacking
+from .rulings import Event, GameOver, Outcome, Ruling
+from .sources import source
 
 __all__ = ["Event", "GameOver", "Ruling", "judge", "game_over", "turn_outcomes", "Outcome"]
-
-
-@dataclass(frozen=True)
-class Event:
-    """Something a turn did.  ``point`` is in ``player``'s own numbering."""
-
-    type: str
-    player: str
-    point: int | None = None
-    die: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": self.type, "player": self.player}
-        if self.point is not None:
-            out["point"] = self.point
-        if self.die is not None:
-            out["die"] = self.die
-        return out
-
-
-@dataclass(frozen=True)
-class GameOver:
-    """The end of a game: who won, how (``single``, ``double``, ``gammon``,
-    ``backgammon``, ``backgammon-double``, ``fill``) and for how much."""
-
-    winner: str
-    kind: str
-    stake: int
-    rule: str = "win.single"
-
-    def to_json(self) -> dict[str, Any]:
-        return {"winner": self.winner, "kind": self.kind, "stake": self.stake}
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """One way a turn can end: the player's play, then the opponent's use of
-    passed dice (``unused_throw=opponent``), and the final position."""
-
-    play: Play
-    opponent_play: Play | None
-    position: Position
-
-
-@dataclass(frozen=True)
-class Ruling:
-    """The referee's judgement of one turn."""
-
-    verdict: str
-    player: str
-    dice: tuple[int, ...]
-    play: str | None = None
-    events: tuple[Event, ...] = ()
-    reason: str | None = None
-    citation: str | None = None
-    rule: str | None = None
-    game_over: GameOver | None = None
-    after: Position | None = None
-    closest: tuple[str, ...] = ()
-    legal_count: int = 0
-    opponent_play: str | None = None
-
-    @property
-    def legal(self) -> bool:
-        return self.verdict == "legal"
-
-    @property
-    def source(self) -> Source | None:
-        """The full :class:`Source` of the rule applied (illegal turns)."""
-        return source(self.rule) if self.rule else None
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``willughby judge --json`` document (cli.md), with a few extras."""
-        out: dict[str, Any] = {
-            "verdict": self.verdict,
-            "play": self.play,
-            "events": [e.to_json() for e in self.events],
-            "reason": self.reason,
-            "citation": self.citation,
-            "game_over": self.game_over.to_json() if self.game_over else None,
-            "player": self.player,
-            "dice": list(self.dice),
-            "rule": self.rule,
-            "legal_plays": self.legal_count,
-        }
-        if self.opponent_play is not None:
-            out["opponent_play"] = self.opponent_play
-        if self.rule:
-            out["quote"] = source(self.rule).quote
-        if self.closest:
-            out["closest"] = list(self.closest)
-        if self.after is not None:
-            out["board"] = self.after.to_board()
-        return out
 
 
 # ---------------------------------------------------------------- outcomes
@@ -137,6 +44,8 @@ def turn_outcomes(rules: Rules, before: Position, dice: Sequence[int]) -> list[O
     game with contact a die can harm, so using one is his choice -- the
     choice of this program) in the same turn.
     """
+    if rules.family == "unstacking":
+        return unstacking.outcomes(rules, before, dice)
     colour = _mover(before)
     outcomes: dict[Any, Outcome] = {}
     for play in all_plays(rules, before, dice):
@@ -179,6 +88,8 @@ def game_over(rules: Rules, position: Position, mover: str, dice: Sequence[int],
     The first to bear off all his men wins (``stakes=fill``: the first to fill
     his home table); the stake follows the ``stakes`` option, times the cube.
     """
+    if rules.family == "unstacking":
+        return unstacking.game_over(rules, position, mover, cube)
     doublet = is_doublet(rules, dice)
     for winner in (mover, other(mover)):
         s = to_state(position, winner)
@@ -221,6 +132,8 @@ def judge(rules: Rules, before: Position, dice: Sequence[int], after: Position,
     *before* must say whose turn it is; *after* is compared by what the
     board shows (its ``turn`` is ignored).  *cube* multiplies the stake.
     """
+    if rules.family == "unstacking":
+        return unstacking.judge(rules, before, dice, after, cube)
     _mover(before)  # says whose turn it is and that the game is not over
     thrown = validate_dice(rules, dice)
     outcomes = turn_outcomes(rules, before, thrown)

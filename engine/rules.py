@@ -30,7 +30,14 @@ __all__ = [
     "get_preset",
     "preset_rules",
     "start_position",
+    "FAMILIES",
 ]
+
+# The families of game the engine knows (DESIGN.md convention 2: a family is
+# data plus a few named hooks; see ``families.py`` for the dispatch).
+FAMILIES: tuple[str, ...] = ("race", "unstacking", "counting")
+TABLES: tuple[str, ...] = ("facing", "right-hand")
+UNSTACK_PHASES: tuple[str, ...] = ("unstack", "restack", "bear_off")
 
 # option name -> the values it takes, as written on the command line and in saved games.
 OPTION_VALUES: dict[str, tuple[str, ...]] = {
@@ -64,8 +71,21 @@ class Rules:
     """The complete rules of one game: option values and the game's structure.
 
     The option fields carry their ``variants.md`` names and defaults.  The
-    structural fields (``family``, ``men``, ``start``, ``start_waiting``) come
-    from the preset and are not options a user sets.
+    structural fields come from the preset and are not options a user sets:
+
+    - ``family``: ``race`` (men travel round the board), ``unstacking`` (men
+      stay on their own points: Doublets and its kin) or ``counting``
+      (Sice-Ace, refereed from the dice alone);
+    - ``men`` per side, ``start`` (own point, men) pairs and ``start_waiting``
+      (men beginning off the board); ``start_piled``: the start's men stand in
+      piles (the unstacking games);
+    - the unstacking games' named hooks: ``phases`` (the order of the phases:
+      ``unstack``, ``restack``, ``bear_off``), ``tables`` (``facing``: both
+      players use one table, dark's point n being physical 25 - n;
+      ``right-hand``: Ofanfelling, dark's point n being physical 12 + n) and
+      ``unstacker_takes_passed`` (False for Dames Rabattues' exception: a
+      player still unstacking may not use the throw of an opponent bearing
+      off).
     """
 
     dice: str = "2"
@@ -88,6 +108,10 @@ class Rules:
     men: int = 15
     start: Layout = field(default=((6, 5), (8, 3), (13, 5), (24, 2)))
     start_waiting: int = 0
+    start_piled: bool = False
+    phases: tuple[str, ...] = ()
+    tables: str = "facing"
+    unstacker_takes_passed: bool = True
 
     def __post_init__(self) -> None:
         for name in OPTION_NAMES:
@@ -96,11 +120,17 @@ class Rules:
                 raise InvalidOptionError(
                     f"option {name} cannot be {value!r} (it takes {', '.join(OPTION_VALUES[name])})"
                 )
-        if self.family == "race" and self.players != 2:
+        if self.family not in FAMILIES:
+            raise InvalidOptionError(f"unknown game family {self.family!r} ({', '.join(FAMILIES)})")
+        if self.family != "counting" and self.players != 2:
             raise InvalidOptionError(
                 f"option players={self.players} applies to the counting games only; "
-                "a race game has 2 players"
+                f"a {self.family} game has 2 players"
             )
+        if self.tables not in TABLES or any(p not in UNSTACK_PHASES for p in self.phases):
+            raise InvalidOptionError(f"bad table layout {self.tables!r} or phases {self.phases!r}")
+        if self.family == "counting":
+            return
         placed = sum(n for _, n in self.start) + self.start_waiting
         if placed != self.men:
             raise InvalidOptionError(f"start layout places {placed} men, not {self.men}")
@@ -211,8 +241,45 @@ _RACE = [
            aliases=("irish-backgammon",)),
 ]
 
-PRESETS: dict[str, Preset] = {p.id: p for p in _RACE}
-_ALIASES: dict[str, str] = {alias: p.id for p in _RACE for alias in p.aliases}
+# The unstacking games (variants.md, "Unstacking games"; seed 002).
+_DOUBLETS_START: Layout = ((1, 2), (2, 2), (3, 2), (4, 3), (5, 3), (6, 3))
+_PAIRS_START: Layout = ((1, 2), (2, 2), (3, 2), (4, 2), (5, 2), (6, 2))
+_DOWN_OFF = ("unstack", "bear_off")
+
+
+def _unstacking(**options: object) -> Rules:
+    base: dict[str, object] = dict(family="unstacking", start_piled=True, phases=_DOWN_OFF,
+                                   start=_DOUBLETS_START)
+    base.update(options)
+    return Rules(**base)  # type: ignore[arg-type]
+
+
+_UNSTACKING = [
+    Preset("doublets", "Doublets (Willughby)", "Willughby c.1665 (seed 002)",
+           _unstacking(doubles="pip-total"), aliases=("queens-game", "dublets")),
+    Preset("doublets-cotton", "Doublets (Cotton)", "Cotton 1674 (seed 002); Holme 1688 (seed 003)",
+           _unstacking(doubles="pip-total", unused_throw="opponent")),
+    Preset("dames-rabattues", "Dames Rabattues", "Charpentier 1715 (seed 002)",
+           _unstacking(doublet_rethrow=True, unused_throw="opponent",
+                       unstacker_takes_passed=False),
+           aliases=("tables-rabattues", "dames-avallees")),
+    Preset("doblet", "Doblet", "Alfonso X 1283 (seed 002)",
+           _unstacking(dice="3", unused_throw="opponent", men=12, start=_PAIRS_START)),
+    Preset("ofanfelling", "Ofanfelling", "Fiske 1905 (seed 002)",
+           _unstacking(doublet_rethrow=True, men=12, start=_PAIRS_START,
+                       phases=("unstack", "restack", "bear_off"), tables="right-hand"),
+           aliases=("ofanfellingartafl",)),
+]
+
+# The counting game (variants.md, "Counting games"; seed 003).
+_COUNTING = [
+    Preset("sice-ace", "Sice-Ace", "seed 003",
+           Rules(family="counting", men=6, start=(), players=2), aliases=("sise-ace", "sice-ace-game")),
+]
+
+_ALL_PRESETS = _RACE + _UNSTACKING + _COUNTING
+PRESETS: dict[str, Preset] = {p.id: p for p in _ALL_PRESETS}
+_ALIASES: dict[str, str] = {alias: p.id for p in _ALL_PRESETS for alias in p.aliases}
 
 
 def get_preset(name: str) -> Preset:
@@ -249,6 +316,12 @@ def start_position(rules: Rules, turn: str | None = None) -> "Position":
     """
     from .position import Position
 
+    if rules.family == "unstacking":
+        from .unstacking import start_position as unstacking_start
+        return unstacking_start(rules, turn)
+    if rules.family == "counting":
+        raise InvalidOptionError("the counting game has no board: its start is a tally "
+                                 "(counting.Tally.start)")
     light = [0] * 24
     dark = [0] * 24
     for own, men in rules.start:

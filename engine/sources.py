@@ -166,7 +166,67 @@ _ALL = [
            "off the board, or (in games starting off the board) waits to enter."),
     Source("turn.order", "Hoyle 1753", _S001,
            "each player progresses in opposite directions ... Players move according to the "
-           "number on each die"),
+           "number on each die"),    # ---- the unstacking games (seed 002; seed 003's Doublets)
+    Source("unstack.play_down", _W, _S002,
+           "Players play down a man for each cast of the die. For example, with throws of 2 and "
+           "6, the player takes the upper of the two men on point 2 and places it on the same "
+           "point but above the lower man; they also take the top of the three men on point 6"),
+    Source("unstack.stay", "seed 003 (Doublets)", _S003,
+           "This game is played on half a backgammon board. This works, because there isn't "
+           "actually any movement in this game."),
+    Source("unstack.bear_off", _W, _S002,
+           "When all the men are played down, they are played off or borne off. For example, if "
+           "a player throws 1 and 5, he may remove a man from each of points 1 and 5. If the "
+           "point corresponding to a die throw is vacant because the men have already been "
+           "borne off, the throw counts for nothing."),
+    Source("unstack.bear_first", "Charpentier 1715", _S002,
+           "Once all his or her points are unstacked, a player may begin to bear off; again "
+           "bearing off one man per die on the point corresponding to the throw of that die."),
+    Source("unstack.by_die", PROGRAM_CHOICE, None,
+           "variants.md: phases change die by die, in the order the player plays them: a throw "
+           "whose first die finishes the playing down may bear off with its second."),
+    Source("unstack.any_men", "seed 003 (Doublets)", _S003,
+           "When a double is thrown, you play down or bear off as many men as there are spots. "
+           "That is, if you are playing down, and you roll double fours, you may play down any "
+           "eight men."),
+    Source("unstack.restack", "Fiske 1905", _S002,
+           "A key difference is that, in phase 2, players re-stack their men on the same point. "
+           "Finally, there is a third phase in which, once the men are all restacked, they are "
+           "borne off \"exactly as at backgammon\""),
+    Source("unstack.right_hand", "Fiske 1905", _S002,
+           "each player has 12 men which they deploy in their right-hand table, stacking two on "
+           "each point as in Spanish doblet."),
+    Source("unstack.opponent_wins", "Alfonso X 1283", _S002,
+           "If a player cannot use a throw, the opponent may utilise it instead and may even win "
+           "in doing so."),
+    Source("unstack.dames_exception", "Charpentier 1715", _S002,
+           "An important exception is that a player who has not yet unstacked all 15 men may not "
+           "utilise the throw of an opponent who is in the process of bearing off."),
+    Source("unstack.turn_order", PROGRAM_CHOICE, None,
+           "In the unstacking games a player's men change only on his own throw, or with dice "
+           "his opponent could not use where the game passes them."),
+    Source("win.unstacking", _W, _S002,
+           "The first to play off all his or her men wins the game."),
+    # ---- the counting game (seed 003's Sice-Ace)
+    Source("sice.one", "seed 003 (Sice-Ace)", _S003,
+           "1: A piece is handed to the player on the left and added to their pieces"),
+    Source("sice.six", "seed 003 (Sice-Ace)", _S003,
+           "6: A piece is borne off the table and laid aside"),
+    Source("sice.five", "seed 003 (Sice-Ace)", _S003,
+           "5: A piece is put into the central pool between the points"),
+    Source("sice.two", "seed 003 (Sice-Ace)", _S003,
+           "2: A piece is taken from the pool and added to the player's pieces. The player must "
+           "drink and throw again."),
+    Source("sice.nothing", "seed 003 (Sice-Ace)", _S003, "3 and 4: are discounted."),
+    Source("sice.doublet", "seed 003 (Sice-Ace)", _S003,
+           "If doubles are thrown, each die counts separately and the player has another throw, "
+           "unless the throw is 2,2, in which case, the player takes two pieces from the pool "
+           "and does not throw again."),
+    Source("sice.loser", "seed 003 (Sice-Ace)", _S003,
+           "The last player on the board pays for the drinks."),
+    Source("sice.players", "seed 003 (Sice-Ace)", _S003,
+           "Number of Players: 2-5. Each player takes six pieces and places them on their side "
+           "of the board."),
 ]
 
 SOURCES: dict[str, Source] = {s.key: s for s in _ALL}
