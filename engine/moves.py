@@ -41,6 +41,7 @@ __all__ = [
     "from_state",
     "step_violations",
     "sorted_plays",
+    "find_long_doublet_play",
 ]
 
 BAR = 25
@@ -458,3 +459,76 @@ def sorted_plays(plays: Iterable[Play]) -> list[Play]:
 
 def _play_order(play: Play) -> tuple:
     return sorted(((-r[0], -r[1]) for r in play._raw)), play.unused
+
+
+# ------------------------------------------------- one play, found directly
+def _cumulative(s: Sequence[int]) -> tuple[int, ...]:
+    """For each own point k (1..25, 25 standing for the bar and men waiting), the
+    mover's men on k or above it: men only move down, so a node can reach a
+    target only while it has at least as many men above every point."""
+    out = [0] * 26
+    run = s[BAR] + s[WAITING]
+    out[25] = run
+    for k in range(24, 0, -1):
+        run += s[k]
+        out[k] = run
+    return tuple(out)
+
+
+def find_long_doublet_play(rules: Rules, position: Position, dice: Sequence[int],
+                           after: Position) -> Play | None:
+    """The legal play of a doublet of more than four moves (``doubles=pip-total``)
+    that leaves *after*, or None where there is none or this search cannot
+    tell (the caller then lists every play, as :func:`legal_plays` does).
+
+    A doublet's plays may number thousands; a judge needs one.  The search
+    walks the doublet's canonical order (see :func:`_explore`) and never
+    enters a board that cannot lead to *after*: one with fewer of the mover's
+    men above some point than *after* has, fewer of the opponent's men on a
+    point, or more of them on the bar.  It answers only where the play found
+    uses every move (so the use-all-dice rule holds whatever else is possible).
+    """
+    colour = _turn_of(position)
+    thrown = validate_dice(rules, dice)
+    moves = expand_dice(rules, thrown)
+    if (len(moves) <= 4 or len(set(moves)) != 1 or rules.hit_needs_home
+            or rules.unused_throw != "lost"):
+        return None
+    try:
+        target = to_state(after, colour)
+    except InvalidBoardError:
+        return None
+    start = to_state(position, colour)
+    if sum(start[:_OPP]) != sum(target[:_OPP]) or sum(start[_OPP:]) != sum(target[_OPP:]):
+        return None
+    want = _cumulative(target)
+    opp_points = [target[_OPP + j] for j in range(1, 25)]
+    opp_bar = target[_OPP + BAR]
+
+    def viable(s: tuple[int, ...]) -> bool:
+        if s[_OPP + BAR] > opp_bar:
+            return False
+        if any(s[_OPP + j] < opp_points[j - 1] for j in range(1, 25)):
+            return False
+        have = _cumulative(s)
+        return all(have[k] >= want[k] for k in range(1, 26))
+
+    die = moves[0]
+    total = len(moves)
+    seen = {(start, 0, _TOP)}
+    stack: list[tuple[tuple[int, ...], int, tuple, int]] = [(start, 0, (), _TOP)]
+    while stack:
+        s, used, path, bound = stack.pop()
+        if used == total:
+            if s == target:
+                turn = colour if (rules.doublet_rethrow and is_doublet(rules, thrown)) else other(colour)
+                return Play(path, s, colour, position, turn, ())
+            continue
+        for step, new in _steps(s, die, rules, STRICT, bound):
+            rank = _rank(step[0])
+            node = (new, used + 1, rank)
+            if node in seen or not viable(new):
+                continue
+            seen.add(node)
+            stack.append((new, used + 1, path + (step,), rank))
+    return None

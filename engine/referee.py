@@ -23,8 +23,8 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .errors import InvalidBoardError
-from .moves import (BAR, WAITING, Play, Relax, Step, all_plays, apply_step, expand_dice, is_doublet,
-                    plays_of_moves, step_violations, to_state, validate_dice)
+from .moves import (BAR, OFF, WAITING, _OPP, Play, Relax, Step, all_plays, apply_step, expand_dice, is_doublet,
+                    find_long_doublet_play, plays_of_moves, step_violations, to_state, validate_dice)
 from .notation import format_play
 from .position import COLOURS, Position, colour_index, other
 from .rules import Rules
@@ -60,10 +60,25 @@ def turn_outcomes(rules: Rules, before: Position, dice: Sequence[int]) -> list[O
                                     and len(opp.steps) < len(prev.opponent_play.steps)):
                     outcomes[key] = Outcome(play, opp if opp.steps else None, opp.position)
         else:
-            key = play.position.physical_key()
+            # the mover's state tells the board (men beside the board counted together,
+            # as the board shows them): no Position is built for the thousands of plays
+            # a pip-total doublet may have
+            key = (_seen_state(play.state) if rules.unused_throw == "lost"
+                   else play.position.physical_key())
             if key not in outcomes or outcomes[key].opponent_play is not None:
-                outcomes[key] = Outcome(play, None, play.position)
+                outcomes[key] = Outcome(play, None)
     return list(outcomes.values())
+
+
+def _seen_state(state: Sequence[int]) -> tuple[Any, ...]:
+    """What the board shows of a mover's 54-tuple (moves.py): men borne off and men
+    waiting to enter lie alike beside the board, so they are added."""
+    s = list(state)
+    s[OFF] += s[WAITING]
+    s[WAITING] = 0
+    s[_OPP + OFF] += s[_OPP + WAITING]
+    s[_OPP + WAITING] = 0
+    return ("seen", tuple(s))
 
 
 def _mover(position: Position) -> str:
@@ -136,11 +151,23 @@ def judge(rules: Rules, before: Position, dice: Sequence[int], after: Position,
         return unstacking.judge(rules, before, dice, after, cube)
     _mover(before)  # says whose turn it is and that the game is not over
     thrown = validate_dice(rules, dice)
+    if rules.family == "race":
+        direct = find_long_doublet_play(rules, before, thrown, after)
+        if direct is not None:  # a long doublet's play found without listing thousands
+            return _legal_ruling(rules, before, thrown, Outcome(direct, None), None, cube)
     outcomes = turn_outcomes(rules, before, thrown)
     target = after.physical_key()
+    try:
+        seen = _seen_state(to_state(after, before.turn))
+    except InvalidBoardError:
+        seen = None
     for outcome in outcomes:
-        if outcome.position.physical_key() == target:
-            return _legal_ruling(rules, before, thrown, outcome, len(outcomes), cube)
+        if outcome.opponent_play is None:
+            if _seen_state(outcome.play.state) != seen or outcome.position.physical_key() != target:
+                continue
+        elif outcome.position.physical_key() != target:
+            continue
+        return _legal_ruling(rules, before, thrown, outcome, len(outcomes), cube)
     return _illegal_ruling(rules, before, thrown, after, outcomes)
 
 
@@ -157,7 +184,7 @@ def _events_of(steps: Sequence[Step], player: str) -> list[Event]:
 
 
 def _legal_ruling(rules: Rules, before: Position, dice: tuple[int, ...], outcome: Outcome,
-                  count: int, cube: int) -> Ruling:
+                  count: int | None, cube: int) -> Ruling:
     colour = before.turn
     assert colour is not None
     opponent = other(colour)

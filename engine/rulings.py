@@ -46,14 +46,32 @@ class GameOver:
         return {"winner": self.winner, "kind": self.kind, "stake": self.stake}
 
 
-@dataclass(frozen=True)
 class Outcome:
     """One way a turn can end: the player's play, then the opponent's use of
-    passed dice (``unused_throw=opponent``), and the final position."""
+    passed dice (``unused_throw=opponent``), and the final position.
 
-    play: Any  # moves.Play, or unstacking.UnstackPlay: .steps, .notation, .unused, .position
-    opponent_play: Any | None
-    position: Any  # position.Position
+    The final position is the last play's, built when first asked for: a
+    throw may end in thousands of ways (pip-total doublets), and a judge
+    needs the position of one.
+    """
+
+    __slots__ = ("play", "opponent_play", "_position")
+
+    def __init__(self, play: Any, opponent_play: Any | None = None, position: Any | None = None) -> None:
+        self.play = play  # moves.Play, or unstacking.UnstackPlay: .steps, .notation, .unused, .position
+        self.opponent_play = opponent_play
+        self._position = position
+
+    @property
+    def position(self) -> Any:
+        """The final position (a :class:`~willughby.engine.position.Position`)."""
+        if self._position is None:
+            last = self.opponent_play if self.opponent_play is not None else self.play
+            self._position = last.position
+        return self._position
+
+    def __repr__(self) -> str:
+        return f"Outcome({self.play!r}, {self.opponent_play!r})"
 
 
 @dataclass(frozen=True)
@@ -71,7 +89,7 @@ class Ruling:
     game_over: GameOver | None = None
     after: Any | None = None  # position.Position
     closest: tuple[str, ...] = ()
-    legal_count: int = 0
+    legal_count: int | None = 0  # None: not counted (a long doublet's play found directly)
     opponent_play: str | None = None
 
     @property
@@ -95,8 +113,9 @@ class Ruling:
             "player": self.player,
             "dice": list(self.dice),
             "rule": self.rule,
-            "legal_plays": self.legal_count,
         }
+        if self.legal_count is not None:
+            out["legal_plays"] = self.legal_count
         if self.opponent_play is not None:
             out["opponent_play"] = self.opponent_play
         if self.rule:
