@@ -1,4 +1,6 @@
-"""The ``willughby`` command (``../shared/specs/cli.md``).
+"""The ``willughby`` command (``../shared/specs/cli.md``): the parser, the
+page's ``demo`` and ``serve``; the engine's ``variants``, ``moves`` and
+``judge`` are in :mod:`willughby.companion.cli_games`.
 
 Bad input -- an unknown preset or option, a malformed board, dice the game
 cannot throw -- exits with status 2 and one line on standard error naming
@@ -8,16 +10,12 @@ what was wrong; never a traceback.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any, NoReturn, Sequence
 
-from willughby.engine.errors import EngineError, InvalidBoardError, InvalidDiceError, InvalidOptionError
-from willughby.engine.moves import legal_plays, sorted_plays, validate_dice
-from willughby.engine.position import Position
-from willughby.engine.referee import judge
-from willughby.engine.rules import PRESETS, Rules, get_preset
+from willughby.engine.errors import EngineError
+from willughby.companion.cli_games import UsageError, add_game_commands, read_board
 from willughby.companion.config import ConfigError
 from willughby.firmware_bridge.errors import BridgeError
 from willughby.vision.errors import VisionError
@@ -25,200 +23,9 @@ from willughby.vision.errors import VisionError
 EXIT_BAD_INPUT = 2
 
 
-class UsageError(Exception):
-    """Bad command-line input: printed as one line, exit status 2."""
-
-
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, status 2 (cli.md)
         raise UsageError(f"{self.prog}: {message}")
-
-
-def _rules(args: argparse.Namespace) -> tuple[str, Rules]:
-    preset = get_preset(args.variant)
-    overrides: dict[str, str] = {}
-    for item in args.option or []:
-        if "=" not in item:
-            raise InvalidOptionError(f"option {item!r} must be written name=value")
-        name, value = item.split("=", 1)
-        overrides[name.strip()] = value.strip()
-    return preset.id, preset.rules.with_options(overrides)
-
-
-def _dice(text: str) -> list[int]:
-    parts = [p for p in text.replace(" ", ",").replace("-", ",").split(",") if p]
-    out = []
-    for p in parts:
-        if not p.isdigit():
-            raise InvalidDiceError(f"--dice takes numbers like 3,1, not {text!r}")
-        out.append(int(p))
-    return out
-
-
-def _board(text: str, rules: Rules, what: str, require_turn: bool) -> Position:
-    raw: Any = text
-    if text.startswith("@"):
-        path = Path(text[1:])
-        try:
-            raw = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InvalidBoardError(f"{what}: cannot read {path}: {exc.strerror}") from None
-    try:
-        return Position.from_board(raw, men=rules.men, starts_off_board=rules.start_waiting > 0,
-                                   require_turn=require_turn)
-    except InvalidBoardError as exc:
-        raise InvalidBoardError(f"{what}: {exc}") from None
-
-
-def cmd_variants(args: argparse.Namespace) -> int:
-    presets = [p.to_json() for p in PRESETS.values()]
-    if args.json:
-        print(json.dumps({"presets": presets}))
-        return 0
-    for p in PRESETS.values():
-        differs = {k: v for k, v in p.rules.options().items() if Rules().options()[k] != v}
-        opts = " ".join(f"{k}={v}" for k, v in differs.items())
-        alias = f" (also: {', '.join(p.aliases)})" if p.aliases else ""
-        print(f"{p.id:22} {p.name}{alias}\n{'':22} {opts or 'all options at their defaults'}\n"
-              f"{'':22} source: {p.source}")
-    return 0
-
-
-def cmd_moves(args: argparse.Namespace) -> int:
-    preset_id, rules = _rules(args)
-    if (args.board is None) == (args.gnubg_id is None):
-        raise UsageError("willughby moves: give exactly one of --board or --gnubg-id")
-    if args.board is not None:
-        before = _board(args.board, rules, "--board", require_turn=True)
-    else:
-        before = Position.from_gnubg_id(args.gnubg_id, men=rules.men)
-    dice = validate_dice(rules, _dice(args.dice))
-    plays = [p for p in sorted_plays(legal_plays(rules, before, dice)) if p.steps]
-    with_gnubg = rules.family == "race" and rules.men == 15
-    out = []
-    for play in plays:
-        entry: dict[str, Any] = {"notation": play.notation, "board": play.position.to_board()}
-        if with_gnubg:
-            entry["gnubg_id"] = play.position.gnubg_id()
-        out.append(entry)
-    if args.json:
-        print(json.dumps({"variant": preset_id, "dice": list(dice), "count": len(out), "plays": out}))
-        return 0
-    print(before)
-    print(f"{before.turn} to play {'-'.join(map(str, dice))} ({preset_id}): "
-          f"{len(out)} legal play{'s' if len(out) != 1 else ''}")
-    for entry in out:
-        print(f"  {entry['notation']:28} {entry.get('gnubg_id', '')}")
-    if not out:
-        print("  (no play: the throw cannot be used)")
-    return 0
-
-
-def cmd_judge(args: argparse.Namespace) -> int:
-    preset_id, rules = _rules(args)
-    before = _board(args.before, rules, "--before", require_turn=True)
-    if (args.after is None) == (args.after_image is None):
-        raise UsageError("willughby judge: give the board after the turn: --after (a board document) or --after-image (a photo)")
-    if args.after_image is None and (args.before_image or args.corners):
-        raise UsageError("willughby judge: --before-image and --corners go with --after-image")
-    dice = validate_dice(rules, _dice(args.dice))
-    if args.after_image is not None:
-        return _judge_photo(args, rules, before, dice)
-    after = _board(args.after, rules, "--after", require_turn=False)
-    ruling = judge(rules, before, dice, after)
-    if args.json:
-        print(json.dumps(ruling.to_json()))
-        return 0
-    if ruling.legal:
-        print(f"legal: {ruling.play}")
-        for e in ruling.events:
-            bits = [e.type.replace("_", " "), e.player]
-            if e.point is not None:
-                bits.append(f"point {e.point}")
-            if e.die is not None:
-                bits.append(f"die {e.die}")
-            print("  " + ", ".join(bits))
-        if ruling.game_over:
-            g = ruling.game_over
-            print(f"  {g.winner} wins: {g.kind}, stake {g.stake}")
-    else:
-        print(f"illegal: {ruling.reason} ({ruling.citation})")
-        if ruling.closest:
-            print("  closest legal plays: " + "; ".join(ruling.closest))
-    return 0
-
-
-def _judge_photo(args: argparse.Namespace, rules: Rules, before: Position, dice: Sequence[int]) -> int:
-    """``judge --after-image``: the turn read from a photo by the turn reader,
-    knowing the board before and the throw (the camera's "A turn judged from
-    a photo"). Rules only what the photo settles; otherwise ``unsure``."""
-    from willughby.engine.referee import turn_outcomes
-    from willughby.vision.cli import locate, read_image
-    from willughby.vision.reader import read_board
-    from willughby.vision.turns import OTHER, Candidate, TurnEvidence, TurnReader, point_changes
-
-    image = read_image(args.after_image)
-    corners, look = locate(image, args.corners)
-    if args.corners:
-        # corners marked on the photo by hand, a few pixels off: moved along the board to the points'
-        # edges (a saved calibration's were refined when it was made)
-        from willughby.vision.config import VisionConfig
-        from willughby.vision.refine import refine_corners
-
-        corners = refine_corners(VisionConfig(), image, corners).corners.tolist()
-    earlier = read_image(args.before_image) if args.before_image else None
-    if earlier is not None and earlier.shape == image.shape:
-        # the photo before, from the same camera, shows this board as it is: what it learns of the board
-        # (its colours, and its frame's picture, so only what changed since can be a hand) is used to read
-        from dataclasses import replace
-
-        from willughby.vision.reader import learn_look
-
-        learnt = learn_look(earlier, corners)
-        look = learnt if look is None else replace(look, rails=learnt.rails)
-    reading = read_board(image, corners, look=look)
-    changes = None
-    if earlier is not None:
-        changes = point_changes(earlier, image, corners)
-    outcomes = turn_outcomes(rules, before, dice)
-    by_play = {(o.play.notation or "(no play)"): o for o in outcomes}
-    found = TurnReader().judge([Candidate(p, o.position.to_board()) for p, o in by_play.items()],
-                               TurnEvidence.from_reading(reading, changes), before=before.to_board(), men=rules.men)
-    read_doc = reading.to_board(men_per_side=rules.men)
-    read_doc["confidence"] = {k: round(v, 3) for k, v in reading.location_confidence.items()}
-    candidates = [{"play": r["play"], "board": r["board"], "p": round(r["p"], 4)} for r in found.ranked]
-    if found.verdict == "legal":
-        ruling = judge(rules, before, dice, by_play[found.play].position)
-        doc = ruling.to_json()
-    elif found.verdict == "illegal" and _possible(found.board, rules) is not None:
-        ruling = judge(rules, before, dice, _possible(found.board, rules))
-        doc = ruling.to_json()
-    else:
-        doc = {"verdict": "unsure", "play": None, "after": None, "events": [], "reason": None, "citation": None,
-               "game_over": None}
-    doc.update(reading=read_doc, candidates=candidates, settled=found.settled, notes=list(found.notes))
-    if args.json:
-        print(json.dumps(doc))
-        return 0
-    if doc["verdict"] == "legal":
-        print(f"legal: {doc['play']}")
-    elif doc["verdict"] == "illegal":
-        print(f"illegal: {doc['reason']} ({doc['citation']})")
-    else:
-        print("unsure: the photo does not settle this turn; ask the players" +
-              ("" if found.settled else " (the board cannot be read: " + "; ".join(found.notes) + ")"))
-    for r in candidates[:4] if found.settled else []:
-        if r["p"] >= 0.001:
-            print(f"  {r['play'] if r['play'] != OTHER else 'a board no play leads to'}: {100 * r['p']:.1f}%")
-    return 0
-
-
-def _possible(board: Any, rules: Rules) -> Position | None:
-    """The position of a board read from a photo, or None where no position can be it."""
-    try:
-        return Position.from_board({k: board[k] for k in ("format", "light", "dark", "bar", "off")}, men=rules.men)
-    except (EngineError, KeyError, TypeError):
-        return None
 
 
 def _port(text: str) -> int:
@@ -332,7 +139,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
         from willughby.engine.rules import preset_rules
 
         rules = preset_rules(args.preset)
-        start = _board(args.start, rules, "--start", require_turn=True).to_board()
+        if rules.family == "counting":
+            raise UsageError(f"willughby demo: --start: {args.preset} starts from six men each and is played "
+                             "from the dice alone; --start takes a board for the board games")
+        start = read_board(args.start, rules, "--start", require_turn=True, preset_id=args.preset).to_board()
     runtime = build(config, demo=True, speed=args.speed, seed=args.seed, games=args.games, start=start)
     return _run_service(runtime, args.host, args.port, "Willughby demo")
 
@@ -351,33 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="willughby", description="A referee for tables games.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    p = sub.add_parser("variants", help="list the games and their options")
-    p.add_argument("--json", action="store_true", help="one JSON document on standard output")
-    p.set_defaults(func=cmd_variants)
-
-    def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--variant", required=True, help="preset id or alias (willughby variants)")
-        p.add_argument("-o", dest="option", action="append", metavar="NAME=VALUE",
-                       help="override an option (repeatable)")
-        p.add_argument("--dice", required=True, help="the dice thrown, e.g. 3,1")
-        p.add_argument("--json", action="store_true", help="one JSON document on standard output")
-
-    p = sub.add_parser("moves", help="list every legal play of a throw")
-    common(p)
-    p.add_argument("--board", help="board document: inline JSON or @path")
-    p.add_argument("--gnubg-id", help="GNU Backgammon Position ID; the player on roll is light")
-    p.set_defaults(func=cmd_moves)
-
-    p = sub.add_parser("judge", help="rule on one turn: the board before, the throw, the board after")
-    common(p)
-    p.add_argument("--before", required=True, help="board document before the turn (with turn)")
-    p.add_argument("--after", help="board document after the turn")
-    p.add_argument("--after-image", metavar="IMG", help="a photo of the board after the turn, read knowing the "
-                   "board before and the throw (instead of --after)")
-    p.add_argument("--before-image", metavar="IMG", help="a photo of the same board before the turn, same camera")
-    p.add_argument("--corners", metavar='"x1,y1 x2,y2 x3,y3 x4,y4"',
-                   help="the playing surface's corners in the photo (else the saved calibration)")
-    p.set_defaults(func=cmd_judge)
+    add_game_commands(sub)
 
     from willughby.vision.cli import add_reader_commands, add_vision_commands
 
