@@ -42,12 +42,22 @@ __all__ = [
     "step_violations",
     "sorted_plays",
     "find_long_doublet_play",
+    "their",
 ]
 
-BAR = 25
-WAITING = 26
-OFF = 0
-_OPP = 27
+# The slots of the mover's 54-tuple (see the module docstring).
+OFF = 0            # his men borne off
+BAR = 25           # his men on the bar
+WAITING = 26       # his men waiting to enter
+_OPP = 27          # the opponent's half starts here, laid out alike
+OPP_BAR = _OPP + BAR
+HOME = slice(1, 7)            # his own points 1..6
+BEYOND_HOME = slice(7, 27)    # his points 7..24, the bar and men waiting
+
+
+def their(point: int) -> int:
+    """The slot of the opponent's men on the mover's own *point* (1..24)."""
+    return _OPP + 25 - point
 
 
 @dataclass(frozen=True)
@@ -207,7 +217,7 @@ def from_state(state: Sequence[int], colour: str, template: Position, turn: str 
                                 f"({lt[bad]} light, {dk[25 - bad]} dark)")
     return Position._trusted(
         tuple(lt[1:25]), tuple(dk[24:0:-1]),
-        (lt[25], dk[25]), (lt[0], dk[0]), (lt[26], dk[26]),
+        (lt[BAR], dk[BAR]), (lt[OFF], dk[OFF]), (lt[WAITING], dk[WAITING]),
         turn, template.stacked, template.phase,
     )
 
@@ -229,9 +239,9 @@ def _steps(s: tuple[int, ...], d: int, rules: Rules, relax: Relax, bound: int = 
     Only sources ranked at or below *bound* are tried (a doublet's canonical order).
     """
     out = []
-    if s[25] and not relax.bar_first:
+    if s[BAR] and not relax.bar_first:
         sources: Iterable[int] = (25,) if bound >= _TOP else ()
-    elif s[26] and rules.enter_all_first and not relax.enter_all_first:
+    elif s[WAITING] and rules.enter_all_first and not relax.enter_all_first:
         sources = (26,) if bound >= 26 else ()
     else:
         sources = [k for k in range(min(bound, 26), 0, -1) if s[k] and k != BAR]
@@ -245,7 +255,7 @@ def _steps(s: tuple[int, ...], d: int, rules: Rules, relax: Relax, bound: int = 
             if rules.stakes == "fill" and not relax.bear_home:
                 continue
             if all_home is None:
-                all_home = not any(s[7:27])
+                all_home = not any(s[BEYOND_HOME])
             if not all_home and not relax.bear_home:
                 continue
             if dst < 0 and not relax.bear_exact:
@@ -256,24 +266,24 @@ def _steps(s: tuple[int, ...], d: int, rules: Rules, relax: Relax, bound: int = 
                     continue
             new = list(s)
             new[src] -= 1
-            new[0] += 1
+            new[OFF] += 1
             out.append(((src, 0, d, False), tuple(new)))
             continue
-        opp = s[52 - dst]
+        opp = s[their(dst)]
         if opp:
             if opp >= 2 and not relax.blocked:
                 continue
             if opp == 1 and rules.hit_needs_home and not relax.hit_needs_home:
                 if has_home is None:
-                    has_home = any(s[1:7])
+                    has_home = any(s[HOME])
                 if not has_home:
                     continue
             new = list(s)
             new[src] -= 1
             new[dst] += 1
             if opp == 1:
-                new[52 - dst] = 0
-                new[52] += 1
+                new[their(dst)] = 0
+                new[OPP_BAR] += 1
                 out.append(((src, dst, d, True), tuple(new)))
             else:
                 out.append(((src, dst, d, False), tuple(new)))
@@ -379,7 +389,7 @@ def plays_of_moves(rules: Rules, position: Position, moves: Sequence[int], *,
     kept = _select(rules, tuple(thrown) if thrown is not None else moves, moves, found, enforce_use)
     plays = []
     for (state, rest), path in kept.items():
-        if relax is not STRICT and any(state[k] and state[52 - k] for k in range(1, 25)):
+        if relax is not STRICT and any(state[k] and state[their(k)] for k in range(1, 25)):
             continue  # a relaxed landing on a held point: no board can show it
         plays.append(Play(path, state, colour, position, turn_after, rest))
     return plays
@@ -416,8 +426,8 @@ def step_violations(rules: Rules, state: tuple[int, ...], step: Step) -> list[st
     if dst == 0:
         if rules.stakes == "fill":
             broken.append("bear.fill")
-        if any(s[7:27]):
-            broken.append("bear.suspended" if s[0] or s[BAR] else "bear.home")
+        if any(s[BEYOND_HOME]):
+            broken.append("bear.suspended" if s[OFF] or s[BAR] else "bear.home")
         natural = (25 if step.src >= BAR else step.src) - step.die
         if natural < 0:
             if rules.bear_off == "exact":
@@ -425,9 +435,9 @@ def step_violations(rules: Rules, state: tuple[int, ...], step: Step) -> list[st
             elif rules.bear_off == "modern" and any(s[step.src + 1:7]):
                 broken.append("bear.modern")
     else:
-        if s[52 - dst] >= 2:
+        if s[their(dst)] >= 2:
             broken.append("land.blocked")
-        elif s[52 - dst] == 1 and rules.hit_needs_home and not any(s[1:7]):
+        elif s[their(dst)] == 1 and rules.hit_needs_home and not any(s[HOME]):
             broken.append("hit.needs_home")
     return broken
 
@@ -439,9 +449,9 @@ def apply_step(state: tuple[int, ...], step: Step) -> tuple[int, ...]:
     if step.dst == 0:
         new[OFF] += 1
     else:
-        if new[52 - step.dst] == 1:
-            new[52 - step.dst] = 0
-            new[52] += 1
+        if new[their(step.dst)] == 1:
+            new[their(step.dst)] = 0
+            new[OPP_BAR] += 1
         new[step.dst] += 1
     return tuple(new)
 
@@ -503,10 +513,10 @@ def find_long_doublet_play(rules: Rules, position: Position, dice: Sequence[int]
         return None
     want = _cumulative(target)
     opp_points = [target[_OPP + j] for j in range(1, 25)]
-    opp_bar = target[_OPP + BAR]
+    opp_bar = target[OPP_BAR]
 
     def viable(s: tuple[int, ...]) -> bool:
-        if s[_OPP + BAR] > opp_bar:
+        if s[OPP_BAR] > opp_bar:
             return False
         if any(s[_OPP + j] < opp_points[j - 1] for j in range(1, 25)):
             return False

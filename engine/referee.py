@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .errors import InvalidBoardError
-from .moves import (BAR, OFF, WAITING, _OPP, Play, Relax, Step, all_plays, apply_step, expand_dice, is_doublet,
+from .moves import (BAR, BEYOND_HOME, OFF, OPP_BAR, WAITING, _OPP, their, Play, Relax, Step, all_plays, apply_step, expand_dice, is_doublet,
                     find_long_doublet_play, plays_of_moves, step_violations, to_state, validate_dice)
 from .notation import format_play
 from .position import COLOURS, Position, colour_index, other
@@ -92,6 +92,8 @@ def _mover(position: Position) -> str:
 
 
 # ---------------------------------------------------------------- the end
+_OPPONENTS_HOME = slice(19, 25)  # a side's points 19..24: the other side's home table
+
 def _home_filled(rules: Rules, s: tuple[int, ...]) -> bool:
     return all(s[k] >= rules.fill_min for k in range(1, 7))
 
@@ -112,14 +114,14 @@ def game_over(rules: Rules, position: Position, mover: str, dice: Sequence[int],
             if _home_filled(rules, s):
                 return GameOver(winner, "fill", cube, "stakes.fill")
             continue
-        if sum(s[1:27]) == 0 and s[0] > 0:
+        if sum(s[1:_OPP]) == 0 and s[OFF] > 0:
             return _stake(rules, s, winner, doublet and winner == mover, cube)
     return None
 
 
 def _stake(rules: Rules, s: tuple[int, ...], winner: str, doublet: bool, cube: int) -> GameOver:
-    loser = s[27:]
-    loser_outside = any(loser[7:27])  # a man of the loser's not yet in his home table
+    loser = s[_OPP:]
+    loser_outside = any(loser[BEYOND_HOME])  # a man of the loser's not yet in his home table
     if rules.stakes == "single":
         return GameOver(winner, "single", cube, "win.single")
     if rules.stakes in ("willughby", "cotton"):
@@ -132,8 +134,8 @@ def _stake(rules: Rules, s: tuple[int, ...], winner: str, doublet: bool, cube: i
                         (base[1] if doublet else base[0]) * cube, rule)
     # gammon: the loser has borne off none; backgammon: and has a man on the bar
     # (or waiting to enter -- the choice of this program) or in the winner's home table.
-    if loser[0] == 0:
-        if loser[25] or loser[26] or any(loser[19:25]):
+    if loser[OFF] == 0:
+        if loser[BAR] or loser[WAITING] or any(loser[_OPPONENTS_HOME]):
             return GameOver(winner, "backgammon", 3 * cube, "stakes.gammon")
         return GameOver(winner, "gammon", 2 * cube, "stakes.gammon")
     return GameOver(winner, "single", cube, "stakes.gammon")
@@ -206,7 +208,7 @@ def _legal_ruling(rules: Rules, before: Position, dice: tuple[int, ...], outcome
     final = outcome.position
     if rules.binding:
         s = to_state(final, colour)
-        if all(s[k] >= 2 for k in range(1, 7)) and (s[27 + 25] or s[27 + 26]):
+        if all(s[k] >= 2 for k in range(1, 7)) and (s[OPP_BAR] or s[_OPP + WAITING]):
             events.append(Event("bound", colour))
     over = game_over(rules, final, colour, dice, cube)
     if over is not None:
@@ -258,7 +260,7 @@ def _illegal_ruling(rules: Rules, before: Position, dice: tuple[int, ...], after
         b, a = to_state(before, opponent), to_state(after, opponent)
         mine = to_state(after, colour)
         for k in range(1, 25):
-            if b[k] >= 2 and a[k] == 0 and mine[25 - k] and a[25] > b[25]:
+            if b[k] >= 2 and a[k] == 0 and mine[25 - k] and a[BAR] > b[BAR]:
                 # both men gone to the bar and the mover standing there: he blotted a held point
                 return illegal(f"{colour} landed on {_point_name(colour, 25 - k)}, which {opponent} "
                                f"held with {b[k]} men: a point of two or more cannot be blotted",
@@ -266,7 +268,7 @@ def _illegal_ruling(rules: Rules, before: Position, dice: tuple[int, ...], after
             if a[k] > b[k] or (a[k] < b[k] and not (b[k] == 1 and a[k] == 0)):
                 return illegal(f"{opponent}'s men on {_point_name(opponent, k)} changed during "
                                f"{colour}'s turn", "turn.order")
-        if a[0] != b[0] or a[26] != b[26]:
+        if a[OFF] != b[OFF] or a[WAITING] != b[WAITING]:
             return illegal(f"{opponent}'s men beside the board changed during {colour}'s turn",
                            "turn.order")
     target = after.physical_key()
@@ -335,7 +337,7 @@ def _reason(rules: Rules, colour: str, step: Step, key: str, state: tuple[int, .
     if key == "enter.all_first":
         return f"{colour} moved an entered man on while men still wait to enter", key
     if key == "land.blocked":
-        held = state[52 - step.dst]
+        held = state[their(step.dst)]
         if goes_on:
             return (f"{colour}'s man passed through {where}, which {opp} holds with {held} men: "
                     "every landing on the way must be legal", "move.intermediate")
