@@ -243,7 +243,7 @@ def _moves_unstacking(args: argparse.Namespace, preset_id: str, rules: Rules) ->
     for o in found:
         nxt = o.position.turn
         then = f"{nxt} throws again" if nxt == before.turn else f"then {nxt} throws"
-        print(f"  {outcome_notation(o):44} {then}")
+        print(f"  {outcome_notation(o):44}  {then}")
     if not out:
         print("  (no play: the throw cannot be used)")
     return 0
