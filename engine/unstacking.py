@@ -499,6 +499,14 @@ def _illegal(rules: Rules, before: Position, dice: tuple[int, ...], after: Posit
             _side(rules, after, c, phase=False)
         except InvalidBoardError as exc:
             return illegal(f"{exc}: men never leave their own points in this game", "unstack.stay")
+    # a point gains men only if a man moved to it (every action keeps or lowers a point's men)
+    for c in COLOURS:
+        was, now = _side(rules, before, c, phase=False), _side(rules, after, c, phase=False)
+        for i in POINTS:
+            if now[MEN + i] > was[MEN + i]:
+                return illegal(f"{c} has {now[MEN + i]} men on his {i + 1} point, {was[MEN + i]} "
+                               "before the turn: men never move from point to point in this game",
+                               "unstack.stay")
     target = after.physical_key()
     # 3. the opponent's men change only with dice passed to him
     theirs_before = _side(rules, before, opponent, phase=False)[:OFF + 1]
@@ -522,8 +530,17 @@ def _illegal(rules: Rules, before: Position, dice: tuple[int, ...], after: Posit
                 continue
             if not relax:
                 most = max(len(x.play.steps) for x in found)
-                return illegal(f"{colour} used {_count(len(o.play.steps))} of the throw but "
-                               f"{_count(most)} could be used", "use.all")
+                if len(o.play.steps) < most:
+                    return illegal(f"{colour} used {_count(len(o.play.steps))} of the throw but "
+                                   f"{_count(most)} could be used", "use.all")
+                # the mover did his part: the opponent left passed dice unused
+                mine = _side(rules, after, colour, phase=False)
+                could = max((len(x.opponent_play.steps) for x in found if x.opponent_play is not None
+                             and _side(rules, x.position, colour, phase=False) == mine), default=0)
+                used = len(o.opponent_play.steps) if o.opponent_play is not None else 0
+                return illegal(f"{opponent} used {_count(used)} of the {_count(len(o.play.unused))} "
+                               f"{colour} could not use, but {_count(could)} could be used: the "
+                               "opponent uses the dice the player cannot", "unused.opponent")
             explained = _explain(rules, before, colour, o)
             if explained is not None:
                 return illegal(*explained)
