@@ -446,7 +446,20 @@ def count_throw(rules: Rules, tally: Tally, dice: Sequence[int]) -> TallyOutcome
     """
     player = _check_throwable(rules, tally)
     thrown = validate_tally_dice(rules, dice)
-    order = reading_order(thrown)
+    return _count(tally, player, thrown, reading_order(thrown))
+
+
+def _read_in_order(rules: Rules, tally: Tally, order: tuple[int, int]) -> Tally | None:
+    """The tally after reading the dice in *order* (not this program's): to tell
+    a ruling that rests on the choice of reading the higher die first."""
+    try:
+        player = _check_throwable(rules, tally)
+    except InvalidBoardError:
+        return None
+    return _count(tally, player, order, order).after
+
+
+def _count(tally: Tally, player: int, thrown: tuple[int, ...], order: tuple[int, ...]) -> TallyOutcome:
     men = list(tally.men)
     pool = tally.pool
     events: list[TallyEvent] = []
@@ -614,6 +627,15 @@ def judge_tally(rules: Rules, before: Tally, dice: Sequence[int], after: Tally) 
         return TallyRuling("legal", outcome.player, outcome.dice, outcome.events, right,
                            outcome.game_over)
     assert rule is not None
+    if outcome.dice[0] != outcome.dice[1]:
+        # the tally the dice read the other way round would give: where the players kept that,
+        # the ruling rests on this program's choice of reading the higher die first
+        other_way = _read_in_order(rules, before, (outcome.dice[1], outcome.dice[0]))
+        differs = other_way is not None and (other_way.men, other_way.pool) != (right.men, right.pool)
+        if (differs and other_way is not None and (other_way.men, other_way.pool) == (after.men, after.pool)
+                and after.turn in (None, other_way.turn)):
+            rule = "sice.order"
+            reason += " (the higher die is read first)"
     return TallyRuling("illegal", outcome.player, outcome.dice, outcome.events, right,
                        outcome.game_over, reason=reason, citation=source(rule).citation, rule=rule)
 

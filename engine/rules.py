@@ -125,7 +125,7 @@ class Rules:
         if self.family != "counting" and self.players != 2:
             raise InvalidOptionError(
                 f"option players={self.players} applies to the counting games only; "
-                f"a {self.family} game has 2 players"
+                f"{'an' if self.family[0] in 'aeiou' else 'a'} {self.family} game has 2 players"
             )
         if self.tables not in TABLES or any(p not in UNSTACK_PHASES for p in self.phases):
             raise InvalidOptionError(f"bad table layout {self.tables!r} or phases {self.phases!r}")

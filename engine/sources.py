@@ -166,7 +166,8 @@ _ALL = [
            "off the board, or (in games starting off the board) waits to enter."),
     Source("turn.order", "Hoyle 1753", _S001,
            "each player progresses in opposite directions ... Players move according to the "
-           "number on each die"),    # ---- the unstacking games (seed 002; seed 003's Doublets)
+           "number on each die"),
+    # ---- the unstacking games (seed 002; seed 003's Doublets)
     Source("unstack.play_down", _W, _S002,
            "Players play down a man for each cast of the die. For example, with throws of 2 and "
            "6, the player takes the upper of the two men on point 2 and places it on the same "
@@ -202,6 +203,17 @@ _ALL = [
     Source("unstack.dames_exception", "Charpentier 1715", _S002,
            "An important exception is that a player who has not yet unstacked all 15 men may not "
            "utilise the throw of an opponent who is in the process of bearing off."),
+    Source("unstack.use_all", "seed 003 (Doublets)", _S003,
+           "With each roll, you \"play down\" the men on the points indicated by the dice ... If "
+           "you roll the number for a point that is already entirely played down, the roll is "
+           "wasted"),
+    Source("unstack.order_of_dice", PROGRAM_CHOICE, None,
+           "variants.md: phases change die by die, in the order the player plays them; a die "
+           "that can be used must be used, so where one order of the dice uses them all, the "
+           "player must play that order."),
+    Source("unused.opponent_all", PROGRAM_CHOICE, None,
+           "variants.md: a die the player cannot use, where it passes, is used by the opponent if "
+           "he can: in a pure race using a die never harms, so \"may\" and \"must\" are one."),
     Source("unstack.turn_order", PROGRAM_CHOICE, None,
            "In the unstacking games a player's men change only on his own throw, or with dice "
            "his opponent could not use where the game passes them."),
@@ -224,6 +236,10 @@ _ALL = [
            "and does not throw again."),
     Source("sice.loser", "seed 003 (Sice-Ace)", _S003,
            "The last player on the board pays for the drinks."),
+    Source("sice.order", PROGRAM_CHOICE, None,
+           "The seed reads each die of a throw on its own but not in which order; this program "
+           "reads the higher die first, so a throw counts the same however the dice lie (a 5-2 "
+           "puts a man into the pool and takes him back)."),
     Source("sice.players", "seed 003 (Sice-Ace)", _S003,
            "Number of Players: 2-5. Each player takes six pieces and places them on their side "
            "of the board."),

@@ -544,3 +544,13 @@ def test_a_match_from_a_tally_set_up_by_hand() -> None:
         CountingMatch(rules(3), start=Tally((2, 0, 3), 1, 1))
     with pytest.raises(InvalidBoardError, match="fewer than two players"):
         CountingMatch(rules(2), start=Tally((0, 3)))
+
+
+def test_a_tally_kept_with_the_dice_read_the_other_way_names_the_program_s_choice() -> None:
+    """The seed reads each die on its own but not in which order; this program reads
+    the higher die first (sice.order, "choice of this program"), so a tally kept with
+    the 2 read before the 5 is ruled on that choice."""
+    r = judge_tally(rules(3), Tally.start(3), (2, 5), Tally((5, 6, 6), 1))
+    assert r.verdict == "illegal"
+    assert r.rule == "sice.order" and r.citation == "choice of this program"
+    assert r.reason == "player 0 should have 6 men after 5-2, not 5 (the higher die is read first)"
