@@ -364,12 +364,19 @@ def _mover(rules: Rules, position: Position) -> str:
 
 
 def _outcomes(rules: Rules, before: Position, dice: Sequence[int], relax: frozenset[str] = frozenset(),
-              enforce_use: bool = True, exception: bool = True) -> list[Outcome]:
+              enforce_use: bool = True, exception: bool = True,
+              target: Position | None = None) -> list[Outcome]:
+    """The outcomes of the turn; with *target*, only those leaving its board
+    (the explanation of an illegal turn looks for one board only: without
+    this, the mover's relaxed plays times the opponent's ran to minutes)."""
     colour = _mover(rules, before)
     thrown = validate_dice(rules, dice)
     turn_after = colour if (rules.doublet_rethrow and is_doublet(rules, thrown)) else other(colour)
     mine, theirs = _side(rules, before, colour), _side(rules, before, other(colour))
     found: dict[Any, Outcome] = {}
+    want = None if target is None else {c: _side(rules, target, c, phase=False)[:OFF + 1]
+                                        for c in COLOURS}
+    replies: dict[tuple, list] = {}  # the opponent's plays of the dice passed, by those dice
 
     def add(m: tuple[int, ...], t: tuple[int, ...], play: UnstackPlay, opp: UnstackPlay | None) -> None:
         sides = {colour: m, other(colour): t}
@@ -380,6 +387,8 @@ def _outcomes(rules: Rules, before: Position, dice: Sequence[int], relax: frozen
             found[key] = Outcome(play, opp, pos)
 
     for m, path, left in _plays(rules, mine, _moves(rules, thrown), relax, enforce_use):
+        if want is not None and m[:OFF + 1] != want[colour]:
+            continue
         unused = tuple(d for d, _ in left)
         passes = rules.unused_throw == "opponent" and unused and not _over(m)
         if passes and exception and not rules.unstacker_takes_passed:
@@ -390,7 +399,11 @@ def _outcomes(rules: Rules, before: Position, dice: Sequence[int], relax: frozen
         if not passes:
             add(m, theirs, UnstackPlay(path, unused, Position.empty()), None)
             continue
-        for t, opp_path, opp_left in _plays(rules, theirs, tuple(left), relax, enforce_use):
+        if left not in replies:
+            replies[left] = _plays(rules, theirs, tuple(left), relax, enforce_use)
+        for t, opp_path, opp_left in replies[left]:
+            if want is not None and t[:OFF + 1] != want[other(colour)]:
+                continue
             opp_unused = tuple(d for d, _ in opp_left)
             opp = UnstackPlay(opp_path, opp_unused, Position.empty()) if opp_path else None
             add(m, t, UnstackPlay(path, unused, Position.empty()), opp)
@@ -514,7 +527,7 @@ def _illegal(rules: Rules, before: Position, dice: tuple[int, ...], after: Posit
     if theirs_before != theirs_after and not any(o.opponent_play for o in found):
         if rules.unused_throw == "opponent" and any(
                 o.position.physical_key() == target
-                for o in _outcomes(rules, before, dice, exception=False)):
+                for o in _outcomes(rules, before, dice, exception=False, target=after)):
             return illegal(f"{opponent} used a die {colour} could not use, but a player still "
                            f"unstacking may not use the throw of an opponent bearing off",
                            "unstack.dames_exception")
@@ -525,7 +538,7 @@ def _illegal(rules: Rules, before: Position, dice: tuple[int, ...], after: Posit
     for relax, enforce in ((frozenset(), False), (frozenset({"die_point"}), True),
                            (frozenset({"phase"}), True), (frozenset({"die_point", "phase"}), True),
                            (frozenset({"die_point", "phase"}), False)):
-        for o in _outcomes(rules, before, dice, relax, enforce):
+        for o in _outcomes(rules, before, dice, relax, enforce, target=after):
             if o.position.physical_key() != target:
                 continue
             if not relax:
