@@ -7,6 +7,13 @@ as a real box; two automatic players press ROLL, choose a legal play (now
 and then a wrong one, which the referee rules illegal and they then put
 right), move the men on the drawn table, and answer the companion's
 questions. The companion sees only the frames and the box, as in a club.
+
+Where the camera cannot referee the game (``games.py``: the unstacking
+games, whose piles the turn reader cannot yet tell from men laid flat, and
+Sice-Ace, refereed from the dice alone), the players still set the men on
+the drawn table, but report the board to the referee themselves, as
+players would enter it on the page. Sice-Ace is played by three to five of
+them (the two names given and more), chosen by the seed.
 """
 
 from __future__ import annotations
@@ -22,11 +29,20 @@ import numpy as np
 from willughby.engine.position import Position
 from willughby.vision.synth import SceneSpec, render
 
+from .games import DEFAULT_NAMES, family_of_preset
 from .service import Companion, CompanionError, NotNowError
 
 __all__ = ["DemoTable", "DemoPlayers"]
 
 log = logging.getLogger(__name__)
+
+
+def board_position(board: Any) -> Position | None:
+    """The position a state's ``board`` shows, or None where it is no board
+    (none yet, or a counting game's tally)."""
+    if not isinstance(board, dict) or board.get("format") != "board/1":
+        return None
+    return Position.from_board(board)
 
 
 class DemoTable:
@@ -167,8 +183,9 @@ class DemoPlayers:
                 self.holds += 1
                 self._hold_until = time.monotonic() + self.hold_s
                 self._wrong = False
-                if state["board"] is not None:
-                    self.table.set(Position.from_board(state["board"]))   # the men as the referee has them now
+                shown = board_position(state["board"])
+                if shown is not None:
+                    self.table.set(shown)                 # the men as the referee has them now
                 self.companion.notice(f"the automatic players wait {self.hold_s:g} s after the undo: "
                                       "enter dice or the board on the page meanwhile")
                 return True
@@ -191,13 +208,17 @@ class DemoPlayers:
                         return False
                 if not self._wait(self.pause * 3):
                     return False
-            c.new_game(self.preset, {}, self.players, who="demo", start=self.start_board)
-            self.table.set(Position.from_board(c.state()["board"]))
+            options, players = self._seating()
+            c.new_game(self.preset, options, players, who="demo", start=self.start_board)
+            shown = board_position(c.state()["board"])
+            if shown is not None:
+                self.table.set(shown)
             return True
         if state["question"] is not None:
             return self._answer(state["question"])
-        if phase in ("start", "throw") and state["board"] is not None:
-            engine = Position.from_board(state["board"])
+        shown = board_position(state["board"])
+        if phase in ("start", "throw") and shown is not None:
+            engine = shown
             if self.table.position.physical_key() != engine.physical_key():
                 self._wrong = False
                 self.table.set(engine)            # the referee's board stands: the men are set as it has them
@@ -209,13 +230,19 @@ class DemoPlayers:
             c.enter_dice([self.rng.randint(1, 6) for _ in range(4)], who="demo")
             return True
         if phase == "move":
-            engine = Position.from_board(state["board"])
+            engine = board_position(state["board"])
+            assert engine is not None
             if self.table.position.physical_key() == engine.physical_key():
                 return self._move(state)
             rulings = state["rulings"]
             if self._wrong and rulings and rulings[-1]["seq"] > self._judged and rulings[-1]["verdict"] == "illegal":
                 self._wrong = False
                 self.table.set(engine)            # ruled illegal: put the men back as they were
+                if not state.get("camera_reads", True):
+                    return self._move(state)      # no camera to see them put back: play on at once
+                return True
+            if not state.get("camera_reads", True) and time.monotonic() - self._moved_at > 5.0:
+                self._report()                    # no ruling came: say again what was done
                 return True
             if time.monotonic() - self._moved_at > 5.0:
                 self._moved_at = time.monotonic()     # no ruling yet: press DONE, as a player would
@@ -224,23 +251,66 @@ class DemoPlayers:
             return False                          # moved: the camera has yet to settle and read
         return False
 
+    def _seating(self) -> tuple[dict[str, str], Any]:
+        """The options and players of a new game: for a counting game, three to
+        five players (the names given, then more)."""
+        if family_of_preset(self.preset).name != "counting":
+            return {}, self.players
+        count = self.rng.choice((3, 4, 5))
+        names = [n for n in (self.players.get("light"), self.players.get("dark")) if n]
+        names += [n for n in DEFAULT_NAMES if n not in names]
+        return {"players": str(count)}, names[:count]
+
+    def _report(self) -> None:
+        """Tell the referee the board the men now stand in (no camera rules on this game)."""
+        self._moved_at = time.monotonic()
+        board = self.table.position.to_board()
+        board.pop("turn", None)
+        self.companion.on_reading(board, None, who="demo")
+
     def _move(self, state: dict[str, Any]) -> bool:
         plays = self.companion.legal_boards()
         self._judged = state["rulings"][-1]["seq"] if state["rulings"] else 0
+        unstacking = state.get("family") == "unstacking"
         if self.mistakes and not self._wrong and self.rng.random() < self.mistakes:
-            wrong = self._mistake()
+            wrong = self._unstack_mistake(plays) if unstacking else self._mistake()
             if wrong is not None and all(Position.from_board(b).physical_key() != wrong.physical_key()
                                          for b in plays.values()):
                 self._wrong = True
                 self.mistakes_made += 1
                 self.table.set(wrong)
                 self._moved_at = time.monotonic()
+                if not state.get("camera_reads", True):
+                    self._report()
                 return True
         choice = plays[self.rng.choice(sorted(plays))]
         self.table.set(Position.from_board(choice))
         self._moved_at = time.monotonic()
         self.moves += 1
+        if not state.get("camera_reads", True):
+            self._report()
         return True
+
+    def _unstack_mistake(self, plays: dict[str, dict[str, Any]]) -> Position | None:
+        """A plausible wrong move in an unstacking game: a legal play, and one
+        man more played down from a pile on a point the dice did not call for."""
+        base = Position.from_board(plays[self.rng.choice(sorted(plays))])
+        mover = self.table.position.turn
+        i = 0 if mover == "light" else 1
+        stacked = [list(base.stacked[0]), list(base.stacked[1])]
+        piles = [p for p, s in enumerate(stacked[i]) if s >= 2]
+        if not piles:
+            return None
+        p = self.rng.choice(piles)
+        stacked[i][p] = stacked[i][p] - 1 if stacked[i][p] > 2 else 0
+        doc = base.to_board()
+        doc["stacked"] = {"light": stacked[0], "dark": stacked[1]}
+        doc.pop("turn", None)
+        doc.pop("phase", None)
+        try:
+            return Position.from_board(doc)
+        except ValueError:
+            return None
 
     def _mistake(self) -> Position | None:
         """A plausible wrong move: one man of the mover's moved a pip too far."""

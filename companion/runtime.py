@@ -165,8 +165,9 @@ def _dice(rt: Runtime, demo: bool) -> None:
             """ROLL works only when a throw is wanted; the box's lights show whose turn it is."""
             phase = state.get("phase")
             playing = phase not in ("none", "over")
-            want = {"dice_count": 2, "roll_enabled": phase in ("start", "throw"),
-                    "turn": ((state.get("board") or {}).get("turn") or "none") if playing else "none"}
+            turn = (state.get("board") or {}).get("turn")
+            want = {"dice_count": int(state.get("dice_wanted") or 2), "roll_enabled": phase in ("start", "throw"),
+                    "turn": turn if playing and turn in ("light", "dark") else "none"}
             if want != shown and not link.closed:
                 shown.update(want)
                 link.configure(**want)
@@ -192,11 +193,18 @@ def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None 
 
         from .demo import DemoTable
 
-        resumed = c.state()["board"]             # a game carried on: the men stand where it left them
-        if resumed:
-            first = Position.from_board(resumed)
+        from .demo import board_position
+        from .games import family_of_preset
+
+        resumed = board_position(c.state()["board"])   # a game carried on: the men stand where it left them
+        if resumed is not None:
+            first = resumed
+        elif start:
+            first = Position.from_board(start)
+        elif family_of_preset(cfg.preset).name == "counting":
+            first = Position(tuple([0] * 24), tuple([0] * 24))   # Sice-Ace: no men on the table's points
         else:
-            first = Position.from_board(start) if start else start_position(preset_rules(cfg.preset))
+            first = start_position(preset_rules(cfg.preset))
         table = DemoTable(first)
         rt.parts["table"] = table
         watcher = CameraWatcher(table, lambda board, conf, evidence=None: c.on_reading(board, conf, evidence=evidence),
@@ -248,7 +256,8 @@ def _lights(rt: Runtime, pin_factory: Any = None) -> None:
 
     def show(state: dict[str, Any]) -> None:
         board = state.get("board") or {}
-        panel.show_turn(board.get("turn") if state.get("phase") not in ("none", "over") else None)
+        turn = board.get("turn")
+        panel.show_turn(turn if state.get("phase") not in ("none", "over") and turn in ("light", "dark") else None)
         rulings = state.get("rulings") or []
         panel.signal_illegal(bool(rulings) and rulings[-1]["verdict"] == "illegal"
                              and state.get("phase") == "move")

@@ -42,6 +42,9 @@ from willughby.engine.position import DARK, LIGHT, Position, other
 from willughby.engine.referee import Ruling
 from willughby.engine.rules import PRESETS, get_preset, preset_rules
 
+from . import tally as _tally
+from .announce import describe_board_ruling, rethrow_text
+from .games import BoardFamily, Family, family_of, family_of_preset
 from .store import GameStore
 
 __all__ = ["Companion", "CompanionError", "NotNowError", "UnknownError", "Announcement"]
@@ -55,21 +58,6 @@ CHOICES = 4
 # how many announcements the state keeps
 KEEP_ANNOUNCEMENTS = 30
 
-
-# what is said of each kind of event a ruling lists (``hit`` and ``pass`` are worded in _describe)
-_EVENT_TEXT = {
-    "enter": "{player} enters a man from the bar",
-    "bear_off": "{player} bears a man off",
-    "lost_die": "{player} cannot use the {die}: it is lost",
-    "lost_dice": "{player} cannot use {count} of the {die}s: they are lost",
-    "opponent_uses_die": "{player} uses the {die} {other} could not",
-    "bound": "{player} binds the table",
-    "unstack": "{player} unstacks a man",
-    "restack": "{player} restacks a man",
-}
-
-
-_COUNT_WORDS = {2: "two", 3: "three", 4: "four"}
 
 # the turn reader's hypothesis that the men have not been moved yet (dice thrown on the board)
 NOT_MOVED = "(not moved yet)"
@@ -141,7 +129,8 @@ class Companion:
         self._state_listeners: list[Callable[[dict[str, Any]], None]] = []
         self._announcements: list[Announcement] = []
         self._game_id: str | None = None
-        self._match: Match | None = None
+        self._match: Any = None                  # a GameMatch (games.py): Match or CountingMatch
+        self._family: Family | None = None       # the family of the game in progress (games.py)
         self._action_ns: list[int] = []          # the store's n of each of the match's actions
         self._question: dict[str, Any] | None = None
         self._rulings: list[dict[str, Any]] = []  # rulings of this game, with their turn
@@ -179,8 +168,14 @@ class Companion:
             return self._state_doc
 
     @property
-    def match(self) -> Match | None:
+    def match(self) -> Any:
+        """The game in progress (a :class:`~willughby.companion.games.GameMatch`), or None."""
         return self._match
+
+    @property
+    def family(self) -> Family | None:
+        """The family of the game in progress (games.py), or None."""
+        return self._family
 
     # ------------------------------------------------------------- the game
     def _resume(self) -> None:
@@ -197,7 +192,8 @@ class Companion:
     def _load(self, game_id: str) -> None:
         """Rebuild the game from the store: the actions not undone, replayed."""
         record = self.store.record(game_id)
-        match = Match.from_record(record)
+        family = family_of_preset(record["preset"])
+        match = family.from_record(record)
         game = self.store.game(game_id)
         log_entries = game["log"]
         undone: set[int] = set()
@@ -211,12 +207,16 @@ class Companion:
                              if e["kind"] == "dice" and e["data"].get("ident")}
         self._game_id = game_id
         self._match = match
+        self._family = family
         self._question = None
         self._rebuild_rulings()
         self._publish()
 
     def _rebuild_rulings(self) -> None:
         assert self._match is not None
+        if self._family is not None and self._family.name == "counting":
+            self._rulings, self._counter = _tally.rebuild(self._match, self._family)
+            return
         judged = _judged(self._match.record())
         self._counter = TurnCounter()
         for j in judged:
@@ -232,25 +232,31 @@ class Companion:
         try:
             p = get_preset(str(preset))
             rules = preset_rules(p.id, dict(options or {}))
-            begin = None
-            if start is not None:
-                begin = Position.from_board(dict(start), men=rules.men, starts_off_board=rules.start_waiting > 0,
-                                            require_turn=True)
-            match = Match(rules, preset=p.id, players=dict(players or {}), start=begin)
+            family = family_of(rules)
+            match = family.new_match(p.id, rules, players, start)
         except EngineError as exc:
             raise CompanionError(str(exc)) from None
         with self._lock:
-            self._game_id = self.store.create_game(p.id, match.rules.options(), dict(match.players),
-                                                   match.start.id())
+            self._game_id = self.store.create_game(p.id, match.rules.options(), family.store_players(match),
+                                                   family.start_id(match))
             self._match = match
+            self._family = family
             self._action_ns = []
             self._rulings = []
             self._counter = TurnCounter()
             self._announcements = []
             self._question = None
             self._seen_events = set()
+            if family.name == "counting":
+                self._say(_tally.new_game_text(p.name, match), "new_game", who=who)
+                if family.camera_note:
+                    self._say(family.camera_note, "notice", who=who)
+                self._publish()
+                return self._state_doc
             names = match.players
             self._say(f"new game of {p.name}: {names[LIGHT]} plays light, {names[DARK]} dark", "new_game", who=who)
+            if family.camera_note and self.camera is not None:
+                self._say(family.camera_note, "notice", who=who)
             if match.phase == "start":
                 self._say("throw one die each for the start", "prompt", who=who)
             self._publish()
@@ -271,6 +277,8 @@ class Companion:
         if m is None:
             return "no game is in progress"
         turn = self._who(m.turn)
+        if self._family is not None and self._family.name == "counting":
+            return _tally.awaiting(m, self._family)
         if m.phase == "start":
             return "the players are to throw one die each for the start"
         if m.phase == "throw":
@@ -343,7 +351,11 @@ class Companion:
                 return self._state_doc
             note = ("dice", {"dice": values, "ident": ident})
             try:
-                if m.phase == "start":
+                if self._family is not None and self._family.name == "counting":
+                    if m.phase != "throw":
+                        raise NotNowError(f"no dice are wanted now: {self._awaiting()}")
+                    _tally.throw(self, values, who, note, ident)
+                elif m.phase == "start":
                     if len(values) != 2:
                         raise CompanionError("the roll for start takes two dice: light's, then dark's")
                     m.start_roll(values[0], values[1])
@@ -422,6 +434,8 @@ class Companion:
         otherwise (DESIGN.md convention 15)."""
         with self._lock:
             m = self._need_game()
+            if who == "camera" and self._family is not None and not self._family.camera_reads:
+                return None            # the camera cannot referee this game (games.py): the board is entered
             if evidence is not None and m.phase == "move":
                 return self._judge_turn(board, evidence, who)
             try:
@@ -537,6 +551,9 @@ class Companion:
         self._rulings.append(self._ruling_doc(ruling, number, before))
         for text, kind in self._describe(ruling):
             self._say(text, kind, who)
+        if ruling.legal and ruling.game_over is None and m.phase == "throw" and m.turn == ruling.player \
+                and m.rules.doublet_rethrow:
+            self._say(rethrow_text(self._who(ruling.player), ruling.dice), "rethrow", who)
         if ruling.game_over is not None:
             self.store.finish(self._game_id, ruling.game_over.to_json())
         elif m.phase == "binding_toss":
@@ -558,48 +575,17 @@ class Companion:
         doc["closest"] = list(ruling.closest)
         return doc
 
-    def _who(self, colour: str | None) -> str:
+    def _who(self, player: Any) -> str:
+        """A player in words: "Ann (light)", or a counting game's "Cat"."""
         m = self._match
-        if colour is None or m is None:
+        if player is None or m is None or self._family is None:
             return "?"
-        name = m.players[colour]
-        return colour if name.strip().lower() == colour else f"{name} ({colour})"
+        return self._family.who(m, player)
 
     def _describe(self, ruling: Ruling) -> list[tuple[str, str]]:
-        """What to say of a ruling: the play, then each event, in order."""
-        p = ruling.player
-        dice = "-".join(map(str, ruling.dice))
-        if not ruling.legal:
-            return [(f"illegal: {ruling.reason} ({ruling.citation}); put the board right", "illegal")]
-        out: list[tuple[str, str]] = []
-        if ruling.play and ruling.play != NO_PLAY:
-            out.append((f"{self._who(p)} plays {dice}: {ruling.play}", "play"))
-        events = list(ruling.events)
-        for i, e in enumerate(events):
-            if e.type == "lost_die" and i and events[i - 1].type == "lost_die" and events[i - 1].die == e.die:
-                continue                     # said with the first of a run of lost dice alike
-            if e.type == "hit":               # the event's point is the hitter's; say it as the blot's owner counts
-                text = f"{self._who(p)} hits the blot on {other(e.player)}'s {25 - (e.point or 0)} point"
-            elif e.type == "pass":
-                text = f"{self._who(e.player)} cannot play {dice}"
-            elif e.type == "lost_die":
-                alike = 1
-                while i + alike < len(events) and events[i + alike].type == "lost_die" \
-                        and events[i + alike].die == e.die:
-                    alike += 1
-                key = "lost_die" if alike == 1 else "lost_dice"
-                text = _EVENT_TEXT[key].format(player=self._who(e.player), die=e.die,
-                                               count=_COUNT_WORDS.get(alike, str(alike)))
-            elif e.type in _EVENT_TEXT:
-                text = _EVENT_TEXT[e.type].format(player=self._who(e.player), other=self._who(other(e.player)),
-                                                  die=e.die)
-            else:
-                continue
-            out.append((text, e.type))
-        if ruling.game_over is not None:
-            g = ruling.game_over
-            out.append((f"{self._who(g.winner)} wins: {g.kind}, stake {g.stake}", "win"))
-        return out
+        """What to say of a ruling: the play, then each event, in order (announce.py)."""
+        unstacking = self._family is not None and self._family.name == "unstacking"
+        return describe_board_ruling(ruling, self._who, unstacking=unstacking)
 
     # ----------------------------------------------------------- questions
     def _ask(self, seen: Position | None, outcomes: Sequence[Any], doubtful: list[str], board: Mapping[str, Any],
@@ -719,7 +705,7 @@ class Companion:
     def _undo_text(self, action: Mapping[str, Any]) -> str:
         """What an action was, for "X takes back ..." and the page's undo button."""
         kind = action.get("type")
-        who = self._who(action.get("player")) if action.get("player") in (LIGHT, DARK) else None
+        who = self._who(action.get("player")) if action.get("player") is not None else None
         if kind == "move":
             what = "the illegal move" if action.get("verdict") == "illegal" else "the move"
             play = action.get("play")
@@ -780,7 +766,12 @@ class Companion:
                 self._say(str(exc), "notice")
         elif button == "done":
             cam = self.camera
-            if cam is not None and hasattr(cam, "read_now"):
+            fam = self._family
+            if fam is not None and not fam.camera_reads and fam.camera_note:
+                with self._lock:
+                    self._say(fam.camera_note, "notice")
+                    self._publish()
+            elif cam is not None and hasattr(cam, "read_now"):
                 cam.read_now()
             else:
                 with self._lock:
@@ -789,8 +780,20 @@ class Companion:
 
     # -------------------------------------------------------------- record
     def games(self) -> list[dict[str, Any]]:
-        """The stored games, newest first."""
-        return [dict(g, game_id=g["id"]) for g in self.store.games()]
+        """The stored games, newest first (a counting game's players a list of
+        names, and its turns its throws)."""
+        out = []
+        for g in self.store.games():
+            g = dict(g, game_id=g["id"])
+            try:
+                counting = family_of_preset(g["preset"]).name == "counting"
+            except EngineError:
+                counting = False
+            if counting:
+                g["players"] = _tally.names_of(g["players"])
+                g["turns"] = len(self.store.actions(g["id"]))
+            out.append(g)
+        return out
 
     def game(self, game_id: str) -> dict[str, Any]:
         """One stored game with each turn's boards (for replay)."""
@@ -800,6 +803,14 @@ class Companion:
         except LookupError:                # the store's message names its file: not for the page
             raise UnknownError(f"there is no game {game_id!r}") from None
         out = dict(g, game_id=g["id"])
+        family = family_of_preset(record["preset"])
+        out["family"] = family.name
+        if family.name == "counting":
+            out["players"] = _tally.names_of(out["players"])
+            out["record"] = family.from_record(record).record()
+            out["turns"] = _tally.turns(out["record"], family)
+            out["turns_played"] = len(out["turns"])
+            return out
         out["record"] = record
         out["turns"] = self._turns(record)          # every ruling, each with its turn and attempt
         out["turns_played"] = sum(1 for t in out["turns"] if t["verdict"] == "legal")
@@ -834,6 +845,9 @@ class Companion:
         the turn's other attempts."""
         with self._lock:
             m = self._need_game()
+            if self._family is not None and self._family.name == "counting":
+                raise NotNowError("Sice-Ace is refereed from the dice alone: each throw's ruling is in the list "
+                                  "of rulings and the announcements")
             judged = _judged(m.record(), plays_for=turn)
             of_turn = [j for j in judged if j["turn"] == turn]
             if not of_turn:
@@ -918,11 +932,20 @@ class Companion:
             base.update({"game_id": None, "preset": None, "players": None, "board": None, "dice": None,
                          "turn_number": 0, "turns_played": 0, "phase": "none", "awaiting": "no game is in progress",
                          "rulings": [], "game_over": None, "cube": None, "question": None, "last_play": None,
-                         "undo": None})
+                         "undo": None, "family": None, "dice_wanted": 2, "camera_reads": True})
+            return base
+        fam = self._family
+        assert fam is not None
+        base.update({"family": fam.name, "dice_wanted": fam.dice_wanted(m), "camera_reads": fam.camera_reads})
+        if not fam.camera_reads and base["devices"].get("camera") not in (None, "absent"):
+            base["devices"]["camera"] = f"idle ({fam.camera_idle})"
+        if fam.name == "counting":
+            base.update(_tally.state(m, fam, self._rulings, self._game_id, self._turn_in_progress(),
+                                     self._awaiting(), self._undo_preview()))
             return base
         last = None
         for r in reversed(self._rulings):
-            if r["verdict"] == "legal" and r.get("play"):
+            if r["verdict"] == "legal" and (r.get("play") or r.get("opponent_play")):
                 last = r
                 break
         base.update({
@@ -941,9 +964,16 @@ class Companion:
                      "enabled": m.rules.cube, "can_double": m.can_double()},
             "question": self._question,
             "last_play": ({"turn": last["turn"], "player": last["player"], "play": last["play"],
-                           "before": last["before"], "after": last.get("board")} if last else None),
+                           "before": last["before"], "after": last.get("board"),
+                           "opponent_play": last.get("opponent_play"),
+                           "passed": [e["die"] for e in last["events"] if e["type"] == "opponent_uses_die"],
+                           "lost": [e["die"] for e in last["events"] if e["type"] == "lost_die"]}
+                          if last else None),
             "undo": self._undo_preview(),
         })
+        phases = fam.phases(m) if isinstance(fam, BoardFamily) else None
+        if phases is not None:
+            base["phases"] = phases
         return base
 
 

@@ -41,9 +41,22 @@ def result_text(result: Any, players: Any = None) -> str:
     'Bob (dark) wins (gammon, stake 2)'
     >>> result_text({"winner": "dark", "kind": "single", "stake": 1})
     'dark wins (single, stake 1)'
+    >>> result_text({"loser": 1, "kind": "single", "stake": 1}, ["Ann", "Bob", "Cat"])
+    'Bob pays (single, stake 1)'
     >>> result_text(None)
     'unfinished'
     """
+    if isinstance(result, Mapping) and result.get("loser") is not None:
+        loser = result["loser"]
+        name = None
+        if isinstance(players, Mapping):
+            name = players.get(str(loser))
+        elif isinstance(players, (list, tuple)) and isinstance(loser, int) and 0 <= loser < len(players):
+            name = players[loser]
+        details = [str(result["kind"])] if result.get("kind") else []
+        if result.get("stake") is not None:
+            details.append(f"stake {result['stake']}")
+        return f"{name or f'player {loser}'} pays" + (f" ({', '.join(details)})" if details else "")
     if isinstance(result, Mapping) and result.get("winner"):
         details = [str(result["kind"])] if result.get("kind") else []
         if result.get("stake") is not None:
@@ -88,7 +101,7 @@ def games() -> str:
 def game(game_id: str) -> str:
     """One game, replayed turn by turn."""
     found = ask("game", game_id)
-    replay = {key: found.get(key) for key in ("game_id", "preset", "players", "turns", "turns_played")}
+    replay = {key: found.get(key) for key in ("game_id", "preset", "players", "turns", "turns_played", "family")}
     return render_template("game.html", game=found, replay=replay)
 
 

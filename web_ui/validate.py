@@ -27,6 +27,7 @@ __all__ = [
 
 #: the longest player name the page takes
 MAX_NAME = 40
+MAX_PLAYERS = 5           # the most players a game has (Sice-Ace)
 
 CUBE_ACTIONS = ("double", "take", "drop")
 
@@ -77,11 +78,15 @@ def login(body: dict[str, Any]) -> tuple[str, str]:
     return pin, _text(body, "name", required=False, limit=MAX_NAME)
 
 
-def new_game(body: dict[str, Any]) -> tuple[str, dict[str, str], dict[str, str]]:
-    """The preset, the options (``name -> value`` as strings) and the players of a new game.
+def new_game(body: dict[str, Any]) -> tuple[str, dict[str, str], Any]:
+    """The preset, the options (``name -> value`` as strings) and the players of a new game:
+    ``{"light", "dark"}`` for the games on the board, or a list of two to five names in turn
+    order for a counting game (Sice-Ace; the game checks the count against ``players``).
 
     >>> new_game({"preset": "irish", "options": {"cube": True}, "players": {"light": "Ann"}})
     ('irish', {'cube': 'true'}, {'light': 'Ann'})
+    >>> new_game({"preset": "sice-ace", "players": ["Ann", " Bob ", "Cat"]})
+    ('sice-ace', {}, ['Ann', 'Bob', 'Cat'])
     """
     preset = _text(body, "preset", limit=60)
     options: dict[str, str] = {}
@@ -100,6 +105,12 @@ def new_game(body: dict[str, Any]) -> tuple[str, dict[str, str], dict[str, str]]
         options[name.strip()] = value.strip()
     players: dict[str, str] = {}
     raw_players = body.get("players", {})
+    if isinstance(raw_players, list):
+        if not 1 <= len(raw_players) <= MAX_PLAYERS:
+            raise BadRequestError(f"'players' as a list names 1 to {MAX_PLAYERS} players, not {len(raw_players)}")
+        names = {str(k): v for k, v in enumerate(raw_players)}
+        return preset, options, [_text(names, str(k), required=False, limit=MAX_NAME, label=f"'players[{k}]'")
+                                 for k in range(len(raw_players))]
     if not isinstance(raw_players, dict):
         raise BadRequestError("'players' must be an object with 'light' and 'dark'")
     for side, name in raw_players.items():

@@ -78,20 +78,52 @@
     return (obj && Number(obj[colour])) || 0;
   }
 
-  /** Up to five men drawn on a point; a count on the last when more stand there. */
+  /**
+   * A pile (the unstacking games): its men drawn as discs standing one on
+   * another, seen from the side, in the first slot of the point, with a
+   * badge giving its height, so a pile reads at a glance as a pile and its
+   * height as a number. Hook: `g.pile[data-colour][data-height]`.
+   */
+  function drawPile(group, x, top, colour, height) {
+    const { cx, cy } = manCentre(x, top, 0);
+    const pile = svg("g", { class: `pile pile-${colour}`, "data-colour": colour, "data-height": height });
+    pile.append(svg("title", {}, `a pile of ${height} ${colour} men`));
+    const shown = Math.min(height, 5);
+    const step = 7;                                  // each disc stands a little towards the point's tip
+    const toward = top ? 1 : -1;
+    const base = cy - toward * ((shown - 1) * step) / 2;
+    for (let i = 0; i < shown; i++) {
+      pile.append(svg("ellipse", {
+        cx, cy: base + toward * i * step, rx: R - 2, ry: R / 2.4, class: `man man-${colour} pile-disc`,
+      }));
+    }
+    const bx = cx + R - 6;
+    const by = cy - toward * (R - 4);
+    pile.append(svg("circle", { cx: bx, cy: by, r: 15, class: `pile-badge badge-${colour}` }));
+    pile.append(svg("text", { x: bx, y: by, class: "pile-count" }, height));
+    group.append(pile);
+  }
+
+  /** Up to five men drawn on a point (a pile counting as one); a count on the last when more stand there. */
   function drawMen(group, x, top, men) {
-    // men: [{colour, n, piled}] in the order they stand from the edge
+    // men: [{colour, n, piled}] in the order they stand from the edge; piled of them stand in a pile
     const wanted = men.filter((m) => m.n > 0);
     let slot = 0;
     wanted.forEach((m, k) => {
+      let flat = m.n;
+      if (m.piled >= 2) {
+        drawPile(group, x, top, m.colour, Math.min(m.piled, m.n));
+        flat = m.n - Math.min(m.piled, m.n);
+        slot++;
+        if (!flat) return;
+      }
       const room = MAX_SHOWN - slot - (wanted.length - 1 - k);
-      const shown = Math.max(1, Math.min(m.n, room));
+      const shown = Math.max(1, Math.min(flat, room));
       for (let i = 0; i < shown; i++, slot++) {
         const { cx, cy } = manCentre(x, top, slot);
         group.append(svg("circle", { cx, cy, r: R - 2, class: `man man-${m.colour}` }));
-        if (i < m.piled) group.append(svg("circle", { cx, cy, r: R / 2.2, class: `piled piled-${m.colour}` }));
-        if (i === shown - 1 && shown < m.n) {
-          group.append(svg("text", { x: cx, y: cy, class: `man-count on-${m.colour}` }, m.n));
+        if (i === shown - 1 && shown < flat) {
+          group.append(svg("text", { x: cx, y: cy, class: `man-count on-${m.colour}` }, flat));
         }
       }
     });
@@ -225,6 +257,24 @@
     });
   }
 
+  /** Dice the player could not use and the opponent used (``unused_throw=opponent``), in the
+   * left half, in the opponent's colour, with whose they became. Hook: `g.passed-dice[data-to]`. */
+  function drawPassed(root, passed) {
+    if (!passed || !Array.isArray(passed.dice) || !passed.dice.length) return;
+    const size = 34;
+    const group = svg("g", { class: "passed-dice", "data-to": passed.to || "" });
+    const start = FRAME + HALF / 2 + 30;
+    passed.dice.forEach((d, i) => {
+      const x = start + i * (size + 8);
+      const y = MIDDLE - size / 2;
+      group.append(svg("rect", { x, y, width: size, height: size, rx: 6, class: `die-face passed-${passed.to}` }));
+      group.append(svg("text", { x: x + size / 2, y: y + size / 2, class: "die-text" }, d));
+    });
+    group.append(svg("text", { x: start - 8, y: MIDDLE, class: "passed-note" }, "→"));
+    group.append(svg("title", {}, `${W.diceText(passed.dice)} passed to ${passed.to} and used there`));
+    root.append(group);
+  }
+
   function drawCube(root, cube) {
     if (!cube || !cube.enabled) return;
     const size = 44;
@@ -261,7 +311,8 @@
   /**
    * Draw *board* (a board document, or null) into the <svg> element *target*.
    * options: dice (list), cube ({value, owner, offered_by, enabled}),
-   * changed (a Set from changedPlaces, to highlight), turn (overrides board.turn).
+   * changed (a Set from changedPlaces, to highlight), turn (overrides board.turn),
+   * passed ({dice: [...], to: colour}: dice the opponent used).
    */
   W.drawBoard = function (target, board, options) {
     const opts = options || {};
@@ -284,6 +335,7 @@
     const turn = opts.turn || board.turn;
     drawDice(root, opts.dice, turn);
     drawCube(root, opts.cube);
+    drawPassed(root, opts.passed);
     drawTurn(root, turn);
     target.append(root);
   };
@@ -293,7 +345,9 @@
     const changed = new Set();
     if (!before || !after) return changed;
     for (let i = 0; i < 24; i++) {
-      if (count(before.light, i) !== count(after.light, i) || count(before.dark, i) !== count(after.dark, i)) {
+      const piles = (doc, colour) => count((doc.stacked || {})[colour], i);
+      if (count(before.light, i) !== count(after.light, i) || count(before.dark, i) !== count(after.dark, i)
+          || piles(before, "light") !== piles(after, "light") || piles(before, "dark") !== piles(after, "dark")) {
         changed.add(`p${i + 1}`);
       }
     }

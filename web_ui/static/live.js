@@ -12,6 +12,8 @@
     over: "game over",
   };
 
+  const PHASE_WORDS = { unstack: "playing down", restack: "restacking", bear_off: "bearing off" };
+
   let current = null;   // the latest state drawn
   let editor = null;    // the board editor (editor.js), when the controls are shown
 
@@ -24,13 +26,38 @@
     renderQuestion(state);
     renderRuling(state);
     renderList($("announcements"), [...(state.announcements || [])].sort((a, b) => b.n - a.n), announcementItem);
-    renderList($("rulings"), [...(state.rulings || [])].reverse(), (r) => rulingItem(r, state.players));
+    renderList($("rulings"), [...(state.rulings || [])].reverse(), (r) => rulingItem(r, state));
     renderDevices(state.devices);
     renderControls(state);
   }
 
+  function counting(state) {
+    return state.family === "counting" || W.isTally(state.board);
+  }
+
+  /** A player in words: "Ann (light)", or a counting game's "Cat" (players a list, player an index). */
+  function who(state, player) {
+    if (Array.isArray(state.players)) return state.players[player] || `player ${player}`;
+    return W.playerText(state.players, player);
+  }
+
   function renderStatus(state) {
     const players = state.players || {};
+    if (counting(state)) {
+      $("headline").textContent = `${players.join(", ")} · ${state.preset || ""}`;
+      const parts = [];
+      if (state.phase === "over") parts.push(`Game over after ${state.turns_played || 0} throws`);
+      else {
+        if (state.turn_number) parts.push(`Turn ${state.turn_number}`);
+        const tally = state.tally || {};
+        if (state.board && typeof state.board.turn === "number") {
+          parts.push(`${who(state, state.board.turn)} to throw${tally.throws_again ? " again" : ""}`);
+        }
+      }
+      if (state.dice && state.dice.length) parts.push(`last throw ${W.diceText(state.dice)}`);
+      $("turn-line").textContent = parts.join(" · ");
+      return;
+    }
     const light = W.playerText(players, "light");
     const dark = W.playerText(players, "dark");
     $("headline").textContent = state.game_id ? `${light} v ${dark} · ${state.preset || ""}` : "No game in progress";
@@ -53,17 +80,46 @@
   }
 
   function renderBoard(state) {
+    const tally = counting(state);
+    W.show($("board-panel"), !tally);
+    W.show($("tally-panel"), tally);
+    if (tally) {
+      W.drawTally($("tally"), state.board, state.players, state.game_over);
+      return;
+    }
     const last = state.last_play;
     const changed = last ? W.changedPlaces(last.before, last.after) : new Set();
-    W.drawBoard($("board"), state.board, { dice: state.dice, cube: state.cube, changed });
-    $("last-play").textContent = last
-      ? `Last play: turn ${last.turn}, ${W.playerText(state.players, last.player)} ${W.playText(last.play)}` : "";
+    const opponent = last && (last.player === "light" ? "dark" : "light");
+    const passed = last && last.passed && last.passed.length ? { dice: last.passed, to: opponent } : null;
+    W.drawBoard($("board"), state.board, { dice: state.dice, cube: state.cube, changed, passed });
+    let text = "";
+    if (last) {
+      text = `Last play: turn ${last.turn}, ${W.playerText(state.players, last.player)} ${W.playText(last.play || "")}`;
+      if (last.opponent_play) text += `; ${W.playerText(state.players, opponent)} ${last.opponent_play}`;
+    }
+    $("last-play").textContent = text;
+    W.show($("passed-line"), !!passed);
+    if (passed) {
+      $("passed-line").textContent = `${W.playerText(state.players, last.player)} could not use `
+        + `${W.diceText(passed.dice)}: ${W.playerText(state.players, opponent)} used ${passed.dice.length === 1 ? "it" : "them"}`;
+    }
+    const phases = state.phases;
+    W.show($("phases"), !!phases);
+    if (phases) {
+      $("phases").textContent = ["light", "dark"].map((c) =>
+        `${W.playerText(state.players, c)}: ${PHASE_WORDS[phases[c]] || phases[c]}`).join(" · ");
+    }
   }
 
   function renderGameOver(state) {
     const over = state.game_over;
     W.show($("game-over"), !!over);
     if (!over) return;
+    if (over.loser !== undefined && over.loser !== null) {
+      const stake = over.stake !== undefined && over.stake !== null ? `, stake ${over.stake}` : "";
+      $("game-over").textContent = `${who(state, over.loser)} pays for the drinks: ${over.kind || "single"}${stake}`;
+      return;
+    }
     const stake = over.stake !== undefined && over.stake !== null ? `, stake ${over.stake}` : "";
     $("game-over").textContent = `${W.playerText(state.players, over.winner)} wins: ${over.kind || "single"}${stake}`;
   }
@@ -99,16 +155,24 @@
     preview(q.reading, "What the camera read");
   }
 
+  const TALLY_WORDS = { hand_left: "hands a man on", bear_off: "bears off", pool_in: "pool in",
+    pool_out: "pool out", throw_again: "throws again", out: "out" };
+
   /** "Turn 12 · Bob (dark) · 6-3: 20/14 20/17", "Turn 12, attempt 1 · ...: illegal". */
-  function rulingText(r, players) {
+  function rulingText(r, state) {
     const place = W.turnText(r);
-    const who = [place ? place[0].toUpperCase() + place.slice(1) : "", W.playerText(players, r.player),
+    const head = [place ? place[0].toUpperCase() + place.slice(1) : "", who(state, r.player),
       W.diceText(r.dice)].filter(Boolean).join(" · ");
     let what;
+    if (counting(state)) {
+      const words = (r.events || []).map((e) => TALLY_WORDS[e.type] || e.type);
+      return `${head}: ${words.length ? words.join(", ") : "nothing counted"}`;
+    }
     if (r.verdict === "illegal") what = "illegal";
     else if (!r.play || r.play === "(no play)") what = "no play possible";
     else what = r.play;
-    return `${who}: ${what}`;
+    if (r.opponent_play) what += `; ${r.player === "light" ? "dark" : "light"} ${r.opponent_play}`;
+    return `${head}: ${what}`;
   }
 
   function renderRuling(state) {
@@ -116,13 +180,14 @@
     const r = rulings[rulings.length - 1];
     W.show($("ruling"), !!r);
     if (!r) return;
-    $("ruling-text").textContent = rulingText(r, state.players);
+    $("ruling-text").textContent = rulingText(r, state);
     $("ruling-text").className = `verdict verdict-${r.verdict}`;
     $("ruling-reason").textContent = r.reason || "";
     $("ruling-citation").textContent = r.citation ? `Rule: ${r.citation}` : "";
     const link = $("ruling-link");
     W.show(link, !!r.turn);
     if (r.turn) link.setAttribute("href", W.disputeHref(r));
+    if (counting(state)) W.show(link, false);   // a throw of the dice alone: nothing to dispute
   }
 
   function renderList(list, items, make) {
@@ -133,10 +198,10 @@
     return W.el("li", { class: `announcement kind-${String(a.kind || "info").replace(/[^a-z_-]/gi, "")}` }, a.text || "");
   }
 
-  function rulingItem(r, players) {
-    const item = W.el("li", { class: `verdict-${r.verdict}` }, rulingText(r, players));
+  function rulingItem(r, state) {
+    const item = W.el("li", { class: `verdict-${r.verdict}` }, rulingText(r, state));
     if (r.reason) item.append(W.el("span", { class: "reason" }, ` ${r.reason}`));
-    if (r.turn) item.append(" ", W.el("a", { href: W.disputeHref(r) }, "details"));
+    if (r.turn && !counting(state)) item.append(" ", W.el("a", { href: W.disputeHref(r) }, "details"));
     return item;
   }
 
@@ -154,7 +219,8 @@
     const undo = $("undo");
     undo.disabled = !state.undo;
     $("undo-what").textContent = state.undo ? `Undo takes back ${state.undo}` : "Nothing to take back";
-    if (editor && !$("board-editor").open) editor.load(state.board);
+    W.show($("board-editor"), !counting(state));
+    if (editor && !$("board-editor").open && !counting(state)) editor.load(state.board);
   }
 
   function connect() {
@@ -203,7 +269,7 @@
 
     editor = W.boardEditor($("editor-grid"), $("editor-preview"));
     $("board-editor").addEventListener("toggle", () => {
-      if ($("board-editor").open && current) editor.load(current.board);
+      if ($("board-editor").open && current && !counting(current)) editor.load(current.board);
     });
     $("editor-reset").addEventListener("click", () => current && editor.load(current.board));
     $("editor-submit").addEventListener("click", async () => {
@@ -222,7 +288,12 @@
         }
         options[line.slice(0, at).trim()] = line.slice(at + 1).trim();
       }
-      const players = { light: $("new-light").value.trim(), dark: $("new-dark").value.trim() };
+      let players = { light: $("new-light").value.trim(), dark: $("new-dark").value.trim() };
+      const names = $("new-names").value.split("\n").map((n) => n.trim()).filter(Boolean);
+      if (names.length) {                      // a counting game's players, in turn order
+        players = names;
+        if (!("players" in options)) options.players = String(names.length);
+      }
       if (!window.confirm("Start a new game? The game in progress ends unfinished.")) return;
       if (await send("/api/game", { preset: $("new-preset").value, options, players })) {
         $("new-game").open = false;

@@ -15,6 +15,15 @@
     const slider = $("step");
     slider.max = String(turns.length);
     let step = 0;
+    const tally = turns.length > 0 && W.isTally(turns[0].before);   // a counting game: tallies, not boards
+    W.show($("board"), !tally);
+    W.show($("tally"), tally);
+    const names = Array.isArray(game.players) ? game.players : null;
+    const who = (player) => (names ? names[player] || `player ${player}` : W.playerText(game.players, player));
+    const draw = (doc, options, over) => {
+      if (tally) W.drawTally($("tally"), doc, names, over || null);
+      else W.drawBoard($("board"), doc, options);
+    };
 
     function show(k) {
       step = Math.max(0, Math.min(turns.length, k));
@@ -25,19 +34,21 @@
         return;
       }
       if (step === 0) {
-        W.drawBoard($("board"), turns[0].before);
+        draw(turns[0].before);
         $("step-label").textContent = "The start";
         $("step-ruling").textContent = "";
         return;
       }
       const t = turns[step - 1];
-      W.drawBoard($("board"), t.after, { dice: t.dice, changed: W.changedPlaces(t.before, t.after), turn: t.player });
-      const who = W.playerText(game.players, t.player);
+      const r0 = t.ruling || {};
+      draw(t.after, { dice: t.dice, changed: W.changedPlaces(t.before, t.after), turn: t.player }, r0.game_over);
       const dice = W.diceText(t.dice);
       const place = t.verdict === "illegal" || t.attempt > 1 ? `, attempt ${t.attempt}` : "";
-      const did = t.verdict === "illegal" ? "an illegal move" : W.playText(t.play);
+      let did = t.verdict === "illegal" ? "an illegal move" : W.playText(t.play);
+      if (tally) did = (r0.events || []).map((e) => e.type.replace("_", " ")).join(", ") || "nothing counted";
+      else if (r0.opponent_play) did += `; the opponent ${r0.opponent_play}`;
       $("step-label").textContent =
-        `Turn ${t.turn ?? step} of ${played}${place}: ${who}${dice ? ` threw ${dice}` : ""}, ${did}`;
+        `Turn ${t.turn ?? step} of ${played}${place}: ${who(t.player)}${dice ? ` threw ${dice}` : ""}, ${did}`;
       const r = t.ruling || {};
       $("step-ruling").textContent = [r.verdict, r.reason, r.citation ? `(${r.citation})` : ""].filter(Boolean).join(": ");
       $("step-ruling").className = `ruling verdict-${r.verdict || "none"}`;

@@ -1,0 +1,231 @@
+"""The games the companion referees, behind one small protocol.
+
+The engine has two kinds of match: :class:`~willughby.engine.match.Match`
+(the games on the board: the race games and the unstacking games, between
+light and dark) and :class:`~willughby.engine.counting.CountingMatch`
+(Sice-Ace: two to five players and a tally, refereed from the dice alone).
+Both satisfy :class:`GameMatch`: rules, a phase, whose turn, the dice, the
+result, the actions of its record, ``record()`` and ``apply_action()``.
+
+What differs between the families the companion and the page need to know
+-- how a game is made and replayed, how players are named, what the state
+document shows, what the camera can do -- lives in one :class:`Family` each
+(:func:`family_of`), so the service branches on the family in one place:
+here.
+
+>>> family_of(get_preset("doublets").rules).name, family_of(get_preset("sice-ace").rules).name
+('unstacking', 'counting')
+>>> family_of(get_preset("doublets").rules).camera_reads
+False
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
+
+from willughby.engine.counting import CountingMatch, Tally
+from willughby.engine.errors import InvalidOptionError
+from willughby.engine.match import Match
+from willughby.engine.position import COLOURS, DARK, LIGHT, Position
+from willughby.engine.rules import Rules, get_preset
+
+__all__ = ["GameMatch", "Family", "BoardFamily", "CountingFamily", "family_of", "family_of_preset",
+           "DEFAULT_NAMES"]
+
+#: names for the players of a counting game the page or the demo left unnamed
+DEFAULT_NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve")
+
+
+@runtime_checkable
+class GameMatch(Protocol):
+    """What the companion asks of any match (``Match`` and ``CountingMatch`` both are one)."""
+
+    rules: Rules
+    preset: str | None
+    phase: str
+    dice: tuple[int, ...] | None
+    turn_number: int
+    actions: list[dict[str, Any]]
+
+    @property
+    def turn(self) -> Any:
+        """Whose turn it is: a colour, or a player's index (None when nobody's)."""
+
+    @property
+    def result(self) -> Any:
+        """The end of the game (``.to_json()``), or None."""
+
+    def record(self) -> dict[str, Any]:
+        """The game record (``willughby-game/1``)."""
+
+    def apply_action(self, action: Mapping[str, Any]) -> None:
+        """Carry out one action of a record."""
+
+
+class Family:
+    """A family of games as the companion sees it (see the module docstring)."""
+
+    #: ``race``, ``unstacking`` or ``counting`` (``Rules.family``)
+    name: str = ""
+    #: whether the camera's turn reader can rule on this family's turns
+    camera_reads: bool = False
+    #: why not, in a sentence for the page (None where it can)
+    camera_note: str | None = None
+    #: the same in a few words, for the page's line of devices
+    camera_idle: str = ""
+
+    def new_match(self, preset: str, rules: Rules, players: Any, start: Any) -> GameMatch:
+        raise NotImplementedError
+
+    def from_record(self, record: Mapping[str, Any]) -> GameMatch:
+        raise NotImplementedError
+
+    def store_players(self, match: GameMatch) -> dict[str, str]:
+        """The players as the store keeps them (a mapping)."""
+        raise NotImplementedError
+
+    def start_id(self, match: GameMatch) -> str:
+        raise NotImplementedError
+
+    def who(self, match: GameMatch, player: Any) -> str:
+        """A player in words ("Ann (light)", "Cat")."""
+        raise NotImplementedError
+
+    def players_doc(self, match: GameMatch) -> Any:
+        raise NotImplementedError
+
+    def board_doc(self, match: GameMatch) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def dice_wanted(self, match: GameMatch) -> int:
+        """How many dice the next throw takes (the box throws that many)."""
+        return 2 if match.phase == "start" else match.rules.dice_thrown
+
+
+class BoardFamily(Family):
+    """The games on the board (``Match``): the race games and the unstacking games."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.camera_reads = name == "race"
+        self.camera_note = (None if self.camera_reads else
+                            "the camera cannot yet tell a pile from men laid flat: "
+                            "the board is entered on the page (or reported by the demo's players)")
+        self.camera_idle = "" if self.camera_reads else "it cannot read piles yet: boards are entered"
+
+    def new_match(self, preset: str, rules: Rules, players: Any, start: Any) -> Match:
+        begin = None
+        if start is not None:
+            begin = Position.from_board(dict(start), men=rules.men, starts_off_board=rules.start_waiting > 0,
+                                        require_turn=True)
+        names = dict(players or {})
+        if any(k not in COLOURS for k in names):
+            raise InvalidOptionError(f"a {self.name} game's players are light and dark, not {sorted(names)}")
+        return Match(rules, preset=preset, players=names, start=begin)
+
+    def from_record(self, record: Mapping[str, Any]) -> Match:
+        return Match.from_record(record)
+
+    def store_players(self, match: Any) -> dict[str, str]:
+        return dict(match.players)
+
+    def start_id(self, match: Any) -> str:
+        return match.start.id()
+
+    def who(self, match: Any, player: Any) -> str:
+        if player not in COLOURS:
+            return "?"
+        name = match.players[player]
+        return player if name.strip().lower() == player else f"{name} ({player})"
+
+    def players_doc(self, match: Any) -> dict[str, str]:
+        return dict(match.players)
+
+    def board_doc(self, match: Any) -> dict[str, Any]:
+        return match.position.to_board()
+
+    def phases(self, match: Any) -> dict[str, str] | None:
+        """Each side's phase (``unstack``, ``restack``, ``bear_off``) in the
+        unstacking games: what the board alone may not show."""
+        if self.name != "unstacking":
+            return None
+        from willughby.engine.unstacking import phase_of
+
+        return {c: phase_of(match.rules, match.position, c) for c in (LIGHT, DARK)}
+
+
+class CountingFamily(Family):
+    """The counting game (Sice-Ace): a tally, refereed from the dice alone."""
+
+    name = "counting"
+    camera_reads = False
+    camera_note = "Sice-Ace is refereed from the dice alone: the camera is idle"
+    camera_idle = "Sice-Ace is refereed from the dice alone"
+
+    def new_match(self, preset: str, rules: Rules, players: Any, start: Any) -> CountingMatch:
+        names = self.names(rules.players, players)
+        begin = Tally.from_doc(dict(start), players=rules.players) if start is not None else None
+        return CountingMatch(rules, names, begin, preset=preset)
+
+    @staticmethod
+    def names(count: int, players: Any) -> list[str]:
+        """*count* names from what the page or the demo gave: a list, or a
+        mapping keyed by index ("0", "1"...) or by colour (light, dark: the
+        first two); the unnamed get :data:`DEFAULT_NAMES`."""
+        given: list[str | None] = [None] * count
+        if isinstance(players, Mapping):
+            for key, name in players.items():
+                k = {"light": 0, "dark": 1}.get(str(key), None)
+                if k is None and str(key).isdigit():
+                    k = int(str(key))
+                if k is None or not 0 <= k < count:
+                    raise InvalidOptionError(f"the game has {count} players: there is no player {key!r}")
+                given[k] = str(name)
+        elif isinstance(players, Sequence) and not isinstance(players, (str, bytes)):
+            if len(players) > count:
+                raise InvalidOptionError(f"{len(players)} names for a game of {count} players "
+                                         f"(set the option players=2..5)")
+            for k, name in enumerate(players):
+                given[k] = str(name)
+        elif players is not None:
+            raise InvalidOptionError(f"players must be a list of names, not {players!r}")
+        out = [g.strip() if g and g.strip() else "" for g in given]
+        spare = [n for n in DEFAULT_NAMES if n not in out]
+        return [n or spare.pop(0) for n in out]
+
+    def from_record(self, record: Mapping[str, Any]) -> CountingMatch:
+        players = record.get("players")
+        if isinstance(players, Mapping):        # the store keeps {"0": name, ...}
+            players = [players[k] for k in sorted(players, key=int)]
+        return CountingMatch.from_record(dict(record, family="counting", players=players))
+
+    def store_players(self, match: Any) -> dict[str, str]:
+        return {str(k): name for k, name in enumerate(match.names)}
+
+    def start_id(self, match: Any) -> str:
+        return match.start.id()
+
+    def who(self, match: Any, player: Any) -> str:
+        if isinstance(player, int) and 0 <= player < len(match.names):
+            return match.names[player]
+        return "?"
+
+    def players_doc(self, match: Any) -> list[str]:
+        return list(match.names)
+
+    def board_doc(self, match: Any) -> dict[str, Any]:
+        return match.tally.to_doc()
+
+
+_FAMILIES: dict[str, Family] = {"race": BoardFamily("race"), "unstacking": BoardFamily("unstacking"),
+                                "counting": CountingFamily()}
+
+
+def family_of(rules: Rules) -> Family:
+    """The family of games *rules* belong to."""
+    return _FAMILIES[rules.family]
+
+
+def family_of_preset(preset: str) -> Family:
+    """The family of the preset *preset* (an id or alias)."""
+    return family_of(get_preset(preset).rules)

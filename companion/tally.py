@@ -1,0 +1,143 @@
+"""The companion's part for the counting game (Sice-Ace): throws, rulings, state, replay.
+
+Sice-Ace is refereed from the dice alone (``variants.md``): each throw is one
+turn, always legal, its outcome counted by the engine
+(:func:`~willughby.engine.counting.count_throw` through
+:class:`~willughby.engine.counting.CountingMatch`). The service calls these
+functions where the family is ``counting`` (``games.py``); nothing else in
+the service knows the game.
+
+The state document of a counting game (``GET /api/state``) has, beside the
+keys every game has:
+
+- ``players``: the names in turn order; ``board``: the ``tally/1`` document
+  (``turn`` the index of the player to throw, absent once the game is over);
+- ``tally``: ``{"players": [{"index", "name", "men", "off", "out", "to_throw"}], "pool", "turn", "out"}``;
+- ``game_over``: null or ``{"loser", "kind", "stake"}``, the loser paying;
+- ``rulings``: one per throw, with ``dice`` (in reading order), ``events``,
+  ``before`` and ``board`` (tallies), ``player`` an index.
+
+>>> from willughby.engine.counting import CountingMatch
+>>> from willughby.companion.games import CountingFamily
+>>> m = CountingMatch.new(options={"players": "3"}, players=["Ann", "Bob", "Cat"])
+>>> new_game_text("Sice-Ace", m)
+'new game of Sice-Ace: Ann, Bob and Cat, six men each; Ann throws first'
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from willughby.engine.counting import CountingMatch, Tally
+
+from .announce import describe_tally_throw
+
+__all__ = ["new_game_text", "awaiting", "throw", "rebuild", "turns", "state", "ruling_doc"]
+
+
+def _listed(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def names_of(players: Any) -> list[str]:
+    """The names of a counting game's players as the store keeps them (``{"0": name, ...}``), in turn order."""
+    if isinstance(players, Mapping):
+        return [str(players[k]) for k in sorted(players, key=lambda k: int(k) if str(k).isdigit() else 99)]
+    return list(players or [])
+
+
+def new_game_text(game_name: str, match: CountingMatch) -> str:
+    first = match.names[match.turn] if match.turn is not None else "?"
+    return (f"new game of {game_name}: {_listed(list(match.names))}, six men each; {first} throws first")
+
+
+def awaiting(match: CountingMatch, family: Any) -> str:
+    if match.phase == "over":
+        return "the game is over: start a new one"
+    again = bool(match.history) and match.history[-1].throws_again
+    return f"{family.who(match, match.turn)} is to throw" + (" again" if again else "")
+
+
+def ruling_doc(outcome: Any, before: Tally, turn: int, seq: int) -> dict[str, Any]:
+    """One throw as a ruling for the page (always legal: the dice decide)."""
+    return {"verdict": "legal", "play": None, "events": [e.to_json() for e in outcome.events],
+            "reason": None, "citation": None,
+            "game_over": outcome.game_over.to_json() if outcome.game_over else None,
+            "player": outcome.player, "dice": list(outcome.dice), "turn": turn, "attempt": 1, "seq": seq,
+            "before": before.to_doc(), "board": outcome.after.to_doc(), "throws_again": outcome.throws_again,
+            "source": None, "closest": []}
+
+
+def throw(companion: Any, values: list[int], who: str, note: tuple[str, dict[str, Any]],
+          ident: str | None) -> None:
+    """The player on turn threw *values*: counted, recorded, announced (called under the companion's lock)."""
+    m = companion._match
+    family = companion._family
+    before = m.tally
+    outcome = m.throw(values)                # the engine refuses dice the game cannot throw (EngineError)
+    companion._remember(ident)
+    companion._save(who, [note])
+    turn, _attempt = companion._counter.count(True)
+    companion._rulings.append(ruling_doc(outcome, before, turn, len(m.history)))
+    for text, kind in describe_tally_throw(outcome, lambda k: family.who(m, k)):
+        companion._say(text, kind, who)
+    if outcome.game_over is not None:
+        companion.store.finish(companion._game_id, outcome.game_over.to_json())
+
+
+def rebuild(match: CountingMatch, family: Any) -> tuple[list[dict[str, Any]], Any]:
+    """The rulings of a match replayed from the store, and the turn counter after them."""
+    from .service import TurnCounter
+
+    counter = TurnCounter()
+    out = []
+    before = match.start
+    for k, outcome in enumerate(match.history):
+        turn, _ = counter.count(True)
+        out.append(ruling_doc(outcome, before, turn, k + 1))
+        before = outcome.after
+    return out, counter
+
+
+def turns(record: Mapping[str, Any], family: Any) -> list[dict[str, Any]]:
+    """Each throw of a counting game's record, with the tallies before and after (for replay)."""
+    match = family.from_record(record)
+    out = []
+    before = match.start
+    for k, outcome in enumerate(match.history):
+        doc = ruling_doc(outcome, before, k + 1, k + 1)
+        out.append({"turn": k + 1, "attempt": 1, "seq": k + 1, "player": outcome.player,
+                    "player_text": family.who(match, outcome.player), "dice": list(outcome.dice),
+                    "play": None, "verdict": "legal", "before": before.to_doc(), "after": outcome.after.to_doc(),
+                    "ruling": doc})
+        before = outcome.after
+    return out
+
+
+def state(match: CountingMatch, family: Any, rulings: list[dict[str, Any]], game_id: str | None,
+          turn_number: int, awaiting_text: str, undo: str | None) -> dict[str, Any]:
+    """The state document's keys for a counting game (see the module docstring)."""
+    t = match.tally
+    players = [{"index": k, "name": name, "men": t.men[k], "out": t.men[k] == 0,
+                "to_throw": match.phase != "over" and t.turn == k}
+               for k, name in enumerate(match.names)]
+    last = rulings[-1] if rulings else None
+    return {
+        "game_id": game_id,
+        "preset": match.preset,
+        "players": list(match.names),
+        "board": t.to_doc(),
+        "dice": list(match.dice) if match.dice else None,
+        "turn_number": turn_number,
+        "turns_played": match.turn_number,
+        "phase": match.phase,
+        "awaiting": awaiting_text,
+        "rulings": rulings[-20:],
+        "game_over": match.result.to_json() if match.result else None,
+        "cube": None,
+        "question": None,
+        "last_play": None,
+        "undo": undo,
+        "tally": {"players": players, "pool": t.pool, "turn": t.turn, "out": list(t.out),
+                  "throws_again": bool(last and last.get("throws_again")) and match.phase != "over"},
+    }
