@@ -116,21 +116,27 @@ def _decode(logp: np.ndarray, capacity: tuple[int, int]) -> list[int]:
     dp = np.full((cap_l + 1, cap_d + 1), neg)
     dp[0, 0] = 0.0
     choice = np.zeros((n_points, cap_l + 1, cap_d + 1), np.int16)
+    # the classes a point may take, in the order ties are settled (the first wins): empty, then n light
+    # and n dark men for n = 1, 2, ...; each a shift of the table by the men it adds
+    shifts = [(0, 0, 0)]
+    for n in range(1, 16):
+        if n <= cap_l:
+            shifts.append((n, n, 0))
+        if n <= cap_d:
+            shifts.append((15 + n, 0, n))
+    klass = np.array([k for k, _, _ in shifts], np.int16)
+    # the table padded with 15 impossible rows and columns before it: a shift is then one slice of it,
+    # and all the shifts are gathered at once
+    rows = 15 - np.array([dl for _, dl, _ in shifts])[:, None, None] + np.arange(cap_l + 1)[None, :, None]
+    cols = 15 - np.array([dd for _, _, dd in shifts])[:, None, None] + np.arange(cap_d + 1)[None, None, :]
+    flat = (rows * (cap_d + 16) + cols).ravel()
+    gains = logp[:, klass.astype(np.intp)][:, :, None]
+    padded = np.full((cap_l + 16, cap_d + 16), neg)
     for p in range(n_points):
-        best = dp + logp[p, 0]
-        arg = np.zeros(dp.shape, np.int16)
-        for n in range(1, 16):
-            if n <= cap_l:                              # n light men here
-                cand = np.full(dp.shape, neg)
-                cand[n:, :] = dp[:-n, :] + logp[p, n]
-                better = cand > best
-                best[better], arg[better] = cand[better], n
-            if n <= cap_d:                              # n dark men here
-                cand = np.full(dp.shape, neg)
-                cand[:, n:] = dp[:, :-n] + logp[p, 15 + n]
-                better = cand > best
-                best[better], arg[better] = cand[better], 15 + n
-        dp, choice[p] = best, arg
+        padded[15:, 15:] = dp
+        cand = padded.take(flat).reshape(len(shifts), -1) + gains[p]
+        arg = cand.argmax(axis=0)
+        dp, choice[p] = cand.max(axis=0).reshape(dp.shape), klass[arg].reshape(dp.shape)
     l, d = np.unravel_index(int(np.argmax(dp)), dp.shape)
     out = [0] * n_points
     for p in range(n_points - 1, -1, -1):

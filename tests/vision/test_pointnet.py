@@ -110,6 +110,44 @@ def test_decoding_keeps_each_side_to_fifteen_men():
     assert _decode(logp[:2], (15, 15)) == [6, 6]
 
 
+def _decode_one_class_at_a_time(logp, capacity):
+    """The decoding's dynamic programme written out plainly, class by class:
+    the reference the vectorised one must agree with, ties included."""
+    cap_l, cap_d = capacity
+    dp = np.full((cap_l + 1, cap_d + 1), -np.inf)
+    dp[0, 0] = 0.0
+    choice = np.zeros((len(logp), cap_l + 1, cap_d + 1), int)
+    for p in range(len(logp)):
+        best, arg = dp + logp[p, 0], np.zeros(dp.shape, int)
+        for n in range(1, 16):
+            for k, dl, dd in ((n, n, 0), (15 + n, 0, n)):
+                if dl > cap_l or dd > cap_d:
+                    continue
+                cand = np.full(dp.shape, -np.inf)
+                cand[dl:, dd:] = dp[:cap_l + 1 - dl, :cap_d + 1 - dd] + logp[p, k]
+                better = cand > best
+                best[better], arg[better] = cand[better], k
+        dp, choice[p] = best, arg
+    light, dark = np.unravel_index(int(np.argmax(dp)), dp.shape)
+    out = [0] * len(logp)
+    for p in range(len(logp) - 1, -1, -1):
+        out[p] = k = int(choice[p, light, dark])
+        light, dark = (light - k, dark) if 1 <= k <= 15 else (light, dark - (k - 15 if k else 0))
+    return out
+
+
+def test_decoding_agrees_with_the_plain_dynamic_programme_ties_and_all():
+    from willughby.vision.pointnet import _decode
+    rng = np.random.default_rng(16)
+    for trial in range(300):
+        probs = rng.dirichlet(np.full(31, rng.choice([0.05, 0.3, 1.0])), size=24)
+        if trial % 3 == 0:
+            probs = np.round(probs, 2) + 1e-12          # many equal probabilities: ties settled the same way
+        logp = np.log(np.maximum(probs, 1e-12))
+        capacity = (int(rng.integers(0, 16)), int(rng.integers(0, 16)))
+        assert _decode(logp, capacity) == _decode_one_class_at_a_time(logp, capacity), (trial, capacity)
+
+
 def test_points_in_doubt_can_get_a_second_mirrored_look():
     # off by default (the network reads whole frames, so a second look is a
     # whole second pass); asked for, it averages the points in doubt with
