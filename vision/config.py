@@ -150,6 +150,8 @@ class ReaderConfig:
     # --- when to look for dice (dice.find_dice): the men are read without it
     find_dice: bool = False          # find the dice on every read (Reading.dice); the point reader
                                      # has learnt dice and needs no mask, so the read is cheaper without
+    # --- the process's memory (vision/memory.py): what a read frees, the C library keeps for the next
+    keep_memory_mb: int = _f(64, "nonneg")  # megabytes of freed memory kept (0: the allocator as it is)
     # --- round tops of men (cv2.HoughCircles on the rectified grey board)
     top_min_apart: float = _f(0.8)   # share of a man's radius: least distance between two tops found
     top_edge: float = _f(80.0)       # Canny's upper threshold (grey levels 0..255) of the circle finder

@@ -204,16 +204,17 @@ def _panel(config: VisionConfig, image: np.ndarray, corners, men, camera) -> _Pa
     if polys:
         hidden = np.zeros(known.shape, np.uint8)
         pts = []
-        sizes = [len(p) for p in polys]
-        allp = np.vstack([np.vstack(polys).T, np.ones(sum(sizes))])
+        sizes = np.array([len(p) for p in polys])
+        starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+        allp = np.vstack([np.vstack(polys).T, np.ones(int(sizes.sum()))])
         for i, name in enumerate(_SIDES):
             q = (np.linalg.inv(_side_affine(name, W, D)) @ lift) @ allp
             c = (q[0] / q[2] + corner_ext) / step - 0.5 + offsets[i]
             r = (q[1] / q[2] - ring_in) / step - 0.5
             cr = np.round(np.clip(np.column_stack([c, r]), -1e5, 1e5) * 4).astype(np.int32)
-            for piece, rr in zip(np.split(cr, np.cumsum(sizes)[:-1]), np.split(r, np.cumsum(sizes)[:-1])):
-                if rr.min() < ns and rr.max() > 0:
-                    pts.append(piece)
+            # the outlines that reach the side's rows (most lie on the surface, inside them all)
+            near = (np.minimum.reduceat(r, starts) < ns) & (np.maximum.reduceat(r, starts) > 0)
+            pts.extend(cr[starts[j]:starts[j] + sizes[j]] for j in np.flatnonzero(near))
         if pts:
             cv2.fillPoly(hidden, pts, 1, shift=2)
             known &= cv2.dilate(hidden, np.ones((3, 3), np.uint8)) == 0

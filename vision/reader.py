@@ -39,6 +39,7 @@ from .starts import MEN_PER_SIDE
 from .occlusion import check_frame, rails_picture
 from .strips import Strips, point_strips
 from .geometry import BoardGeometry, homography
+from .memory import keep_frame_memory
 
 __all__ = ["METHODS", "Reading", "Man", "read_board", "rectify", "detect_men", "BoardModel", "Look", "learn_look",
            "observe", "Observation"]
@@ -87,6 +88,8 @@ class Reading:
     #: configuration's margin), for comparing with the next frame
     #: (``turns.rectified``) without warping the frame again
     rect: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: ... and the same in 8-bit Lab (``cv2.COLOR_BGR2Lab``), as the read converted it
+    rect_lab8: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def to_board(self, men_per_side: int = MEN_PER_SIDE) -> dict[str, Any]:
         """The board document of this reading (``vision read``), with its
@@ -156,10 +159,12 @@ class BoardModel:
 _LAB8_TO_LAB = np.array([[100.0 / 255.0, 0, 0, 0], [0, 1, 0, -128.0], [0, 0, 1, -128.0]], np.float32)
 
 
-def _lab(rect: np.ndarray) -> np.ndarray:
-    """CIE Lab (L 0..100), from the 8-bit conversion (a table lookup, fast),
-    rescaled in one pass (``cv2.transform``: a third of numpy's time)."""
-    lab8 = cv2.cvtColor(rect, cv2.COLOR_BGR2Lab)
+def _lab(rect: np.ndarray, lab8: np.ndarray | None = None) -> np.ndarray:
+    """CIE Lab (L 0..100), from the 8-bit conversion (a table lookup, fast;
+    *lab8* where it was made already), rescaled in one pass
+    (``cv2.transform``: a third of numpy's time)."""
+    if lab8 is None:
+        lab8 = cv2.cvtColor(rect, cv2.COLOR_BGR2Lab)
     return cv2.transform(lab8.astype(np.float32), _LAB8_TO_LAB)
 
 
@@ -400,31 +405,41 @@ def learn_board(config: VisionConfig, lab: np.ndarray, men: list[Man], margin: f
                       (palette[_POINT0].copy(), palette[_POINT0 + 1].copy()), palette[_BAR].copy())
 
 
-def _distance(lab: np.ndarray, ref: np.ndarray, lightness_weight: float = 0.5) -> np.ndarray:
+def _distance(lab: np.ndarray, ref: np.ndarray, lightness_weight: float = 0.5,
+              cap: float | None = None, scratch: np.ndarray | None = None) -> np.ndarray:
     """Per pixel, the Lab distance to *ref*, a colour or an image, lightness
-    counting *lightness_weight* (``ReaderConfig.lightness_weight``: shading moves it)."""
+    counting *lightness_weight* (``ReaderConfig.lightness_weight``: shading moves it),
+    and no more than *cap* where given.  Each step writes over the one
+    before, and *scratch* (an array like *lab*) takes the differences where
+    given: a frame's worth of fresh memory costs more than the arithmetic."""
     weights = np.array([[lightness_weight, 1.0, 1.0]], np.float32)
     if ref.shape != lab.shape:                  # one colour: subtract it as a scalar
         r = np.asarray(ref, np.float64).ravel()
-        d = cv2.subtract(lab, (float(r[0]), float(r[1]), float(r[2]), 0.0))
+        d = cv2.subtract(lab, (float(r[0]), float(r[1]), float(r[2]), 0.0), dst=scratch)
     else:
-        d = cv2.subtract(lab, ref)
-    return cv2.sqrt(cv2.transform(cv2.multiply(d, d), weights))
+        d = cv2.subtract(lab, ref, dst=scratch)
+    cv2.multiply(d, d, dst=d)
+    out = cv2.transform(d, weights)
+    cv2.sqrt(out, dst=out)
+    if cap is not None:
+        cv2.min(out, cap, dst=out)
+    return out
 
 
 def evidence(lab: np.ndarray, model: BoardModel, config: VisionConfig | None = None) -> dict[str, np.ndarray]:
     """Per pixel and colour: how much better a man of that colour explains it than the board."""
     rc = (config or VisionConfig.default()).reader
     cap, lw = rc.distance_cap, rc.lightness_weight
-    d_bg = np.minimum(_distance(lab, model.expected, lw), cap)
-    d_men = {c: np.minimum(_distance(lab, ref, lw), cap) for c, ref in model.men.items()}
+    scratch = np.empty_like(lab)
+    d_bg = _distance(lab, model.expected, lw, cap, scratch)
+    d_men = {c: _distance(lab, ref, lw, cap, scratch) for c, ref in model.men.items()}
     out = {}
     for colour, d_c in d_men.items():
         rival = d_bg
         for other, d_o in d_men.items():
             if other != colour:
-                rival = np.minimum(rival, d_o)
-        diff = cv2.subtract(rival, d_c)
+                rival = cv2.min(rival, d_o)
+        diff = cv2.subtract(rival, d_c, dst=None if rival is d_bg else rival)
         cv2.multiply(diff, rc.evidence_scale, dst=diff)
         np.clip(diff, -rc.evidence_clip, rc.evidence_clip, out=diff)
         diff -= rc.evidence_bias
@@ -445,6 +460,7 @@ class Observation:
     llr: dict[str, np.ndarray]
     rect: np.ndarray | None = None
     config: VisionConfig | None = None
+    lab8: np.ndarray | None = None      # *rect* in 8-bit Lab, which *lab* was made from
 
     def strips(self) -> Strips:
         """The 24 point strips the point reader reads (``strips.point_strips``)."""
@@ -475,14 +491,17 @@ def observe(image: np.ndarray, corners: Sequence[Sequence[float]], config: Visio
 
 def _observe(image: np.ndarray, corners: Sequence[Sequence[float]], config: VisionConfig,
              look: Look | None = None) -> Observation:
+    keep_frame_memory(config.reader.keep_memory_mb)        # once a process: the next frame reuses this one's memory
     geometry = BoardGeometry(config)
     margin = config.margin
     rect = rectify(config, image, corners, margin)
     camera = camera_from_corners(corners, (image.shape[1], image.shape[0]), geometry)
-    lab = _lab(rect)
+    lab8 = cv2.cvtColor(rect, cv2.COLOR_BGR2Lab)
+    lab = _lab(rect, lab8)
     tops = detect_men(config, rect, margin)
     model = learn_board(config, lab, tops, margin, look)
-    return Observation(geometry, camera, margin, lab, tops, model, evidence(lab, model, config), rect, config)
+    return Observation(geometry, camera, margin, lab, tops, model, evidence(lab, model, config), rect, config,
+                       lab8)
 
 
 def _one_per_man(tops: list[Man], apart: float) -> list[Man]:
@@ -608,4 +627,5 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     return Reading(light, dark, bar, stacked, confidence, conf, not frame.occluded,
                    occluded=frame.occluded, men=placed, dice=found, notes=notes,
                    millis=(time.perf_counter() - t0) * 1000, count_probs=count_probs, pile_probs=pile_probs,
-                   rect=obs.rect if corners is given else None)
+                   rect=obs.rect if corners is given else None,
+                   rect_lab8=obs.lab8 if corners is given else None)

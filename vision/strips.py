@@ -25,6 +25,7 @@ second layer looks like from there.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -78,18 +79,17 @@ def _maps(llr: dict[str, np.ndarray], lab: np.ndarray, field_lightness: float) -
     ])
 
 
-def _cut(geometry: BoardGeometry, camera: Camera, stack: np.ndarray, margin: float) -> Strips:
-    """Cut each point's strip (``STRIP_MM``, from 30 mm beyond the edge) at
-    ``MM_PER_PX`` from *stack*'s channels (the reader's ``CHANNELS``, or any
-    other number: the turn reader cuts one, the changed picture)."""
+@lru_cache(maxsize=8)
+def _strip_affines(geometry: BoardGeometry, margin: float) -> tuple[np.ndarray, ...]:
+    """Each point's strip (``STRIP_MM``, from 30 mm beyond the edge, at
+    ``MM_PER_PX``) as an affine map from the rectified board's pixels to the
+    strip's, the board's edge at the strip's top (the same for every frame)."""
     s = geometry.config.scale
     length_mm = STRIP_MM[1]
     sw, sl = STRIP_PX
-    channels = stack.shape[2]
-    maps = np.empty((24, channels, sl, sw), np.float32)
-    aux = np.empty((24, AUX), np.float32)
     half = STRIP_MM[0] / 2
-    for i, p in enumerate(range(1, 25)):
+    out = []
+    for p in range(1, 25):
         xc = geometry.point_centre_x(p)
         top = geometry.is_top(p)
         # the strip in rectified pixels: the edge of the board at its top
@@ -103,11 +103,51 @@ def _cut(geometry: BoardGeometry, camera: Camera, stack: np.ndarray, margin: flo
         dst = np.float32([[0, 0], [sw, 0], [0, sl]])
         if not top:                       # turned: the edge at the strip's top
             dst = np.float32([[sw, sl], [0, sl], [sw, 0]])
-        A = cv2.getAffineTransform(src, dst)
+        out.append(cv2.getAffineTransform(src, dst))
+    return tuple(out)
+
+
+def _cut(geometry: BoardGeometry, camera: Camera | None, stack: np.ndarray, margin: float) -> Strips:
+    """Cut each point's strip (``STRIP_MM``, from 30 mm beyond the edge) at
+    ``MM_PER_PX`` from *stack*'s channels (the reader's ``CHANNELS``, or any
+    other number: the turn reader cuts one, the changed picture); without a
+    *camera*, the camera numbers (``aux``) are left at 0."""
+    sw, sl = STRIP_PX
+    channels = stack.shape[2]
+    maps = np.empty((24, channels, sl, sw), np.float32)
+    aux = np.zeros((24, AUX), np.float32)
+    for i, A in enumerate(_strip_affines(geometry, margin)):
         cut = cv2.warpAffine(stack, A, (sw, sl), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
         maps[i] = cut.reshape(sl, sw, channels).transpose(2, 0, 1)
-        aux[i] = _camera_numbers(geometry, camera, p)
+        if camera is not None:
+            aux[i] = _camera_numbers(geometry, camera, i + 1)
     return Strips(maps, aux)
+
+
+def cut_pixels(geometry: BoardGeometry, image: np.ndarray, margin: float) -> np.ndarray:
+    """The 24 strips of *image* (a rectified board, any type and number of
+    channels), each (length, width[, channels]) and of *image*'s type, where
+    :func:`whole_pixel_strips` holds: each pixel of a strip is one pixel of
+    *image*, those beyond it 0."""
+    sw, sl = STRIP_PX
+    out = np.empty((24, sl, sw) + image.shape[2:], image.dtype)
+    for i, A in enumerate(_strip_affines(geometry, margin)):
+        cv2.warpAffine(image, A, (sw, sl), dst=out[i], flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT)
+    return out
+
+
+@lru_cache(maxsize=8)
+def whole_pixel_strips(geometry: BoardGeometry, margin: float) -> bool:
+    """Whether every pixel of every strip is one whole pixel of the
+    rectified board (no interpolation between pixels): then a strip cut from
+    a picture is that picture's own pixels, and what is computed pixel by
+    pixel may as well be computed on the strips (the default ``scale`` of
+    1 px per mm, and any whole number of pixels per ``MM_PER_PX``)."""
+    for A in _strip_affines(geometry, margin):
+        back = cv2.invertAffineTransform(A)
+        if np.abs(back - np.round(back)).max() > 1e-6:
+            return False
+    return True
 
 
 def _camera_numbers(geometry: BoardGeometry, camera: Camera, p: int) -> list[float]:

@@ -388,7 +388,8 @@ def rectified(frame: np.ndarray, corners: Sequence[Sequence[float]], config: Any
     """*frame*'s playing surface, rectified for comparing (:class:`Rectified`)
     and smoothed (``TurnConfig.change_blur_mm``, or *blur_mm*); where
     *reading* is the reader's reading of this frame with these corners and
-    configuration, the surface it rectified is used, not warped again."""
+    configuration, the surface it rectified (and its Lab) is used, not
+    warped (or converted) again."""
     import cv2
 
     from .config import VisionConfig
@@ -396,9 +397,11 @@ def rectified(frame: np.ndarray, corners: Sequence[Sequence[float]], config: Any
 
     config = config or VisionConfig.default()
     rect = getattr(reading, "rect", None)
+    lab = getattr(reading, "rect_lab8", None) if rect is not None else None
     if rect is None:
         rect = rectify(config, frame, corners, config.margin)
-    lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)
+    if lab is None:
+        lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)
     sigma = (TurnConfig().change_blur_mm if blur_mm is None else blur_mm) * config.scale
     if sigma > 0:
         lab = cv2.GaussianBlur(lab, (0, 0), sigma)
@@ -414,10 +417,9 @@ def point_changes(before: np.ndarray | Rectified, after: np.ndarray | Rectified,
     there, a few hundredths where a man came or went."""
     import cv2
 
-    from .camera import camera_from_corners
     from .config import VisionConfig
     from .geometry import BoardGeometry
-    from .strips import _cut
+    from .strips import STRIP_PX, _cut, cut_pixels, whole_pixel_strips
 
     config = config or VisionConfig.default()
     threshold = TurnConfig().change_delta_e if delta_e is None else delta_e
@@ -439,14 +441,22 @@ def point_changes(before: np.ndarray | Rectified, after: np.ndarray | Rectified,
     labs = [(f if f is not None else rectified(frame, corners, config)).lab
             for f, frame in zip(frames, (before, after))]
     geometry = BoardGeometry(config)
-    camera = camera_from_corners(corners, (shapes[1][1], shapes[1][0]), geometry)
+    ones = np.ones((1, 3), np.float32)
+    width = STRIP_PX[0]
+    lo = int(round(width * (1 - core) / 2))
+    hi = max(lo + 1, width - lo)
+    if whole_pixel_strips(geometry, config.margin):
+        # each pixel of a strip is one pixel of the board: compare the strips' pixels alone (a third of
+        # the board's), the same numbers as comparing the whole board and cutting the strips after
+        cuts = [cut_pixels(geometry, lab, config.margin) for lab in labs]
+        d = cv2.absdiff(cuts[0], cuts[1]).reshape(-1, width, 3).astype(np.float32)
+        distance2 = cv2.transform(cv2.multiply(d, d), ones)
+        changed = (distance2 > threshold * threshold).astype(np.float32).reshape(POINTS, -1, width)
+        return changed[:, :, lo:hi].reshape(POINTS, -1).mean(axis=1)
     # the colour distance between the two frames, pixel by pixel, against the threshold (in OpenCV:
     # a tenth of the time numpy takes over a whole frame)
     d = cv2.absdiff(labs[0], labs[1]).astype(np.float32)
-    distance2 = cv2.transform(cv2.multiply(d, d), np.ones((1, 3), np.float32))
+    distance2 = cv2.transform(cv2.multiply(d, d), ones)
     changed = (distance2 > threshold * threshold).astype(np.float32)
-    strips = _cut(geometry, camera, changed[:, :, None], config.margin)
-    width = strips.maps.shape[3]
-    lo = int(round(width * (1 - core) / 2))
-    hi = max(lo + 1, width - lo)
+    strips = _cut(geometry, None, changed[:, :, None], config.margin)
     return strips.maps[:, 0, :, lo:hi].reshape(POINTS, -1).mean(axis=1)

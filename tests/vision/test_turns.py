@@ -214,6 +214,24 @@ def test_a_frame_rectified_once_compares_as_the_frame_itself_and_only_from_the_s
         point_changes(kept, after, moved)
 
 
+@needs_reader
+def test_comparing_the_strips_alone_gives_the_figures_of_comparing_the_whole_board(monkeypatch):
+    # at the default scale each pixel of a strip is one of the board's, so only the strips' pixels are
+    # compared; the figures are those of comparing the whole board and cutting the strips after
+    from willughby.vision import strips
+    from willughby.vision.synth import Scene, SceneSpec
+
+    scene = Scene(np.random.default_rng(13), SceneSpec(image_size=(1280, 720), n_dice=0, tilt_deg=14.0))
+    before, label = scene.render(START, np.random.default_rng(1))
+    after, _ = scene.render(_after("8/5 6/5"), np.random.default_rng(2))
+    corners = label["corners"]
+    fast = point_changes(before, after, corners)
+    monkeypatch.setattr(strips, "whole_pixel_strips", lambda geometry, margin: False)
+    whole = point_changes(before, after, corners)
+    assert np.array_equal(fast, whole)
+    assert (fast > TurnConfig().unchanged_share).sum() >= 3
+
+
 def test_men_seen_piled_where_no_board_of_the_turn_has_a_pile_make_the_reader_ask():
     # a race game never piles its men: a pile read surely means the picture is not what the referee can
     # weigh (on the dev set, unstacking boards judged as backgammon were ruled wrongly without this)
