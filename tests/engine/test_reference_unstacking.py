@@ -28,7 +28,7 @@ import pytest
 
 from willughby.engine.position import Position
 from willughby.engine.referee import turn_outcomes
-from willughby.engine.rules import PRESETS, Rules, preset_rules, start_position
+from willughby.engine.rules import Rules, preset_rules, start_position
 
 LIGHT, DARK = "light", "dark"
 UNSTACKING = ["doublets", "doublets-cotton", "dames-rabattues", "doblet", "ofanfelling"]

@@ -368,10 +368,9 @@ def test_two_fives_are_ten_actions() -> None:
     men off, variants.md): six outcomes."""
     r = rules("doublets")
     before = drawn(r, START, START)
-    flat = ["2 2 2 3 3 3".split()]
     expected = []
-    for k in range(6):
-        side = list(flat[0])
+    for k in range(6):  # every pile played down, one man off point k + 1
+        side = "2 2 2 3 3 3".split()
         side[k] = str(int(side[k]) - 1)
         expected.append(drawn(r, " ".join(side), START, turn="dark"))
     assert_outcomes(r, before, (5, 5), expected)
