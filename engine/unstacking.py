@@ -301,8 +301,36 @@ def _side_actions(rules: Rules, side: tuple[int, ...], die: int, any_men: bool,
 def _explore(rules: Rules, side: tuple[int, ...], moves: tuple[tuple[int, bool], ...],
              relax: frozenset[str]) -> dict[tuple[tuple[int, ...], tuple[tuple[int, bool], ...]],
                                             tuple[Action, ...]]:
-    """Every (side, moves left) reachable using some of *moves*, with one path to it."""
+    """Every (side, moves left) reachable using some of *moves*, with one path to it.
+
+    Where every move is alike (a doublet's), the actions are taken in a
+    canonical order -- within a phase, never a higher point after a lower
+    one -- which reaches every (side, moves left): within one phase, actions
+    on different points do not touch each other, and a phase ends after the
+    same actions in any order.  A pip-total doublet's ten or twelve actions
+    on any men would otherwise be tried in every order.
+    """
     found = {(side, moves): ()}
+    if len(set(moves)) == 1 and "phase" not in relax:
+        seen = {(side, moves, (-1, 0))}
+        line = deque([(side, moves, (), (-1, 0))])
+        while line:
+            s, left, path, bound = line.popleft()
+            if not left:
+                continue
+            rest = left[1:]
+            for action, new in _side_actions(rules, s, left[0][0], left[0][1], relax):
+                rank = (s[PHASE], 7 - action.point)
+                if rank < bound:
+                    continue
+                node = (new, rest, rank)
+                if node in seen:
+                    continue
+                seen.add(node)
+                if (new, rest) not in found:
+                    found[(new, rest)] = path + (action,)
+                line.append((new, rest, path + (action,), rank))
+        return found
     queue = deque([(side, moves, ())])  # breadth first: each path found plays the higher die first
     while queue:
         s, left, path = queue.popleft()
@@ -451,12 +479,16 @@ def judge(rules: Rules, before: Position, dice: Sequence[int], after: Position, 
     """
     colour = _mover(rules, before)
     thrown = validate_dice(rules, dice)
-    found = _outcomes(rules, before, thrown)
     target = after.physical_key()
-    for o in found:
+    try:
+        # only the outcomes that leave the board after (a pip-total doublet may have thousands)
+        leading = _outcomes(rules, before, thrown, target=after)
+    except InvalidBoardError:  # men off their own points: no play leads there
+        leading = []
+    for o in leading:
         if o.position.physical_key() == target and _phase_agrees(after, o.position):
-            return _legal(rules, colour, thrown, o, len(found), cube)
-    return _illegal(rules, before, thrown, after, found)
+            return _legal(rules, colour, thrown, o, None, cube)
+    return _illegal(rules, before, thrown, after, _outcomes(rules, before, thrown))
 
 
 def _phase_agrees(after: Position, settled: Position) -> bool:
@@ -467,7 +499,8 @@ def _events(steps: Sequence[Action], player: str) -> list[Event]:
     return [Event(a.kind, player, a.point) for a in steps]
 
 
-def _legal(rules: Rules, colour: str, dice: tuple[int, ...], o: Outcome, count: int, cube: int) -> Ruling:
+def _legal(rules: Rules, colour: str, dice: tuple[int, ...], o: Outcome, count: int | None,
+           cube: int) -> Ruling:
     opponent = other(colour)
     events = _events(o.play.steps, colour)
     if not o.play.steps:
