@@ -285,7 +285,9 @@ def _side_actions(rules: Rules, side: tuple[int, ...], die: int, any_men: bool,
     if side[PHASE] == len(rules.phases) - 1 and not any(side[MEN + i] for i in POINTS):
         return []  # every man is off: the game is over
     kinds = rules.phases if "phase" in relax else (rules.phases[side[PHASE]],)
-    points = range(1, 7) if (any_men or "die_point" in relax) else (die,)
+    # the die's own point first: an explanation then names the fewest dice misused
+    points = ((die, *(p for p in range(1, 7) if p != die)) if (any_men or "die_point" in relax)
+              else (die,))
     out = []
     for kind in kinds:
         for point in points:
