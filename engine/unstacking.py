@@ -354,7 +354,7 @@ def _plays(rules: Rules, side: tuple[int, ...], moves: tuple[tuple[int, bool], .
            relax: frozenset[str], enforce_use: bool) -> list[tuple[tuple[int, ...], tuple[Action, ...], tuple]]:
     found = _explore(rules, side, moves, relax)
     if enforce_use and rules.must_use == "all":
-        # "A die that can be used must be used" (variants.md; Hoyle 1753: use.all)
+        # "A die that can be used must be used" (variants.md; seed 003: unstack.use_all)
         most = max(len(moves) - len(left) for (_, left) in found)
         found = {k: v for k, v in found.items() if len(moves) - len(k[1]) == most}
     return [(s, path, left) for (s, left), path in found.items()]
@@ -579,8 +579,15 @@ def _illegal(rules: Rules, before: Position, dice: tuple[int, ...], after: Posit
             if not relax:
                 most = max(len(x.play.steps) for x in found)
                 if len(o.play.steps) < most:
+                    # where the dice that could all be used need a phase to end between them, the
+                    # ruling rests on this program's reading that phases change die by die
+                    start_phase = _side(rules, before, colour)[PHASE]
+                    crossed = any(_side(rules, x.position, colour)[PHASE] != start_phase
+                                  for x in found if len(x.play.steps) == most)
+                    rule = "unstack.order_of_dice" if crossed else "unstack.use_all"
                     return illegal(f"{colour} used {_count(len(o.play.steps))} of the throw but "
-                                   f"{_count(most)} could be used", "use.all")
+                                   f"{_count(most)} could be used"
+                                   + (", played in another order" if crossed else ""), rule)
                 # the mover did his part: the opponent left passed dice unused
                 mine = _side(rules, after, colour, phase=False)
                 could = max((len(x.opponent_play.steps) for x in found if x.opponent_play is not None
@@ -588,7 +595,7 @@ def _illegal(rules: Rules, before: Position, dice: tuple[int, ...], after: Posit
                 used = len(o.opponent_play.steps) if o.opponent_play is not None else 0
                 return illegal(f"{opponent} used {_count(used)} of the {_count(len(o.play.unused))} "
                                f"{colour} could not use, but {_count(could)} could be used: the "
-                               "opponent uses the dice the player cannot", "unused.opponent")
+                               "opponent uses the dice the player cannot", "unused.opponent_all")
             explained = _explain(rules, before, colour, o)
             if explained is not None:
                 return illegal(*explained)

@@ -231,8 +231,9 @@ def test_the_opponent_must_use_a_passed_die_he_can() -> None:
     for after in (drawn(r, "2 2 2^ 3 3 3", START, turn="dark"),
                   drawn(r, "2 2 2^ 3 3 3", "2^ 2^ 2^ 3^ 3^2 3^", turn="dark")):
         ruling = judged(r, before, (4, 5), after)
-        assert ruling.verdict == "illegal" and ruling.rule == "unused.opponent"
-        assert ruling.citation == "Holme 1688"
+        # variants.md's reading ("may" and "must" are one) is this program's choice
+        assert ruling.verdict == "illegal" and ruling.rule == "unused.opponent_all"
+        assert ruling.citation == "choice of this program"
         assert "dark" in ruling.reason and "could be used" in ruling.reason
 
 
@@ -310,9 +311,22 @@ def test_the_player_takes_the_order_that_uses_most_dice() -> None:
     before = drawn(r, "2 2 2^ 3 3 3", START)
     assert_outcomes(r, before, (5, 3), [drawn(r, "2 2 2 3 2 3", START, turn="dark")])
     ruling = judged(r, before, (5, 3), drawn(r, "2 2 2 3 3 3", START, turn="dark"))
-    assert ruling.verdict == "illegal" and ruling.rule == "use.all"
-    assert ruling.citation == "Hoyle 1753"
-    assert "one die" in ruling.reason and "2 dice" in ruling.reason
+    # the order that uses both dice crosses a phase: the ruling rests on this program's choice
+    assert ruling.verdict == "illegal" and ruling.rule == "unstack.order_of_dice"
+    assert ruling.citation == "choice of this program"
+    assert "one die" in ruling.reason and "2 dice" in ruling.reason and "another order" in ruling.reason
+
+
+def test_a_die_left_unused_that_could_act_on_its_own_point_is_illegal() -> None:
+    """"With each roll, you "play down" the men on the points indicated by the
+    dice ... If you roll the number for a point that is already entirely played
+    down, the roll is wasted" -- seed 003: only then.  Of 6-4 from the start,
+    light played down only the 6."""
+    r = rules("doublets")
+    before = drawn(r, START, START)
+    ruling = judged(r, before, (6, 4), drawn(r, "2^ 2^ 2^ 3^ 3^ 3^2", START, turn="dark"))
+    assert ruling.verdict == "illegal" and ruling.rule == "unstack.use_all"
+    assert ruling.citation == "seed 003 (Doublets)"
 
 
 def test_bearing_off_a_vacant_point_counts_for_nothing() -> None:
