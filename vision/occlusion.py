@@ -413,8 +413,10 @@ def frame_cues(config: VisionConfig, image: np.ndarray, corners,
         if not all_slants and unchanged[in_side].all():
             # the whole frame looks as it did in the clear photo: nothing can be crossing it (the
             # usual case once calibrated, and a third of the check's time)
-            return [_quiet_side(name, t[side == i], judged[:, side == i], P.bgr[:, side == i])
-                    for i, name in enumerate(_SIDES)]
+            spans = [np.flatnonzero(side == i) for i in range(4)]        # each side's columns lie together
+            spans = [slice(c[0], c[-1] + 1) if c.size else slice(0, 0) for c in spans]
+            return [_quiet_side(name, t[cols], judged[:, cols], P.bgr[:, cols])
+                    for name, cols in zip(_SIDES, spans)]
     usual = _usual_look(P, judged, oc)
     # ---- colour: how far each sample is from the usual look
     delta = (P.lab - usual) * judged[None]

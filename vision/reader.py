@@ -190,6 +190,7 @@ _FIELD, _BAR, _AROUND, _POINT0 = 0, 1, 2, 3     # _POINT0 + parity: the two poin
 @dataclass(frozen=True)
 class _Layout:
     regions: np.ndarray                 # rectified image of region numbers
+    regions3: np.ndarray                # the same in three channels (what the palette's lookup takes)
     tips: tuple[np.ndarray, ...]        # flat pixel indices of each point's tip half
     field: np.ndarray                   # flat indices: the open field (not the bar)
     bar: np.ndarray
@@ -223,8 +224,8 @@ def _layout(config: VisionConfig, margin: float) -> _Layout:
     field &= regions == _FIELD
     # the field, the bar and the margin are large: every n-th pixel gives the same median
     k = rc.sample_step
-    return _Layout(regions, tuple(tips), np.flatnonzero(field)[::k], np.flatnonzero(regions == _BAR)[::k],
-                   np.flatnonzero(regions == _AROUND)[::k])
+    return _Layout(regions, cv2.merge([regions] * 3), tuple(tips), np.flatnonzero(field)[::k],
+                   np.flatnonzero(regions == _BAR)[::k], np.flatnonzero(regions == _AROUND)[::k])
 
 
 @dataclass(frozen=True)
@@ -392,7 +393,7 @@ def learn_board(config: VisionConfig, lab: np.ndarray, men: list[Man], margin: f
     palette[_FIELD] = _median_where(flat, layout.field, free, least)
     palette[_BAR] = _median_where(flat, layout.bar, free, least)
     palette[_AROUND] = _median_where(flat, layout.around, free, least) if layout.around.size else palette[_FIELD]
-    expected = cv2.LUT(cv2.merge([layout.regions] * 3), _lut(palette))
+    expected = cv2.LUT(layout.regions3, _lut(palette))
     # the men's colours: the middle of each round top, in two groups
     samples = []
     for m in men:

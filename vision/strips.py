@@ -65,21 +65,29 @@ class Strips:
 
 
 def _maps(llr: dict[str, np.ndarray], lab: np.ndarray, field_lightness: float) -> np.ndarray:
-    """The four maps, stacked as channels of one rectified image."""
+    """The four maps, stacked as channels of one rectified image (each made
+    in place where it can be: a frame's worth of fresh memory costs more than
+    the arithmetic)."""
     h, w = lab.shape[:2]
-    zero = np.zeros((h, w), np.float32)
-    L = np.ascontiguousarray(lab[..., 0])
-    gx = cv2.Sobel(L, cv2.CV_32F, 1, 0, ksize=3) / 4.0
-    gy = cv2.Sobel(L, cv2.CV_32F, 0, 1, ksize=3) / 4.0
+    L = cv2.extractChannel(lab, 0)
+    gx = cv2.Sobel(L, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(L, cv2.CV_32F, 0, 1, ksize=3)
+    np.multiply(gx, 0.25, out=gx)
+    np.multiply(gy, 0.25, out=gy)
+    edges = cv2.magnitude(gx, gy, gx)
+    np.multiply(edges, 1 / 20.0, out=edges)
+    np.minimum(edges, 2.0, out=edges)
+    lightness = cv2.subtract(L, field_lightness, dst=gy)
+    cv2.multiply(lightness, 1 / 25.0, dst=lightness)
+    zero = None if {"light", "dark"} <= llr.keys() else np.zeros((h, w), np.float32)
     return cv2.merge([
         cv2.multiply(llr.get("light", zero), 0.5),
         cv2.multiply(llr.get("dark", zero), 0.5),
-        cv2.multiply(cv2.subtract(L, field_lightness), 1 / 25.0),
-        np.minimum(cv2.magnitude(gx, gy) * (1 / 20.0), 2.0),
+        lightness,
+        edges,
     ])
 
 
-@lru_cache(maxsize=8)
 def _strip_affines(geometry: BoardGeometry, margin: float) -> tuple[np.ndarray, ...]:
     """Each point's strip (``STRIP_MM``, from 30 mm beyond the edge, at
     ``MM_PER_PX``) as an affine map from the rectified board's pixels to the
