@@ -138,6 +138,11 @@ class TurnConfig:
     #: a pile read at least this surely, on a point where neither the board before nor any legal
     #: result has one, means the picture shows what no board of the turn can be: ask
     pile_alarm: float = 0.95
+    #: in a game of piles, the probability the pile of each point of two men or more whose picture changed
+    #: needs, in the play ruled legal
+    pile_point_min: float = 0.99
+    #: ... and a point the play leaves as it was must not have changed its picture by this share or more
+    pile_change_min: float = 0.02
     #: how many candidates an "unsure" lists
     show: int = 4
 
@@ -223,12 +228,46 @@ def board_classes(board: Mapping[str, Any]) -> np.ndarray:
     return out
 
 
-def _board_of(classes: np.ndarray, bar: Mapping[str, int], men: int = 15) -> dict[str, Any]:
+PILES = 3                     # the men at a point's edge: laid flat, a pile of 2, a pile of 3 or more
+
+
+def pile_classes(board: Mapping[str, Any]) -> np.ndarray:
+    """The pile class of each point of a board document (0 men laid flat,
+    1 a pile of 2, 2 a pile of 3 or more): what the point reader's pile
+    probabilities are indexed by.
+
+    >>> pile_classes({"light": [3] + [0] * 23, "dark": [0] * 24,
+    ...               "stacked": {"light": [2] + [0] * 23, "dark": [0] * 24}})[:2].tolist()
+    [1, 0]
+    """
+    stacked = board.get("stacked") or {}
+    out = np.zeros(POINTS, np.int64)
+    for side in ("light", "dark"):
+        for i, s in enumerate(stacked.get(side) or [0] * POINTS):
+            if int(s) >= 2:
+                out[i] = 1 if int(s) == 2 else 2
+    return out
+
+
+def has_piles(board: Mapping[str, Any] | None) -> bool:
+    """Whether a board document has a man in a pile (the unstacking games)."""
+    stacked = (board or {}).get("stacked") or {}
+    return any(int(s) for side in ("light", "dark") for s in (stacked.get(side) or ()))
+
+
+def _board_of(classes: np.ndarray, bar: Mapping[str, int], men: int = 15,
+              piles: np.ndarray | None = None) -> dict[str, Any]:
     light = [int(k) if 1 <= k <= 15 else 0 for k in classes]
     dark = [int(k) - 15 if k > 15 else 0 for k in classes]
     b = {"light": int(bar.get("light", 0)), "dark": int(bar.get("dark", 0))}
-    return {"format": "board/1", "light": light, "dark": dark, "bar": b,
-            "off": {"light": max(0, men - sum(light) - b["light"]), "dark": max(0, men - sum(dark) - b["dark"])}}
+    doc: dict[str, Any] = {"format": "board/1", "light": light, "dark": dark, "bar": b,
+                           "off": {"light": max(0, men - sum(light) - b["light"]),
+                                   "dark": max(0, men - sum(dark) - b["dark"])}}
+    if piles is not None:
+        height = (0, 2, 3)
+        doc["stacked"] = {side: [min(height[int(j)], n) if n >= 2 else 0 for n, j in zip(doc[side], piles)]
+                          for side in ("light", "dark")}
+    return doc
 
 
 class TurnReader:
@@ -263,7 +302,11 @@ class TurnReader:
             ranked = [{"play": c.play, "board": dict(c.board), "p": 1.0 / len(candidates)} for c in candidates]
             return TurnJudgement("unsure", False, None, None, ranked[:cfg.show], 0.0, None,
                                  [evidence.why_unsettled or "the frame cannot be read"])
-        piled = self._unexpected_piles(evidence, candidates, before)
+        # a game of piles (the unstacking games): a play changes piles, not counts, so each point is
+        # weighed over its count and its pile together
+        pile_game = evidence.pile_probs is not None and (
+            has_piles(before) or any(has_piles(c.board) for c in candidates))
+        piled = [] if pile_game else self._unexpected_piles(evidence, candidates, before)
         if piled:
             ranked = [{"play": c.play, "board": dict(c.board), "p": 1.0 / len(candidates)} for c in candidates]
             return TurnJudgement("unsure", True, None, None, ranked[:cfg.show], 0.0, None,
@@ -280,6 +323,9 @@ class TurnReader:
             logp = np.where(keep[:, None], held, logp)
             notes.append(f"{int(keep.sum())} of 24 points unchanged since the frame before")
         cand_classes = [board_classes(c.board) for c in candidates]
+        if pile_game:
+            logp = self._with_piles(logp, evidence.pile_probs, keep, before)
+            cand_classes = [cls * PILES + pile_classes(c.board) for c, cls in zip(candidates, cand_classes)]
         rows = np.arange(POINTS)
         bar_seen = {k: int(evidence.bar.get(k, 0)) for k in ("light", "dark")}
 
@@ -299,14 +345,24 @@ class TurnReader:
         p_other = float(post[-1])
         order = np.argsort(-post[:-1], kind="stable")
         ranked = [{"play": candidates[i].play, "board": dict(candidates[i].board), "p": float(post[i])} for i in order]
-        other_board = _board_of(other, bar_seen, men) if other is not None else None
+        if other is None:
+            other_board = None
+        elif pile_game:
+            other_board = _board_of(other // PILES, bar_seen, men, other % PILES)
+        else:
+            other_board = _board_of(other, bar_seen, men)
         if other_board is not None and p_other >= 1e-3:
             ranked.append({"play": OTHER, "board": other_board, "p": p_other})
             ranked.sort(key=lambda r: -r["p"])
         best = int(order[0])
         if post[best] >= cfg.legal_min:
             c = candidates[best]
-            return TurnJudgement("legal", True, c.play, dict(c.board), ranked[:cfg.show], p_other, other_board, notes)
+            doubt = self._pile_doubt(c.board, evidence, keep, before) if pile_game else None
+            if doubt is None:
+                return TurnJudgement("legal", True, c.play, dict(c.board), ranked[:cfg.show], p_other,
+                                     other_board, notes)
+            notes.append(doubt)
+            return TurnJudgement("unsure", True, None, None, ranked[:cfg.show], p_other, other_board, notes)
         bar_only = other is not None and any(bool((other == cls).all()) for cls in cand_classes)
         if bar_only and p_other >= cfg.illegal_min:
             # the men on the points are a legal play's; only the bar disagrees, and the bar's men are
@@ -323,6 +379,60 @@ class TurnReader:
             weak = [str(i + 1) for i in np.flatnonzero(sure < cfg.illegal_point_min)]
             notes.append(f"no legal play fits, but points {', '.join(weak[:6])} are not read surely enough to rule")
         return TurnJudgement("unsure", True, None, None, ranked[:cfg.show], p_other, other_board, notes)
+
+    def _with_piles(self, logp: np.ndarray, pile_probs: np.ndarray, keep: np.ndarray,
+                    before: Mapping[str, Any] | None) -> np.ndarray:
+        """Each point's log-probability over (count, pile) together, as a
+        (24, 31 * 3) array indexed ``count_class * 3 + pile_class``: a pile
+        needs two men or more; a point unchanged since the frame before keeps
+        the pile it had, as it keeps its men."""
+        piles = np.asarray(pile_probs, np.float64)
+        if piles.shape != (POINTS, PILES):
+            raise ValueError(f"pile probabilities must be (24, 3), not {piles.shape}")
+        cfg = self.config
+        pile_logp = np.log(np.maximum(piles / piles.sum(axis=1, keepdims=True), cfg.floor))
+        if keep.any() and before is not None:
+            held = np.full((POINTS, PILES), math.log(max((1 - cfg.unchanged_keep) / (PILES - 1), cfg.floor)))
+            held[np.arange(POINTS), pile_classes(before)] = math.log(cfg.unchanged_keep)
+            pile_logp = np.where(keep[:, None], held, pile_logp)
+        joint = logp[:, :, None] + pile_logp[:, None, :]
+        men = np.array([k if k <= 15 else k - 15 for k in range(CLASSES)])
+        joint[:, men < 2, 1:] = math.log(cfg.floor) * 4      # a pile of fewer than two men: no such board
+        joint[:, men < 2, 0] = logp[:, men < 2]               # one man or none: no pile to weigh
+        return joint.reshape(POINTS, CLASSES * PILES)
+
+    def _pile_doubt(self, board: Mapping[str, Any], evidence: TurnEvidence, keep: np.ndarray,
+                    before: Mapping[str, Any] | None) -> str | None:
+        """Why the piles of *board*, the most likely play of a game of piles,
+        are not shown surely enough to rule on, or None.  The point reader's
+        piles are less sure than its counts, and in these games a play
+        changes piles, not counts: every point of two men or more whose
+        picture changed must show the play's pile at ``pile_point_min``, and
+        a point whose picture did not change must keep the pile it had."""
+        cfg = self.config
+        piles = np.asarray(evidence.pile_probs, np.float64)
+        piles = piles / piles.sum(axis=1, keepdims=True)
+        want = pile_classes(board)
+        men = np.asarray(board["light"]) + np.asarray(board["dark"])
+        had = pile_classes(before) if before is not None else None
+        same = None
+        if before is not None:
+            same = (board_classes(board) == board_classes(before)) & (want == had)
+        changes = None if evidence.changes is None else np.asarray(evidence.changes, np.float64)
+        weak = []
+        for i in range(POINTS):
+            if keep[i] and had is not None:
+                if want[i] != had[i]:
+                    weak.append(i + 1)
+            elif men[i] >= 2 and piles[i, want[i]] < cfg.pile_point_min:
+                weak.append(i + 1)
+            elif (same is not None and changes is not None and same[i] and men[i]
+                  and changes[i] >= cfg.pile_change_min):
+                weak.append(i + 1)      # the play leaves this point as it was, but its picture changed
+        if not weak:
+            return None
+        return (f"the piles on point{'s' if len(weak) > 1 else ''} {', '.join(map(str, weak[:6]))} "
+                "are not read surely enough to rule")
 
     def _unexpected_piles(self, evidence: TurnEvidence, candidates: Sequence[Candidate],
                           before: Mapping[str, Any] | None) -> list[int]:
