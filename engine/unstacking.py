@@ -165,8 +165,9 @@ def _position(rules: Rules, light: Sequence[int], dark: Sequence[int], turn: str
         phase = rules.phases[side[PHASE]]
         # the document says the phase only where the board cannot show it
         phases.append(None if phase == _derived_phase(rules, side) else phase)
-    return Position(tuple(pts[LIGHT]), tuple(pts[DARK]), off=(light[OFF], dark[OFF]), turn=turn,
-                    stacked=(tuple(stk[LIGHT]), tuple(stk[DARK])), phase=(phases[0], phases[1]))
+    # built from two valid sides (one table each, no point shared): no need to check again
+    return Position._trusted(tuple(pts[LIGHT]), tuple(pts[DARK]), (0, 0), (light[OFF], dark[OFF]), (0, 0),
+                             turn, (tuple(stk[LIGHT]), tuple(stk[DARK])), (phases[0], phases[1]))
 
 
 # ----------------------------------------------------------------- actions
@@ -349,8 +350,85 @@ def _explore(rules: Rules, side: tuple[int, ...], moves: tuple[tuple[int, bool],
     return found
 
 
+def _capacity(side: Sequence[int], kind: str, i: int) -> int:
+    """How many actions of *kind* point *i* can take before it is done."""
+    men, stacked = side[MEN + i], side[STACKED + i]
+    if kind == "unstack":
+        return stacked - 1 if stacked >= 2 else 0
+    if kind == "restack":
+        return 0 if men < 2 else (men - 1 if stacked == 0 else men - stacked)
+    return men
+
+
+def _shares(caps: Sequence[int], total: int, i: int = 0):
+    """Every way to share *total* actions among the points, at most caps[i] to point i."""
+    if i == len(caps) - 1:
+        if total <= caps[i]:
+            yield (total,)
+        return
+    for n in range(min(caps[i], total) + 1):
+        for rest in _shares(caps, total - n, i + 1):
+            yield (n, *rest)
+
+
+def _any_men_found(rules: Rules, side: tuple[int, ...], moves: tuple[tuple[int, bool], ...],
+                   most_only: bool) -> dict[tuple[tuple[int, ...], tuple[tuple[int, bool], ...]],
+                                            tuple[Action, ...]]:
+    """What :func:`_explore` finds for a pip-total doublet's actions on any men,
+    counted out directly: within a phase the actions share themselves among
+    the points in every way the points allow, and a phase is finished before
+    the next begins (the canonical order of :func:`_explore`, whose paths
+    these are).  With *most_only*, only the plays that use the most actions."""
+    die = moves[0][0]
+    k = len(moves)
+    found: dict[tuple[tuple[int, ...], tuple[tuple[int, bool], ...]], tuple[Action, ...]] = {}
+
+    def record(s: tuple[int, ...], used: int, path: tuple[Action, ...]) -> None:
+        found.setdefault((s, moves[:k - used]), path)
+
+    def apply(s: tuple[int, ...], kind: str, share: Sequence[int]) -> tuple[tuple[int, ...], tuple[Action, ...]]:
+        acts: list[Action] = []
+        for i in range(5, -1, -1):             # the higher points first, as the canonical order
+            for _ in range(share[i]):
+                s = _act(rules, s, kind, i)
+                acts.append(Action(kind, i + 1, die, True))
+        return s, tuple(acts)
+
+    def walk(s: tuple[int, ...], used: int, path: tuple[Action, ...]) -> None:
+        kind = rules.phases[s[PHASE]]
+        caps = [_capacity(s, kind, i) for i in POINTS]
+        total = sum(caps)
+        left = k - used
+        if total == 0 or left == 0 or _over(s):
+            record(s, used, path)
+            return
+        if left <= total:
+            for j in ([left] if most_only else range(left + 1)):
+                for share in _shares(caps, j):
+                    new, acts = apply(s, kind, share)
+                    record(new, used + j, path + acts)
+            return
+        if not most_only:
+            for j in range(total):
+                for share in _shares(caps, j):
+                    new, acts = apply(s, kind, share)
+                    record(new, used + j, path + acts)
+        new, acts = apply(s, kind, caps)       # the phase finished: the rest act in the next
+        if new[PHASE] == s[PHASE]:             # the last phase done: nothing is left to act on
+            record(new, used + total, path + acts)
+            return
+        walk(new, used + total, path + acts)
+
+    walk(side, 0, ())
+    return found
+
+
 def _plays(rules: Rules, side: tuple[int, ...], moves: tuple[tuple[int, bool], ...],
            relax: frozenset[str], enforce_use: bool) -> list[tuple[tuple[int, ...], tuple[Action, ...], tuple]]:
+    most_only = enforce_use and rules.must_use == "all"
+    if not relax and moves and len(set(moves)) == 1 and moves[0][1]:
+        found = _any_men_found(rules, side, moves, most_only)
+        return [(s, path, left) for (s, left), path in found.items()]
     found = _explore(rules, side, moves, relax)
     if enforce_use and rules.must_use == "all":
         # "A die that can be used must be used" (variants.md; seed 003: unstack.use_all)
@@ -361,14 +439,25 @@ def _plays(rules: Rules, side: tuple[int, ...], moves: tuple[tuple[int, bool], .
 
 class UnstackPlay:
     """What one player did with his dice: the actions in order and the dice
-    (die values) he left unused.  ``steps`` are the :class:`Action` s."""
+    (die values) he left unused.  ``steps`` are the :class:`Action` s;
+    ``position`` is the position the whole turn leaves, built when first
+    asked for (a pip-total doublet may end in hundreds of ways)."""
 
-    __slots__ = ("steps", "unused", "position")
+    __slots__ = ("steps", "unused", "_final", "_position")
 
-    def __init__(self, steps: tuple[Action, ...], unused: tuple[int, ...], position: Position) -> None:
+    def __init__(self, steps: tuple[Action, ...], unused: tuple[int, ...]) -> None:
         self.steps = steps
         self.unused = unused
-        self.position = position
+        self._final: Any = None          # (rules, light side, dark side, turn) of the turn's end
+        self._position: Position | None = None
+
+    @property
+    def position(self) -> Position:
+        """The position the turn leaves."""
+        if self._position is None:
+            rules, light, dark, turn = self._final
+            self._position = _position(rules, light, dark, turn)
+        return self._position
 
     @property
     def notation(self) -> str:
@@ -408,12 +497,17 @@ def _outcomes(rules: Rules, before: Position, dice: Sequence[int], relax: frozen
     replies: dict[tuple, list] = {}  # the opponent's plays of the dice passed, by those dice
 
     def add(m: tuple[int, ...], t: tuple[int, ...], play: UnstackPlay, opp: UnstackPlay | None) -> None:
-        sides = {colour: m, other(colour): t}
-        pos = _position(rules, sides[LIGHT], sides[DARK], turn_after)
-        key = (pos.physical_key(), pos.phase)
+        # the two sides tell the board and the phases (the position is built only when asked for)
+        key = (m, t)
         prev = found.get(key)
         if prev is None or (prev.opponent_play is not None and opp is None):
-            found[key] = Outcome(play, opp, pos)
+            sides = {colour: m, other(colour): t}
+            final = (rules, sides[LIGHT], sides[DARK], turn_after)
+            play = UnstackPlay(play.steps, play.unused)
+            play._final = final
+            if opp is not None:
+                opp._final = final
+            found[key] = Outcome(play, opp)
 
     for m, path, left in _plays(rules, mine, _moves(rules, thrown), relax, enforce_use):
         if want is not None and m[:OFF + 1] != want[colour]:
@@ -426,7 +520,7 @@ def _outcomes(rules: Rules, before: Position, dice: Sequence[int], relax: frozen
             if rules.phases[theirs[PHASE]] == "unstack" and rules.phases[m[PHASE]] == "bear_off":
                 passes = False
         if not passes:
-            add(m, theirs, UnstackPlay(path, unused, Position.empty()), None)
+            add(m, theirs, UnstackPlay(path, unused), None)
             continue
         if left not in replies:
             replies[left] = _plays(rules, theirs, tuple(left), relax, enforce_use)
@@ -434,14 +528,9 @@ def _outcomes(rules: Rules, before: Position, dice: Sequence[int], relax: frozen
             if want is not None and t[:OFF + 1] != want[other(colour)]:
                 continue
             opp_unused = tuple(d for d, _ in opp_left)
-            opp = UnstackPlay(opp_path, opp_unused, Position.empty()) if opp_path else None
-            add(m, t, UnstackPlay(path, unused, Position.empty()), opp)
-    out = list(found.values())
-    for o in out:  # the plays carry the position their turn leaves
-        o.play.position = o.position
-        if o.opponent_play is not None:
-            o.opponent_play.position = o.position
-    return out
+            opp = UnstackPlay(opp_path, opp_unused) if opp_path else None
+            add(m, t, UnstackPlay(path, unused), opp)
+    return list(found.values())
 
 
 def outcomes(rules: Rules, before: Position, dice: Sequence[int]) -> list[Outcome]:
