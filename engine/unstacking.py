@@ -301,8 +301,8 @@ def _side_actions(rules: Rules, side: tuple[int, ...], die: int, any_men: bool,
 
 
 def _explore(rules: Rules, side: tuple[int, ...], moves: tuple[tuple[int, bool], ...],
-             relax: frozenset[str]) -> dict[tuple[tuple[int, ...], tuple[tuple[int, bool], ...]],
-                                            tuple[Action, ...]]:
+             relax: frozenset[str], floor: tuple[int, ...] | None = None
+             ) -> dict[tuple[tuple[int, ...], tuple[tuple[int, bool], ...]], tuple[Action, ...]]:
     """Every (side, moves left) reachable using some of *moves*, with one path to it.
 
     Where every move is alike (a doublet's), the actions are taken in a
@@ -311,6 +311,9 @@ def _explore(rules: Rules, side: tuple[int, ...], moves: tuple[tuple[int, bool],
     on different points do not touch each other, and a phase ends after the
     same actions in any order.  A pip-total doublet's ten or twelve actions
     on any men would otherwise be tried in every order.
+
+    With *floor* (each point's men on a board sought), a side with fewer
+    men on a point is not explored: men only ever leave a point.
     """
     found = {(side, moves): ()}
     if len(set(moves)) == 1 and "phase" not in relax:
@@ -323,7 +326,7 @@ def _explore(rules: Rules, side: tuple[int, ...], moves: tuple[tuple[int, bool],
             rest = left[1:]
             for action, new in _side_actions(rules, s, left[0][0], left[0][1], relax):
                 rank = (s[PHASE], 7 - action.point)
-                if rank < bound:
+                if rank < bound or (floor is not None and new[MEN + action.point - 1] < floor[action.point - 1]):
                     continue
                 node = (new, rest, rank)
                 if node in seen:
@@ -343,6 +346,8 @@ def _explore(rules: Rules, side: tuple[int, ...], moves: tuple[tuple[int, bool],
             tried.add(move)
             rest = left[:k] + left[k + 1:]
             for action, new in _side_actions(rules, s, move[0], move[1], relax):
+                if floor is not None and new[MEN + action.point - 1] < floor[action.point - 1]:
+                    continue
                 key = (new, rest)
                 if key not in found:
                     found[key] = path + (action,)
@@ -423,13 +428,39 @@ def _any_men_found(rules: Rules, side: tuple[int, ...], moves: tuple[tuple[int, 
     return found
 
 
+def _uses_all(rules: Rules, side: tuple[int, ...], moves: tuple[tuple[int, bool], ...],
+              relax: frozenset[str]) -> bool:
+    """Whether some order of *moves* uses every one (a search that stops at the first)."""
+    seen = set()
+    stack = [(side, moves)]
+    while stack:
+        s, left = stack.pop()
+        if not left:
+            return True
+        for k, move in enumerate(left):
+            rest = left[:k] + left[k + 1:]
+            for _, new in _side_actions(rules, s, move[0], move[1], relax):
+                if (new, rest) not in seen:
+                    seen.add((new, rest))
+                    stack.append((new, rest))
+    return False
+
+
 def _plays(rules: Rules, side: tuple[int, ...], moves: tuple[tuple[int, bool], ...],
-           relax: frozenset[str], enforce_use: bool) -> list[tuple[tuple[int, ...], tuple[Action, ...], tuple]]:
+           relax: frozenset[str], enforce_use: bool, floor: tuple[int, ...] | None = None
+           ) -> list[tuple[tuple[int, ...], tuple[Action, ...], tuple]]:
     most_only = enforce_use and rules.must_use == "all"
     if not relax and moves and len(set(moves)) == 1 and moves[0][1]:
         found = _any_men_found(rules, side, moves, most_only)
         return [(s, path, left) for (s, left), path in found.items()]
-    found = _explore(rules, side, moves, relax)
+    # the floor prunes where the most dice used need not be known (nothing enforced), or is known
+    # already: every move can be used
+    if floor is not None and enforce_use and not _uses_all(rules, side, moves, relax):
+        floor = None
+    found = _explore(rules, side, moves, relax, floor)
+    if floor is not None and enforce_use and rules.must_use == "all":
+        # every move can be used (above): the plays are those that use them all, pruned or not
+        return [(s, path, left) for (s, left), path in found.items() if not left]
     if enforce_use and rules.must_use == "all":
         # "A die that can be used must be used" (variants.md; seed 003: unstack.use_all)
         most = max(len(moves) - len(left) for (_, left) in found)
@@ -509,7 +540,9 @@ def _outcomes(rules: Rules, before: Position, dice: Sequence[int], relax: frozen
                 opp._final = final
             found[key] = Outcome(play, opp)
 
-    for m, path, left in _plays(rules, mine, _moves(rules, thrown), relax, enforce_use):
+    floor = None if want is None else {c: want[c][MEN:MEN + 6] for c in COLOURS}
+    for m, path, left in _plays(rules, mine, _moves(rules, thrown), relax, enforce_use,
+                                None if floor is None else floor[colour]):
         if want is not None and m[:OFF + 1] != want[colour]:
             continue
         unused = tuple(d for d, _ in left)
@@ -523,7 +556,8 @@ def _outcomes(rules: Rules, before: Position, dice: Sequence[int], relax: frozen
             add(m, theirs, UnstackPlay(path, unused), None)
             continue
         if left not in replies:
-            replies[left] = _plays(rules, theirs, tuple(left), relax, enforce_use)
+            replies[left] = _plays(rules, theirs, tuple(left), relax, enforce_use,
+                                   None if floor is None else floor[other(colour)])
         for t, opp_path, opp_left in replies[left]:
             if want is not None and t[:OFF + 1] != want[other(colour)]:
                 continue

@@ -25,3 +25,31 @@ def test_a_three_used_on_the_four_point_is_named_as_such():
                              "player's own point n")
     assert ruling.citation == "Willughby c.1665"
     assert ruling.closest[0] == "down 6, down 3"
+
+
+def test_judging_agrees_with_the_list_of_outcomes_on_random_turns():
+    """"The referee judges a turn by the position it leaves" (variants.md): a board
+    is ruled legal exactly when some outcome of the throw leaves it, however the
+    judge finds it (it looks only for the outcomes that can lead to that board)."""
+    import random
+
+    rng = random.Random(29)
+    checked = 0
+    for name in ("doublets", "doublets-cotton", "dames-rabattues", "doblet", "ofanfelling"):
+        rules = preset_rules(name)
+        for _ in range(6):
+            pos = start_position(rules, rng.choice(("light", "dark")))
+            for _ in range(40):
+                dice = tuple(rng.randint(1, 6) for _ in range(rules.dice_thrown))
+                outcomes = turn_outcomes(rules, pos, dice)
+                legal = {o.position.physical_key() for o in outcomes}
+                other = tuple(rng.randint(1, 6) for _ in range(rules.dice_thrown))
+                for after in (rng.choice(outcomes).position, rng.choice(turn_outcomes(rules, pos, other)).position):
+                    ruling = judge(rules, pos, dice, after)
+                    assert ruling.legal == (after.physical_key() in legal), (name, pos.id(), dice, after.id())
+                    checked += 1
+                o = rng.choice(outcomes)
+                if judge(rules, pos, dice, o.position).game_over is not None:
+                    break
+                pos = o.position
+    assert checked > 1000
