@@ -20,7 +20,7 @@ opponent's view.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from .errors import InvalidBoardError, InvalidDiceError
 from .position import COLOURS, DARK, LIGHT, Position, colour_index, other
@@ -295,7 +295,8 @@ def _steps(s: tuple[int, ...], d: int, rules: Rules, relax: Relax, bound: int = 
     return out
 
 
-def _explore(rules: Rules, start: tuple[int, ...], moves: tuple[int, ...], relax: Relax):
+def _explore(rules: Rules, start: tuple[int, ...], moves: tuple[int, ...], relax: Relax,
+             viable: Callable[[tuple[int, ...]], bool] | None = None):
     """Every node reachable using some of *moves*: {(state, unused dice): raw steps}.
 
     Nodes are explored once each (a memo on state and dice left).  For a
@@ -303,6 +304,7 @@ def _explore(rules: Rules, start: tuple[int, ...], moves: tuple[int, ...], relax
     point after a lower one -- which reaches every position exactly when the
     order of moves cannot matter; it can matter under ``hit_needs_home`` (a
     man brought home first allows a hit), so there every order is tried.
+    With *viable*, a node it refuses is not explored (a search for one board).
     """
     found: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple] = {}
     remaining0 = tuple(sorted(moves, reverse=True))
@@ -319,7 +321,7 @@ def _explore(rules: Rules, start: tuple[int, ...], moves: tuple[int, ...], relax
             for step, new in _steps(s, remaining[0], rules, relax, bound):
                 rank = _rank(step[0])
                 node = (new, rest, rank)
-                if node in seen:
+                if node in seen or (viable is not None and not viable(new)):
                     continue
                 seen.add(node)
                 p = path + (step,)
@@ -339,7 +341,7 @@ def _explore(rules: Rules, start: tuple[int, ...], moves: tuple[int, ...], relax
             rest = remaining[:i] + remaining[i + 1:]
             for step, new in _steps(s, d, rules, relax):
                 key = (new, rest)
-                if key not in found:
+                if key not in found and (viable is None or viable(new)):
                     p = path + (step,)
                     found[key] = p
                     stack2.append((new, rest, p))
@@ -363,29 +365,38 @@ def _select(rules: Rules, thrown: tuple[int, ...], moves: tuple[int, ...],
 
 
 def all_plays(rules: Rules, position: Position, dice: Sequence[int], *,
-              relax: Relax = STRICT, enforce_use: bool = True) -> list[Play]:
+              relax: Relax = STRICT, enforce_use: bool = True, toward: Position | None = None) -> list[Play]:
     """Every play of *dice*, one per distinct (resulting position, dice unused).
 
     With ``enforce_use=False`` the use-all-dice and higher-die rules are not
-    applied (used to explain an illegal turn).
+    applied (used to explain an illegal turn); then *toward* may name the one
+    board sought, and only plays that can still lead to it are followed.
     """
     colour = _turn_of(position)
     thrown = validate_dice(rules, dice)
     turn = colour if (rules.doublet_rethrow and is_doublet(rules, thrown)) else other(colour)
     return plays_of_moves(rules, position, expand_dice(rules, thrown), thrown=thrown,
-                          relax=relax, enforce_use=enforce_use, turn_after=turn)
+                          relax=relax, enforce_use=enforce_use, turn_after=turn, toward=toward)
 
 
 def plays_of_moves(rules: Rules, position: Position, moves: Sequence[int], *,
                    thrown: Sequence[int] | None = None, relax: Relax = STRICT,
-                   enforce_use: bool = True, turn_after: str | None = None) -> list[Play]:
+                   enforce_use: bool = True, turn_after: str | None = None,
+                   toward: Position | None = None) -> list[Play]:
     """Every play of an explicit list of *moves* (die values) for the player
     whose turn it is; *thrown* is the throw they came from (for the higher-die
-    rule), *turn_after* the turn the resulting positions carry."""
+    rule), *turn_after* the turn the resulting positions carry; *toward* as
+    for :func:`all_plays` (only where nothing is enforced)."""
     colour = _turn_of(position)
     moves = tuple(moves)
     start = to_state(position, colour)
-    found = _explore(rules, start, moves, relax)
+    viable = None
+    if toward is not None and not enforce_use:
+        try:
+            viable = _leads_to(to_state(toward, colour))
+        except InvalidBoardError:
+            viable = None
+    found = _explore(rules, start, moves, relax, viable)
     kept = _select(rules, tuple(thrown) if thrown is not None else moves, moves, found, enforce_use)
     plays = []
     for (state, rest), path in kept.items():
@@ -485,6 +496,26 @@ def _cumulative(s: Sequence[int]) -> tuple[int, ...]:
     return tuple(out)
 
 
+def _leads_to(target: tuple[int, ...]) -> Callable[[tuple[int, ...]], bool]:
+    """Whether a node can still lead to *target* (both the mover's 54-tuples):
+    the mover's men only move down, so he needs at least as many men above
+    every point as *target* has; the opponent's men only go to the bar, so
+    each point needs at least its men in *target*, and the bar at most."""
+    want = _cumulative(target)
+    opp_points = [target[_OPP + j] for j in range(1, 25)]
+    opp_bar = target[OPP_BAR]
+
+    def viable(s: tuple[int, ...]) -> bool:
+        if s[OPP_BAR] > opp_bar:
+            return False
+        if any(s[_OPP + j] < opp_points[j - 1] for j in range(1, 25)):
+            return False
+        have = _cumulative(s)
+        return all(have[k] >= want[k] for k in range(1, 26))
+
+    return viable
+
+
 def find_long_doublet_play(rules: Rules, position: Position, dice: Sequence[int],
                            after: Position) -> Play | None:
     """The legal play of a doublet of more than four moves (``doubles=pip-total``)
@@ -511,17 +542,7 @@ def find_long_doublet_play(rules: Rules, position: Position, dice: Sequence[int]
     start = to_state(position, colour)
     if sum(start[:_OPP]) != sum(target[:_OPP]) or sum(start[_OPP:]) != sum(target[_OPP:]):
         return None
-    want = _cumulative(target)
-    opp_points = [target[_OPP + j] for j in range(1, 25)]
-    opp_bar = target[OPP_BAR]
-
-    def viable(s: tuple[int, ...]) -> bool:
-        if s[OPP_BAR] > opp_bar:
-            return False
-        if any(s[_OPP + j] < opp_points[j - 1] for j in range(1, 25)):
-            return False
-        have = _cumulative(s)
-        return all(have[k] >= want[k] for k in range(1, 26))
+    viable = _leads_to(target)
 
     die = moves[0]
     total = len(moves)

@@ -225,15 +225,26 @@ def _illegal(colour: str, dice: tuple[int, ...], reason: str, rule: str,
                   closest=closest, legal_count=count)
 
 
-def _closest(outcomes: Sequence[Outcome], after: Position, n: int = 3) -> tuple[str, ...]:
+def _closest(outcomes: Sequence[Outcome], after: Position, mover: str, n: int = 3) -> tuple[str, ...]:
+    """The *n* legal plays whose boards lie nearest *after* (men out of place,
+    counted point by point), ties by notation."""
+    seen = _seen_state(to_state(after, mover))
+
     def distance(o: Outcome) -> int:
+        if seen is not None and o.opponent_play is None and isinstance(o.play, Play):
+            # the mover's state is the board point by point: no Position built for each of thousands
+            return sum(abs(x - y) for x, y in zip(_seen_state(o.play.state)[1], seen[1]))
         a, b = o.position, after
         d = sum(abs(x - y) for x, y in zip(a.light, b.light)) + sum(abs(x - y) for x, y in zip(a.dark, b.dark))
         d += sum(abs(x - y) for x, y in zip(a.bar, b.bar))
         d += sum(abs((a.off[i] + a.waiting[i]) - (b.off[i] + b.waiting[i])) for i in (0, 1))
         return d
-    ranked = sorted(outcomes, key=lambda o: (distance(o), format_play(o.play.steps)))
-    return tuple(format_play(o.play.steps) for o in ranked[:n])
+    far = [(distance(o), k) for k, o in enumerate(outcomes)]
+    if not far:
+        return ()
+    cut = sorted(d for d, _ in far)[min(n, len(far)) - 1]
+    near = [(d, format_play(outcomes[k].play.steps)) for d, k in far if d <= cut]  # only these are written
+    return tuple(text for _, text in sorted(near)[:n])
 
 
 def _point_name(colour: str, own: int) -> str:
@@ -245,7 +256,7 @@ def _illegal_ruling(rules: Rules, before: Position, dice: tuple[int, ...], after
     colour = before.turn
     assert colour is not None
     opponent = other(colour)
-    closest = _closest(outcomes, after)
+    closest = _closest(outcomes, after, colour)
     count = len(outcomes)
     def illegal(reason: str, rule: str) -> Ruling:
         return _illegal(colour, dice, reason, rule, closest, count)
@@ -273,7 +284,7 @@ def _illegal_ruling(rules: Rules, before: Position, dice: tuple[int, ...], after
                            "turn.order")
     target = after.physical_key()
     # 3. reachable, but with fewer dice than the rules demand
-    loose = [p for p in all_plays(rules, before, dice, enforce_use=False)
+    loose = [p for p in all_plays(rules, before, dice, enforce_use=False, toward=after)
              if p.position.physical_key() == target]
     if loose:
         most = max(len(o.play.steps) for o in outcomes)
@@ -290,7 +301,7 @@ def _illegal_ruling(rules: Rules, before: Position, dice: tuple[int, ...], after
                    Relax(bear_home=True), Relax(bear_exact=True), Relax(hit_needs_home=True),
                    Relax(True, True, True, True, True, True)]
     for relax in relaxations:
-        for play in all_plays(rules, before, dice, relax=relax, enforce_use=False):
+        for play in all_plays(rules, before, dice, relax=relax, enforce_use=False, toward=after):
             if play.position.physical_key() == target:
                 explained = _explain(rules, before, colour, play)
                 if explained is not None:
