@@ -31,6 +31,7 @@ from typing import Any, Mapping, Sequence
 from willughby.engine.counting import CountingMatch, Tally
 
 from .announce import describe_tally_throw
+from .numbering import TurnCounter
 
 __all__ = ["new_game_text", "awaiting", "throw", "rebuild", "turns", "state", "ruling_doc"]
 
@@ -87,8 +88,6 @@ def throw(companion: Any, values: list[int], who: str, note: tuple[str, dict[str
 
 def rebuild(match: CountingMatch, family: Any) -> tuple[list[dict[str, Any]], Any]:
     """The rulings of a match replayed from the store, and the turn counter after them."""
-    from .service import TurnCounter
-
     counter = TurnCounter()
     out = []
     before = match.start

@@ -1,0 +1,25 @@
+"""The companion's own errors: bad input, no such thing, and not now.
+
+The page answers them as 400, 404 and 409 (``Companion.declared_errors``,
+``web_ui/contract.py``); anything else the companion raises is a fault.
+Each refines the built-in it is a kind of (DESIGN.md convention 6).
+
+>>> issubclass(CompanionError, ValueError), issubclass(UnknownError, LookupError)
+(True, True)
+"""
+
+from __future__ import annotations
+
+__all__ = ["CompanionError", "NotNowError", "UnknownError"]
+
+
+class CompanionError(ValueError):
+    """Bad input to the companion (a malformed board, impossible dice)."""
+
+
+class NotNowError(RuntimeError):
+    """The game is not at the step that input is for."""
+
+
+class UnknownError(LookupError):
+    """No such game, turn or question."""

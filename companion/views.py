@@ -1,0 +1,135 @@
+"""What the companion shows of games without changing them: the record and disputes.
+
+The stored games, newest first (:meth:`ViewsMixin.games`); one game with
+each turn's boards, for replay (:meth:`~ViewsMixin.game`); a game written
+as a ``.mat`` file (:meth:`~ViewsMixin.export_mat`); one ruling of the game
+in progress with all that bears on it, for the dispute view
+(:meth:`~ViewsMixin.dispute`); and the games a new game may be
+(:meth:`~ViewsMixin.presets`). Nothing here writes to the store or changes
+the game in progress.
+
+:class:`ViewsMixin` is part of :class:`~willughby.companion.service.Companion`,
+whose ``__init__`` makes the attributes it reads.
+
+>>> from willughby.companion.service import Companion
+>>> from willughby.companion.store import GameStore
+>>> Companion(GameStore(":memory:")).games()
+[]
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from willughby.engine.errors import EngineError
+from willughby.engine.rules import PRESETS
+
+from . import tally as _tally
+from .errors import CompanionError, NotNowError, UnknownError
+from .games import family_of_preset
+from .numbering import judged_turns, ruling_doc
+
+__all__ = ["ViewsMixin"]
+
+
+class ViewsMixin:
+    """Read-only views of the stored games and of the game in progress's rulings."""
+
+    def games(self) -> list[dict[str, Any]]:
+        """The stored games, newest first (a counting game's players a list of
+        names, and its turns its throws)."""
+        out = []
+        for g in self.store.games():
+            g = dict(g, game_id=g["id"])
+            try:
+                counting = family_of_preset(g["preset"]).name == "counting"
+            except EngineError:
+                counting = False
+            if counting:
+                g["players"] = _tally.names_of(g["players"])
+                g["turns"] = len(self.store.actions(g["id"]))
+            out.append(g)
+        return out
+
+    def game(self, game_id: str) -> dict[str, Any]:
+        """One stored game with each turn's boards (for replay)."""
+        try:
+            g = self.store.game(game_id)
+            record = self.store.record(game_id)
+        except LookupError:                # the store's message names its file: not for the page
+            raise UnknownError(f"there is no game {game_id!r}") from None
+        out = dict(g, game_id=g["id"])
+        family = family_of_preset(record["preset"])
+        out["family"] = family.name
+        if family.name == "counting":
+            out["players"] = _tally.names_of(out["players"])
+            out["record"] = family.from_record(record).record()
+            out["turns"] = _tally.turns(out["record"], family)
+            out["turns_played"] = len(out["turns"])
+            return out
+        out["record"] = record
+        out["turns"] = self._turns(record)          # every ruling, each with its turn and attempt
+        out["turns_played"] = sum(1 for t in out["turns"] if t["verdict"] == "legal")
+        return out
+
+    @staticmethod
+    def _turns(record: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Each judged turn of a record, with the boards before and after it."""
+        return [{"turn": j["turn"], "attempt": j["attempt"], "seq": j["seq"],
+                 "player": j["ruling"].player, "dice": list(j["ruling"].dice),
+                 "play": j["ruling"].play, "verdict": j["ruling"].verdict,
+                 "before": j["before"].to_board(), "after": j["after"].to_board(),
+                 "ruling": j["ruling"].to_json()} for j in judged_turns(record)]
+
+    def export_mat(self, game_id: str) -> str:
+        """A stored game as a ``.mat`` match file (``matfile.py``)."""
+        from .matfile import to_mat
+
+        try:
+            record = self.store.record(game_id)
+        except LookupError:                # the store's message names its file: not for the page
+            raise UnknownError(f"there is no game {game_id!r}") from None
+        try:
+            return to_mat(record)
+        except ValueError as exc:          # the game cannot be written as a .mat (matfile says why)
+            raise CompanionError(str(exc)) from None
+
+    def dispute(self, turn: int, attempt: int | None = None) -> dict[str, Any]:
+        """A ruling of the game in progress for the dispute view: turn *turn*'s
+        *attempt* (by default its last: the play that ended it, or the latest
+        illegal attempt of the turn in progress), with the boards before and
+        after, the ruling, its source, every legal play the throw allowed, and
+        the turn's other attempts."""
+        with self._lock:
+            m = self._need_game()
+            if self._family is not None and self._family.name == "counting":
+                raise NotNowError("Sice-Ace is refereed from the dice alone: each throw's ruling is in the list "
+                                  "of rulings and the announcements")
+            judged = judged_turns(m.record(), plays_for=turn)
+            of_turn = [j for j in judged if j["turn"] == turn]
+            if not of_turn:
+                played = self._counter.played
+                raise UnknownError(f"turn {turn} has no ruling in this game (turns played: {played})")
+            if attempt is None:
+                attempt = of_turn[-1]["attempt"]
+            found = [j for j in of_turn if j["attempt"] == attempt]
+            if not found:
+                raise UnknownError(f"turn {turn} has no attempt {attempt} (it has {len(of_turn)})")
+            j = found[0]
+            doc = ruling_doc(j["ruling"], j, j["before"])
+            camera = None
+            for e in reversed(self.store.game(self._game_id)["log"]):
+                if e["kind"] == "reading" and e["data"].get("seq") == j["seq"]:
+                    camera = e["data"].get("camera")
+                    break
+            return {"turn": turn, "attempt": attempt, "attempts": len(of_turn), "player": j["ruling"].player,
+                    "player_text": self._who(j["ruling"].player), "dice": list(j["ruling"].dice),
+                    "before": j["before"].to_board(), "after": j["seen"].to_board(), "ruling": doc,
+                    "source": doc["source"], "legal_plays": j["plays"],
+                    "others": [{"attempt": o["attempt"], "verdict": o["ruling"].verdict, "play": o["ruling"].play}
+                               for o in of_turn if o["attempt"] != attempt],
+                    "camera": camera}
+
+    def presets(self) -> list[dict[str, Any]]:
+        """The games a new game may be, with their options (``willughby variants``)."""
+        return [p.to_json() for p in PRESETS.values()]
