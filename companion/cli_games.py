@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from willughby.engine import unstacking
+from willughby.companion.numbering import notation
 from willughby.engine.counting import Tally, TallyOutcome, count_throw, judge_tally, validate_tally_dice
 from willughby.engine.errors import EngineError, InvalidBoardError, InvalidDiceError, InvalidOptionError
 from willughby.engine.moves import legal_plays, sorted_plays, validate_dice
@@ -218,11 +219,8 @@ def cmd_moves(args: argparse.Namespace) -> int:
 def outcome_notation(outcome: Outcome) -> str:
     """An outcome as text: the player's play, then the opponent's use of the
     dice that passed to him (``down 5, down 2; opponent down 2``), as the
-    companion writes it."""
-    text = outcome.play.notation or NO_PLAY
-    if outcome.opponent_play is not None and outcome.opponent_play.notation:
-        text += f"; opponent {outcome.opponent_play.notation}"
-    return text
+    companion writes it (:func:`~willughby.companion.numbering.notation`)."""
+    return notation(outcome)
 
 
 def _moves_unstacking(args: argparse.Namespace, preset_id: str, rules: Rules) -> int:
