@@ -134,6 +134,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
     config = replace(config, **changes)
     if args.speed <= 0:
         raise UsageError("willughby demo: --speed must be above 0")
+    if args.players is not None:
+        from willughby.engine.rules import preset_rules
+
+        if preset_rules(args.preset).family != "counting":
+            raise UsageError(f"willughby demo: --players applies to the counting game (sice-ace); "
+                             f"{args.preset} is played by two")
+        if not 2 <= args.players <= 5:
+            raise UsageError(f"willughby demo: --players must be 2 to 5, not {args.players}")
     start = None
     if args.start:
         from willughby.engine.rules import preset_rules
@@ -143,7 +151,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
             raise UsageError(f"willughby demo: --start: {args.preset} starts from six men each and is played "
                              "from the dice alone; --start takes a board for the board games")
         start = read_board(args.start, rules, "--start", require_turn=True, preset_id=args.preset).to_board()
-    runtime = build(config, demo=True, speed=args.speed, seed=args.seed, games=args.games, start=start)
+    runtime = build(config, demo=True, speed=args.speed, seed=args.seed, games=args.games, start=start,
+                    seats=args.players)
     return _run_service(runtime, args.host, args.port, "Willughby demo")
 
 
@@ -182,6 +191,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--data-dir", help="where the game store lives (default under ~/.local/share/willughby)")
     p.add_argument("--preset", default="backgammon", help="the game the demo's players play")
     p.add_argument("--seed", type=int, default=None, help="seed for the players' choices")
+    p.add_argument("--players", type=int, default=None, metavar="N",
+                   help="how many play Sice-Ace (2 to 5; default three to five by the seed)")
     p.add_argument("--games", type=int, default=None, help="stop playing after this many games")
     p.add_argument("--speak", action="store_true", help="speak the announcements (espeak-ng)")
     p.add_argument("--start", metavar="BOARD", help="begin each game from this board (with turn): inline JSON or @file")

@@ -104,7 +104,7 @@ class DemoPlayers:
 
     def __init__(self, companion: Companion, table: DemoTable, box: Any, *, speed: float = 1.0,
                  seed: int | None = None, mistakes: float = 0.08, preset: str = "backgammon",
-                 players: dict[str, str] | None = None, games: int | None = None,
+                 players: dict[str, str] | None = None, games: int | None = None, seats: int | None = None,
                  start: dict[str, Any] | None = None, hold_s: float = 10.0, question_s: float = 4.0) -> None:
         self.companion = companion
         self.table = table
@@ -114,6 +114,7 @@ class DemoPlayers:
         self.mistakes = mistakes
         self.preset = preset
         self.players = players or {"light": "Ann", "dark": "Bob"}
+        self.seats = seats
         self.games_left = games
         self.start_board = start
         self._stop = threading.Event()
@@ -252,11 +253,12 @@ class DemoPlayers:
         return False
 
     def _seating(self) -> tuple[dict[str, str], Any]:
-        """The options and players of a new game: for a counting game, three to
-        five players (the names given, then more)."""
+        """The options and players of a new game: for a counting game, the
+        seats asked for, or three to five players by the seed (the names
+        given, then more)."""
         if family_of_preset(self.preset).name != "counting":
             return {}, self.players
-        count = self.rng.choice((3, 4, 5))
+        count = self.seats if self.seats else self.rng.choice((3, 4, 5))
         names = [n for n in (self.players.get("light"), self.players.get("dark")) if n]
         names += [n for n in DEFAULT_NAMES if n not in names]
         return {"players": str(count)}, names[:count]

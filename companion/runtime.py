@@ -94,8 +94,9 @@ def _secret_key(data_dir: Path) -> bytes:
 
 def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, seed: int | None = None,
           games: int | None = None, mistakes: float = 0.08, start: dict[str, Any] | None = None,
-          pin_factory: Any = None) -> Runtime:
-    """Make (and start) everything *config* names; *demo* plays on the drawn table with the fake box.
+          pin_factory: Any = None, seats: int | None = None) -> Runtime:
+    """Make (and start) everything *config* names; *demo* plays on the drawn table with the fake box
+    (*seats*: how many play a counting game, else three to five by the seed).
     *pin_factory* is gpiozero's, for the Pi's pins (gpiozero's default, or its mock pins in tests)."""
     from willughby.web_ui import create_app
     from willughby.web_ui.config import WebConfig
@@ -117,7 +118,7 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
 
             players = DemoPlayers(companion, rt.parts["table"], rt.parts["box"], speed=speed, seed=seed,
                                   mistakes=mistakes, preset=config.preset, players=dict(config.players),
-                                  games=games, start=start)
+                                  games=games, start=start, seats=seats)
             rt.parts["players"] = players
             rt._closers.append(players.close)
             players.start()

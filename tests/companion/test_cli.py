@@ -128,6 +128,8 @@ def test_the_installed_command_runs():
         (["demo", "--host", ""], "argument --host: must be an address"),
         (["demo", "--max-watchers", "0"], "argument --max-watchers: must be a whole number from 1 to 10000, not 0"),
         (["demo", "--max-watchers", "many"], "argument --max-watchers: must be a whole number, not 'many'"),
+        (["demo", "--preset", "sice-ace", "--players", "6"], "--players must be 2 to 5, not 6"),
+        (["demo", "--players", "3"], "--players applies to the counting game (sice-ace); backgammon is played by two"),
     ],
 )
 def test_demo_refuses_impossible_places_to_listen(capsys, argv, message):

@@ -166,3 +166,15 @@ def test_names_given_as_light_and_dark_are_the_first_two_players() -> None:
     assert c.state()["players"] == ["Xan", "Yve", "Ann"]
     with pytest.raises(CompanionError):
         c.new_game("sice-ace", {"players": "2"}, ["A", "B", "C"], who="page")
+
+
+def test_the_demo_seats_as_many_players_as_asked():
+    """"Number of Players: 2-5" (seed 003): `willughby demo --preset sice-ace --players N`."""
+    from willughby.companion.demo import DemoPlayers
+
+    for seats in (2, 5):
+        players = DemoPlayers(None, None, None, preset="sice-ace", seats=seats, seed=1)
+        options, names = players._seating()
+        assert options == {"players": str(seats)} and len(names) == seats
+    by_seed = DemoPlayers(None, None, None, preset="sice-ace", seed=1)._seating()[0]["players"]
+    assert by_seed in ("3", "4", "5")
