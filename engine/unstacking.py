@@ -391,12 +391,16 @@ def _any_men_found(rules: Rules, side: tuple[int, ...], moves: tuple[tuple[int, 
     def record(s: tuple[int, ...], used: int, path: tuple[Action, ...]) -> None:
         found.setdefault((s, moves[:k - used]), path)
 
+    action_at = {(kind, i): Action(kind, i + 1, die, True) for kind in rules.phases for i in POINTS}
+
     def apply(s: tuple[int, ...], kind: str, share: Sequence[int]) -> tuple[tuple[int, ...], tuple[Action, ...]]:
         acts: list[Action] = []
         for i in range(5, -1, -1):             # the higher points first, as the canonical order
-            for _ in range(share[i]):
-                s = _act(rules, s, kind, i)
-                acts.append(Action(kind, i + 1, die, True))
+            if share[i]:
+                action = action_at[(kind, i)]
+                for _ in range(share[i]):
+                    s = _act(rules, s, kind, i)
+                acts.extend([action] * share[i])
         return s, tuple(acts)
 
     def walk(s: tuple[int, ...], used: int, path: tuple[Action, ...]) -> None:
