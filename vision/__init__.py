@@ -29,6 +29,10 @@ tables override.  Start at :func:`willughby.vision.reader.read_board`:
 5. **settle** -- a reading is passed on only once the board has stood still
    for a few frames (``settle``).
 
+A read's working memory is kept by the process for the next frame
+(``memory``: the C library's allocator told once not to hand it back), which
+is a fifth of a read's time on a machine where fresh pages are dear.
+
 Quality is measured over labelled frames (``evaluate``, ``willughby vision
 evaluate``), not by eye: ``docs/vision-reader.md`` has the figures.
 
