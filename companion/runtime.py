@@ -127,7 +127,7 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
             companion.new_game(config.preset, dict(config.options), dict(config.players), who="serve")
         rt.app = create_app(WebConfig(pin=config.pin, secret_key=_secret_key(data_dir),
                                       max_watchers=config.max_watchers), companion=companion)
-    except BaseException:
+    except BaseException:  # noqa: close what was built, then re-raise (nothing is hidden)
         rt.close()
         raise
     return rt

@@ -198,7 +198,7 @@ class GameStore:
             raise StoreError(f"cannot open the game store {self._path}: {exc}") from None
         try:
             self._setup(conn, memory)
-        except BaseException:
+        except BaseException:  # noqa: close the connection, then re-raise (nothing is hidden)
             conn.close()
             raise
         self._conn = conn
@@ -294,7 +294,7 @@ class GameStore:
                 raise self._error(exc) from None
             try:
                 yield conn
-            except BaseException as exc:
+            except BaseException as exc:  # noqa: roll back, then re-raise (nothing is hidden)
                 try:
                     conn.execute("ROLLBACK")
                 except sqlite3.Error:

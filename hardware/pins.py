@@ -103,7 +103,7 @@ class PiPanel(ListenedDevice[PressListener]):
             self._illegal_led = self._open("illegal_led", self.config.illegal_led,
                                            lambda p: LED(p, pin_factory=pin_factory))
             self._buzzer = self._open("buzzer", self.config.buzzer, lambda p: Buzzer(p, pin_factory=pin_factory))
-        except BaseException:
+        except BaseException:  # noqa: close what was opened, then re-raise (nothing is hidden)
             self._close()
             raise
         self._closed = False
