@@ -93,6 +93,16 @@ def rethrow_text(who: str, dice: Sequence[int]) -> str:
     return f"{who} threw a doublet ({'-'.join(map(str, dice))}): another throw"
 
 
+_TALLY_TEXT = {
+    "hand_left": "{player} hands a man to {to}",
+    "bear_off": "{player} bears a man off",
+    "pool_in": "{player} puts a man into the pool",
+    "pool_out": "{player} takes a man from the pool and drinks",
+    "throw_again": "{player} throws again",
+    "out": "{player} has no men left and is out",
+}
+
+
 def describe_tally_throw(outcome: Any, name: Callable[[int | None], str]) -> list[tuple[str, str]]:
     """What to say of one Sice-Ace throw: the throw, then each event of
     :func:`~willughby.engine.counting.count_throw`, then the end.
@@ -106,21 +116,9 @@ def describe_tally_throw(outcome: Any, name: Callable[[int | None], str]) -> lis
     p = outcome.player
     out: list[tuple[str, str]] = [(f"{name(p)} throws {'-'.join(map(str, outcome.dice))}", "throw")]
     for e in outcome.events:
-        if e.type == "hand_left":
-            text = f"{name(e.player)} hands a man to {name(e.to)}"
-        elif e.type == "bear_off":
-            text = f"{name(e.player)} bears a man off"
-        elif e.type == "pool_in":
-            text = f"{name(e.player)} puts a man into the pool"
-        elif e.type == "pool_out":
-            text = f"{name(e.player)} takes a man from the pool and drinks"
-        elif e.type == "throw_again":
-            text = f"{name(e.player)} throws again"
-        elif e.type == "out":
-            text = f"{name(e.player)} has no men left and is out"
-        else:
-            continue
-        out.append((text, e.type))
+        if e.type in _TALLY_TEXT:
+            to = name(e.to) if e.to is not None else ""
+            out.append((_TALLY_TEXT[e.type].format(player=name(e.player), to=to), e.type))
     if outcome.game_over is not None:
         g = outcome.game_over
         out.append((f"{name(g.loser)} is the last with men and pays for the drinks (stake {g.stake})", "win"))

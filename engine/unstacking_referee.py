@@ -168,9 +168,8 @@ def _explain(rules: Rules, before: Position, colour: str, o: Outcome) -> tuple[s
     for who, play in ((colour, o.play), (other(colour), o.opponent_play)):
         if play is None:
             continue
-        side = _side(rules, before, who) if who == colour else None
-        if side is None:  # the opponent's side when the dice passed: after the mover's play
-            side = _side(rules, before, who)
+        # the mover's play never touches the opponent's men: his side before is his side when dice pass
+        side = _side(rules, before, who)
         for action in play.steps:
             for check in CHECKS:
                 if check.broken(rules, side, action):
