@@ -201,6 +201,8 @@ class Seen:
     read_ms: float
     style: dict[str, Any]
     pile_probs: np.ndarray | None = None
+    profiles: np.ndarray | None = None     # each point's change along its strip (``point_change_profiles``)
+    faint_profiles: np.ndarray | None = None   # the same at a fainter colour difference (``FAINT_DELTA_E``)
 
 
 def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool]) -> list[Seen]:
@@ -222,7 +224,7 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool]) -> lis
     from willughby.vision.reader import learn_look, read_board
     from willughby.vision.refine import refine_corners
     from willughby.vision.synth import Scene, SceneSpec
-    from willughby.vision.turns import point_changes, rectified
+    from willughby.vision.turns import CHANGE_DELTA_E, FAINT_DELTA_E, point_change_profiles, rectified
 
     cv2.setNumThreads(1)
     model = os.environ.get(MODEL_ENV)
@@ -249,13 +251,16 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool]) -> lis
         t0 = time.perf_counter()
         reading = read_board(image, corners, look=look)
         here = rectified(image, corners, reading=reading)     # kept: the next turn compares with it
-        changes = point_changes(before_frame, here, corners) if before_frame is not None else None
+        profiles = faint = changes = None
+        if before_frame is not None:
+            profiles, faint = point_change_profiles(before_frame, here, corners, delta_e=(CHANGE_DELTA_E, FAINT_DELTA_E))
+            changes = profiles.mean(axis=1)
         ms = (time.perf_counter() - t0) * 1000
         read = np.array([reading.light[i] or (15 + reading.dark[i] if reading.dark[i] else 0) for i in range(24)])
         out.append(Seen(case, np.asarray(reading.count_probs), dict(reading.bar), bool(reading.settled), changes,
                         read, dict(reading.location_confidence), ms,
                         {k: label["style"].get(k) for k in ("wood", "men", "points", "field", "lighting")},
-                        np.asarray(reading.pile_probs)))
+                        np.asarray(reading.pile_probs), profiles, faint))
         if case.legal:
             before_frame = here           # a wrong move is put right: the next turn starts from the legal board
     return out

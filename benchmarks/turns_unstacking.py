@@ -120,10 +120,11 @@ def judge_all(seen: list[Any], reader: Any, piles: bool) -> tuple[race_turns.Tal
     wrong = []
     for k, s in enumerate(seen):
         case = s.case
-        ev = TurnEvidence(s.count_probs, s.bar, s.settled, s.changes, pile_probs=s.pile_probs if piles else None)
+        ev = TurnEvidence(s.count_probs, s.bar, s.settled, s.changes, pile_probs=s.pile_probs if piles else None,
+                          profiles=s.profiles if piles else None, faint_profiles=s.faint_profiles if piles else None)
         men = 12 if sum(case.before.light) + case.before.off[0] == 12 else 15
         found = reader.judge([Candidate(p, b) for p, b in case.candidates], ev,
-                             before=case.before.to_board(), men=men)
+                             before=case.before.to_board(), men=men, piles=piles)
         if found.verdict == "unsure":
             got = "asked"
         elif case.legal:

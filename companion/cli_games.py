@@ -151,10 +151,6 @@ def _not_for(flag: str, preset_id: str, rules: Rules) -> None:
     if flag == "--after-image" and rules.family == "counting":
         raise UsageError("willughby judge: --after-image: sice-ace is refereed from the dice alone, "
                          "not from the board; give the tally after as --after")
-    if flag == "--after-image" and rules.family == "unstacking":
-        raise UsageError(f"willughby judge: --after-image is not supported yet for {preset_id}: the camera's "
-                         "turn reader weighs the men on each point, not whether they stand in piles, so it "
-                         "cannot tell one unstacking play from another; give the board after as --after")
 
 
 # ----------------------------------------------------------------- variants
@@ -381,7 +377,8 @@ def judge_photo(args: argparse.Namespace, rules: Rules, before: Position, dice: 
     from willughby.engine.referee import turn_outcomes
     from willughby.vision.cli import locate, read_image
     from willughby.vision.reader import read_board
-    from willughby.vision.turns import OTHER, Candidate, TurnEvidence, TurnReader, point_changes
+    from willughby.vision.turns import (CHANGE_DELTA_E, FAINT_DELTA_E, OTHER, Candidate, TurnEvidence, TurnReader,
+                                        point_change_profiles)
 
     image = read_image(args.after_image)
     corners, look = locate(image, args.corners)
@@ -403,13 +400,15 @@ def judge_photo(args: argparse.Namespace, rules: Rules, before: Position, dice: 
         learnt = learn_look(earlier, corners)
         look = learnt if look is None else replace(look, rails=learnt.rails)
     reading = read_board(image, corners, look=look)
-    changes = None
+    profiles = faint = None
     if earlier is not None:
-        changes = point_changes(earlier, image, corners)
+        # where along each point the picture changed: in the games of piles, what a play did there
+        profiles, faint = point_change_profiles(earlier, image, corners, delta_e=(CHANGE_DELTA_E, FAINT_DELTA_E))
     outcomes = turn_outcomes(rules, before, dice)
     by_play = {(o.play.notation or "(no play)"): o for o in outcomes}
     found = TurnReader().judge([Candidate(p, o.position.to_board()) for p, o in by_play.items()],
-                               TurnEvidence.from_reading(reading, changes), before=before.to_board(), men=rules.men)
+                               TurnEvidence.from_reading(reading, profiles=profiles, faint_profiles=faint),
+                               before=before.to_board(), men=rules.men, piles=rules.family == "unstacking")
     read_doc = reading.to_board(men_per_side=rules.men)
     read_doc["confidence"] = {k: round(v, 3) for k, v in reading.location_confidence.items()}
     candidates = [{"play": r["play"], "board": r["board"], "p": round(r["p"], 4)} for r in found.ranked]

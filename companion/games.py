@@ -15,8 +15,8 @@ here.
 
 >>> family_of(get_preset("doublets").rules).name, family_of(get_preset("sice-ace").rules).name
 ('unstacking', 'counting')
->>> family_of(get_preset("doublets").rules).camera_reads
-False
+>>> family_of(get_preset("doublets").rules).camera_reads, family_of(get_preset("sice-ace").rules).camera_reads
+(True, False)
 """
 
 from __future__ import annotations
@@ -107,11 +107,12 @@ class BoardFamily(Family):
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.camera_reads = name == "race"
-        self.camera_note = (None if self.camera_reads else
-                            "the camera cannot yet tell a pile from men laid flat: "
-                            "the board is entered on the page (or reported by the demo's players)")
-        self.camera_idle = "" if self.camera_reads else "it cannot read piles yet: boards are entered"
+        # the camera referees both: in the unstacking games the turn reader weighs each point's count and pile,
+        # and where along the point the picture changed since the frame before (vision.footprints)
+        self.camera_reads = True
+        self.camera_note = None
+        self.camera_idle = ""
+        self.piled = name == "unstacking"
 
     def new_match(self, preset: str, rules: Rules, players: Any, start: Any) -> Match:
         begin = None

@@ -120,18 +120,25 @@ class JudgingMixin:
         before_key = before.physical_key()
         if all(o.position.physical_key() != before_key for o in outcomes):
             cands.append(Candidate(NOT_MOVED, before.to_board()))      # the men not moved yet
-        if evidence.changes is not None and not _same_men(evidence.before_read, before):
-            evidence = _replace(evidence, changes=None)      # the frame before did not show the referee's board
-        found = self.turn_reader.judge(cands, evidence, before=before.to_board(), men=m.rules.men)
+        given = evidence
+        piled = bool(getattr(self._family, "piled", False))
+        if evidence.changes is not None and not _same_men(evidence.before_read, before, piled):
+            # the frame before did not show the referee's board (in a game of piles, piles and all: a frame
+            # between two men played down has the same men on every point)
+            evidence = _replace(evidence, changes=None, profiles=None)
+        found = self.turn_reader.judge(cands, evidence, before=before.to_board(), men=m.rules.men, piles=piled)
         camera = {"verdict": found.verdict, "candidates": [{"play": r["play"], "p": round(r["p"], 4)}
                                                             for r in found.ranked], "notes": list(found.notes)}
         if not found.settled:
             return None                                        # a hand over the board: wait for a clear frame
         top = found.ranked[0]["play"] if found.ranked else None
         if top == NOT_MOVED and (found.verdict == "legal" or found.ranked[0]["p"] >= 0.5):
+            if found.verdict == "legal":
+                given.shown = before.to_board()                # the next frame is compared with this one
             return None                                        # nothing moved yet (dice thrown on the board)
         if found.verdict == "legal" and found.play in by_play:
             o = by_play[found.play]
+            given.shown = o.position.to_board()
             return self._play(o.position.with_turn(o.position.turn), who, board, camera)
         if found.verdict == "illegal" and found.board is not None:
             try:
@@ -299,10 +306,20 @@ class JudgingMixin:
             return self._state_doc
 
 
-def _same_men(board: Mapping[str, Any] | None, position: Position) -> bool:
-    """Whether a board document read by the camera has exactly *position*'s men on the points and the bar."""
+def _same_men(board: Mapping[str, Any] | None, position: Position, piles: bool = False) -> bool:
+    """Whether a board document read by the camera has exactly *position*'s
+    men on the points and the bar (and, with *piles*, in the same piles)."""
     if not board:
         return False
+    if piles:
+        zeros = {"light": [0] * 24, "dark": [0] * 24}
+        stacked = board.get("stacked") or zeros
+        want = position.to_board().get("stacked") or zeros
+        try:
+            if any([int(x) for x in stacked[side]] != list(want[side]) for side in ("light", "dark")):
+                return False
+        except (KeyError, TypeError, ValueError):
+            return False
     return _raw_distance(board, position) == 0
 
 

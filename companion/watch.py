@@ -157,11 +157,12 @@ class CameraWatcher:
         and where the frame settled before is of the same board from the same
         place, each point's share of changed picture since that frame (and
         what was read there, so the referee uses it only if that was its board)."""
-        from willughby.vision.turns import SAME_PLACE_PX, TurnEvidence, point_changes, rectified
+        from willughby.vision.turns import (CHANGE_DELTA_E, FAINT_DELTA_E, SAME_PLACE_PX, TurnEvidence,
+                                            point_change_profiles, rectified)
 
         if getattr(reading, "count_probs", None) is None:
             return None
-        changes, before_read = None, None
+        profiles, faint, before_read = None, None, None
         here = np.asarray(corners, np.float64)
         try:
             current = rectified(frame, here.tolist(), reading=reading)   # kept for the next settled frame
@@ -173,12 +174,13 @@ class CameraWatcher:
             if (prev is not None and prev.frame_shape == tuple(frame.shape) and prev_corners.shape == here.shape
                     and np.abs(prev_corners - here).max() < SAME_PLACE_PX):
                 try:
-                    changes = point_changes(prev, current, prev.corners)
+                    profiles, faint = point_change_profiles(prev, current, prev.corners,
+                                                            delta_e=(CHANGE_DELTA_E, FAINT_DELTA_E))
                     before_read = prev_board
                 except (VisionError, ValueError, cv2.error) as exc:
                     log.info("no comparison with the frame before: %s", exc)
         self._current = current
-        evidence = TurnEvidence.from_reading(reading, changes)
+        evidence = TurnEvidence.from_reading(reading, profiles=profiles, faint_profiles=faint)
         evidence.before_read = before_read
         return evidence
 
@@ -219,13 +221,17 @@ class CameraWatcher:
                 self.last_read_ms = getattr(reading, "millis", None)
                 board = reading.to_board()
                 self._current = None
+                evidence = None
                 try:
                     if self.turn_evidence:
-                        self._on_reading(board, dict(reading.location_confidence),
-                                         self._evidence(frame, corners, reading))
+                        evidence = self._evidence(frame, corners, reading)
+                        self._on_reading(board, dict(reading.location_confidence), evidence)
                     else:
                         self._on_reading(board, dict(reading.location_confidence))
                 except (ValueError, RuntimeError, LookupError) as exc:
                     log.info("reading not taken: %s", exc)
-                self._settled = (self._current, np.asarray(corners, np.float64), board)
+                # what this frame shows, for the next: the board the referee judged it to show, where it did
+                # (exact, piles and all), else the reader's own reading
+                shown = getattr(evidence, "shown", None)
+                self._settled = (self._current, np.asarray(corners, np.float64), dict(shown) if shown else board)
             self._stop.wait(max(0.0, self._period - (time.monotonic() - t0)))

@@ -30,7 +30,7 @@ from and that the measurement never uses (``tools/fit_turn_temperature.py``,
 written with its provenance to ``vision/data/turn_calibration.json``).
 
 Where the settled frame before the turn is at hand (same camera, same
-light), :func:`point_changes` tells which points' pictures did not change;
+light), :func:`point_changes` (``vision.changes``) tells which points' pictures did not change;
 those keep the counts the referee already knows, and only what changed needs
 reading.
 
@@ -58,14 +58,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["TurnConfig", "Candidate", "TurnEvidence", "TurnJudgement", "TurnReader", "board_classes",
-           "point_changes", "Rectified", "rectified", "load_temperature", "load_calibration", "default_config", "CALIBRATION_PATH", "OTHER"]
+from .changes import (CHANGE_BLUR_MM, CHANGE_CORE, CHANGE_DELTA_E, FAINT_DELTA_E, SAME_PLACE_PX, Rectified,
+                      point_change_profiles, point_changes, rectified)
+from .classes import CLASSES, PILES, POINTS, board_classes, has_piles, pile_classes
+from .turns_piles import PileWeighing
 
-POINTS = 24
-CLASSES = 31                  # empty, 1..15 light, 1..15 dark
+__all__ = ["TurnConfig", "Candidate", "TurnEvidence", "TurnJudgement", "TurnReader", "board_classes", "pile_classes", "has_piles",
+           "point_changes", "point_change_profiles", "Rectified", "rectified", "SAME_PLACE_PX", "CHANGE_DELTA_E", "FAINT_DELTA_E", "load_temperature", "load_calibration", "default_config", "CALIBRATION_PATH", "OTHER"]
+
 OTHER = "another board"       # the hypothesis of an illegal turn, as candidates list it
 CALIBRATION_PATH = Path(__file__).with_name("data") / "turn_calibration.json"
-SAME_PLACE_PX = 1.0           # frames rectified with corners this close (px) show the board from the same place
 
 
 @lru_cache(maxsize=4)
@@ -128,11 +130,11 @@ class TurnConfig:
     unchanged_share: float = 0.004
     #: ... where "changed colour" is a Lab distance above this, between the two frames each smoothed
     #: (Gaussian, this sigma in mm of the board) so that the sensor's own noise does not count ...
-    change_delta_e: float = 18.0
-    change_blur_mm: float = 1.0
+    change_delta_e: float = CHANGE_DELTA_E
+    change_blur_mm: float = CHANGE_BLUR_MM
     #: ... counted over this middle share of the strip's width (a strip is wider than its point, and a man
     #: moved on the point beside must not make this one look changed)
-    change_core: float = 0.6
+    change_core: float = CHANGE_CORE
     #: the probability an unchanged point still holds what it held before
     unchanged_keep: float = 0.9999
     #: a pile read at least this surely, on a point where neither the board before nor any legal
@@ -143,6 +145,20 @@ class TurnConfig:
     pile_point_min: float = 0.99
     #: ... and a point the play leaves as it was must not have changed its picture by this share or more
     pile_change_min: float = 0.02
+    #: where the frame before is at hand, how often a place of a man along a point that changed does not
+    #: look changed, and one that did not change looks it (``vision.footprints``): the places' changes
+    #: weigh each point's count and pile, and then every point whose picture changed must be read as the
+    #: play's (count and pile together) at ``pile_point_min``
+    #: where the places' changes weigh the points, the probability each point whose picture changed needs,
+    #: count and pile together, for the play ruled legal (chosen on held-out-fit turns,
+    #: ``benchmarks/turns_unstacking.py --style-set held-out-fit``: no wrong ruling from 0.5 up)
+    placed_point_min: float = 0.95
+    footprint_miss: float = 0.02
+    footprint_stray: float = 0.04
+    #: in a game of piles no man moves from point to point (he is played down beside his pile, put back on
+    #: it, or borne off): each man more on a point than before the turn, and men of the other colour there,
+    #: are this much less likely before the picture is looked at (a man put back from off, a mistake)
+    pile_new_man: float = 1e-3
     #: how many candidates an "unsure" lists
     show: int = 4
 
@@ -173,18 +189,34 @@ class TurnEvidence:
     #: the point reader's (24, 3) probabilities of the men at a point's edge lying flat, in a pile of
     #: 2, of 3 (a pile seen where no board of the turn has one makes the turn reader ask)
     pile_probs: np.ndarray | None = None
+    #: where the frame before was at hand, each point's changed share row by row along its strip (24, length):
+    #: :func:`~willughby.vision.changes.point_change_profiles`, whose means are ``changes``
+    profiles: np.ndarray | None = None
+    #: the same at a fainter colour difference (``FAINT_DELTA_E``): where men of nearly the board's colour
+    #: came or went, which the profiles miss
+    faint_profiles: np.ndarray | None = None
+    #: set by the referee once it has judged this frame: the board the frame shows (the play it ruled legal
+    #: from it, or the board before where nothing had moved yet), for comparing the next frame with it
+    shown: Mapping[str, Any] | None = None
 
     @classmethod
-    def from_reading(cls, reading: Any, changes: np.ndarray | None = None) -> "TurnEvidence":
+    def from_reading(cls, reading: Any, changes: np.ndarray | None = None,
+                     profiles: np.ndarray | None = None, faint_profiles: np.ndarray | None = None) -> "TurnEvidence":
         """The evidence of a :class:`~willughby.vision.reader.Reading` (which
-        must come from the point reader: it has ``count_probs``)."""
+        must come from the point reader: it has ``count_probs``); *profiles*
+        and *faint_profiles* (and the profiles' means, the *changes*, where
+        those are not given) from comparing the frame with the one before
+        (:func:`~willughby.vision.changes.point_change_profiles`)."""
+        if profiles is not None and changes is None:
+            changes = np.asarray(profiles, np.float64).mean(axis=1)
         if getattr(reading, "count_probs", None) is None:
             raise ValueError("the reading has no point probabilities (read with the point reader)")
         why = "" if reading.settled else ("something lies across the board" if reading.occluded
                                           else "the frame is not settled")
         piles = getattr(reading, "pile_probs", None)
         return cls(np.asarray(reading.count_probs, np.float64), dict(reading.bar), bool(reading.settled),
-                   changes, why, pile_probs=None if piles is None else np.asarray(piles, np.float64))
+                   changes, why, pile_probs=None if piles is None else np.asarray(piles, np.float64),
+                   profiles=profiles, faint_profiles=faint_profiles)
 
 
 @dataclass(frozen=True)
@@ -207,52 +239,6 @@ class TurnJudgement:
         return {"verdict": self.verdict, "settled": self.settled, "play": self.play, "board": self.board,
                 "candidates": [{"play": r["play"], "board": r["board"], "p": round(r["p"], 6)} for r in self.ranked],
                 "p_other": round(self.p_other, 6), "notes": list(self.notes)}
-
-
-def board_classes(board: Mapping[str, Any]) -> np.ndarray:
-    """The class of each point of a board document (0 empty, n light men,
-    15 + n dark men): what the point reader's probabilities are indexed by.
-
-    >>> board_classes({"light": [2] + [0] * 23, "dark": [0] * 23 + [3]})[[0, 1, 23]].tolist()
-    [2, 0, 18]
-    """
-    light, dark = board["light"], board["dark"]
-    out = np.zeros(POINTS, np.int64)
-    for i in range(POINTS):
-        n_l, n_d = int(light[i]), int(dark[i])
-        if n_l and n_d:
-            raise ValueError(f"point {i + 1} holds men of both colours")
-        if n_l > 15 or n_d > 15:
-            raise ValueError(f"point {i + 1} holds more than 15 men")
-        out[i] = n_l if n_l else (15 + n_d if n_d else 0)
-    return out
-
-
-PILES = 3                     # the men at a point's edge: laid flat, a pile of 2, a pile of 3 or more
-
-
-def pile_classes(board: Mapping[str, Any]) -> np.ndarray:
-    """The pile class of each point of a board document (0 men laid flat,
-    1 a pile of 2, 2 a pile of 3 or more): what the point reader's pile
-    probabilities are indexed by.
-
-    >>> pile_classes({"light": [3] + [0] * 23, "dark": [0] * 24,
-    ...               "stacked": {"light": [2] + [0] * 23, "dark": [0] * 24}})[:2].tolist()
-    [1, 0]
-    """
-    stacked = board.get("stacked") or {}
-    out = np.zeros(POINTS, np.int64)
-    for side in ("light", "dark"):
-        for i, s in enumerate(stacked.get(side) or [0] * POINTS):
-            if int(s) >= 2:
-                out[i] = 1 if int(s) == 2 else 2
-    return out
-
-
-def has_piles(board: Mapping[str, Any] | None) -> bool:
-    """Whether a board document has a man in a pile (the unstacking games)."""
-    stacked = (board or {}).get("stacked") or {}
-    return any(int(s) for side in ("light", "dark") for s in (stacked.get(side) or ()))
 
 
 def _board_of(classes: np.ndarray, bar: Mapping[str, int], men: int = 15,
@@ -291,10 +277,14 @@ class TurnReader:
         return np.log(np.maximum(np.exp(logp), self.config.floor))
 
     def judge(self, candidates: Sequence[Candidate], evidence: TurnEvidence,
-              before: Mapping[str, Any] | None = None, men: int = 15) -> TurnJudgement:
+              before: Mapping[str, Any] | None = None, men: int = 15, piles: bool | None = None) -> TurnJudgement:
         """Decide which of *candidates* (the legal results of the throw) the
         picture shows, if any; *before* (the board before the turn) is needed
-        only where *evidence* says which points did not change."""
+        only where *evidence* says which points did not change.  *piles*
+        says whether the game is played in piles (the unstacking games: men
+        may stand piled on any point, even where the board before and every
+        legal result have none, as a wrong turn may pile them); None: where
+        the board before or a candidate has a pile."""
         cfg = self.config
         if not candidates:
             raise ValueError("a turn has at least one legal result (a pass leaves the board as it was)")
@@ -304,9 +294,11 @@ class TurnReader:
                                  [evidence.why_unsettled or "the frame cannot be read"])
         # a game of piles (the unstacking games): a play changes piles, not counts, so each point is
         # weighed over its count and its pile together
-        pile_game = evidence.pile_probs is not None and (
-            has_piles(before) or any(has_piles(c.board) for c in candidates))
-        piled = [] if pile_game else self._unexpected_piles(evidence, candidates, before)
+        if piles is None:
+            piles = has_piles(before) or any(has_piles(c.board) for c in candidates)
+        pile_game = evidence.pile_probs is not None and piles
+        weighing = PileWeighing(cfg)
+        piled = [] if pile_game else weighing.unexpected(evidence, candidates, before)
         if piled:
             ranked = [{"play": c.play, "board": dict(c.board), "p": 1.0 / len(candidates)} for c in candidates]
             return TurnJudgement("unsure", True, None, None, ranked[:cfg.show], 0.0, None,
@@ -315,17 +307,21 @@ class TurnReader:
         logp = self.log_probs(evidence.count_probs)
         notes: list[str] = []
         keep = np.zeros(POINTS, bool)
+        unseen = np.zeros(POINTS, bool)
+        cand_classes = [board_classes(c.board) for c in candidates]
+        if pile_game:
+            cand_classes = [cls * PILES + pile_classes(c.board) for c, cls in zip(candidates, cand_classes)]
         if evidence.changes is not None and before is not None:
             keep = np.asarray(evidence.changes, np.float64) <= cfg.unchanged_share
+            if pile_game:
+                keep, unseen = weighing.kept(keep, evidence, before, cand_classes)
             known = board_classes(before)
             held = np.full((POINTS, CLASSES), math.log(max((1 - cfg.unchanged_keep) / (CLASSES - 1), cfg.floor)))
             held[np.arange(POINTS), known] = math.log(cfg.unchanged_keep)
             logp = np.where(keep[:, None], held, logp)
             notes.append(f"{int(keep.sum())} of 24 points unchanged since the frame before")
-        cand_classes = [board_classes(c.board) for c in candidates]
         if pile_game:
-            logp = self._with_piles(logp, evidence.pile_probs, keep, before)
-            cand_classes = [cls * PILES + pile_classes(c.board) for c, cls in zip(candidates, cand_classes)]
+            logp = weighing.joint(logp, evidence, keep, before, unseen)
         rows = np.arange(POINTS)
         bar_seen = {k: int(evidence.bar.get(k, 0)) for k in ("light", "dark")}
 
@@ -357,14 +353,20 @@ class TurnReader:
         best = int(order[0])
         if post[best] >= cfg.legal_min:
             c = candidates[best]
-            doubt = self._pile_doubt(c.board, evidence, keep, before) if pile_game else None
+            doubt = (weighing.doubt(c.board, evidence, keep, before, logp, cand_classes[best], cand_classes)
+                     if pile_game else None)
             if doubt is None:
                 return TurnJudgement("legal", True, c.play, dict(c.board), ranked[:cfg.show], p_other,
                                      other_board, notes)
             notes.append(doubt)
             return TurnJudgement("unsure", True, None, None, ranked[:cfg.show], p_other, other_board, notes)
         bar_only = other is not None and any(bool((other == cls).all()) for cls in cand_classes)
-        if bar_only and p_other >= cfg.illegal_min:
+        heights_only = other is not None and pile_game and weighing.heights_only(other, cand_classes)
+        if heights_only and p_other >= cfg.illegal_min:
+            # the men lie where a legal play leaves them, only a pile stands higher or lower than it does: from
+            # above, a man more or fewer on a pile moves its top by a pixel or two, never enough to rule on
+            notes.append("the men lie where a legal play leaves them; only the piles' heights may differ")
+        elif bar_only and p_other >= cfg.illegal_min:
             # the men on the points are a legal play's; only the bar disagrees, and the bar's men are
             # counted by finding round tops, with no probabilities: never enough to rule on
             notes.append("the points show a legal play but the bar does not agree with it")
@@ -372,86 +374,14 @@ class TurnReader:
             # the board read must itself be sure at every point: a point misread with confidence
             # elsewhere would otherwise turn a legal play into "another board" (points unchanged since
             # the frame before are sure by then: they keep what the referee knows)
-            sure = np.exp(logp[rows, other])
+            point_logp = logp - np.logaddexp.reduce(logp, axis=1, keepdims=True) if pile_game else logp
+            sure = np.exp(point_logp[rows, other])
             if float(sure.min()) >= cfg.illegal_point_min:
                 return TurnJudgement("illegal", True, None, other_board, ranked[:cfg.show], p_other, other_board,
                                      notes)
             weak = [str(i + 1) for i in np.flatnonzero(sure < cfg.illegal_point_min)]
             notes.append(f"no legal play fits, but points {', '.join(weak[:6])} are not read surely enough to rule")
         return TurnJudgement("unsure", True, None, None, ranked[:cfg.show], p_other, other_board, notes)
-
-    def _with_piles(self, logp: np.ndarray, pile_probs: np.ndarray, keep: np.ndarray,
-                    before: Mapping[str, Any] | None) -> np.ndarray:
-        """Each point's log-probability over (count, pile) together, as a
-        (24, 31 * 3) array indexed ``count_class * 3 + pile_class``: a pile
-        needs two men or more; a point unchanged since the frame before keeps
-        the pile it had, as it keeps its men."""
-        piles = np.asarray(pile_probs, np.float64)
-        if piles.shape != (POINTS, PILES):
-            raise ValueError(f"pile probabilities must be (24, 3), not {piles.shape}")
-        cfg = self.config
-        pile_logp = np.log(np.maximum(piles / piles.sum(axis=1, keepdims=True), cfg.floor))
-        if keep.any() and before is not None:
-            held = np.full((POINTS, PILES), math.log(max((1 - cfg.unchanged_keep) / (PILES - 1), cfg.floor)))
-            held[np.arange(POINTS), pile_classes(before)] = math.log(cfg.unchanged_keep)
-            pile_logp = np.where(keep[:, None], held, pile_logp)
-        joint = logp[:, :, None] + pile_logp[:, None, :]
-        men = np.array([k if k <= 15 else k - 15 for k in range(CLASSES)])
-        joint[:, men < 2, 1:] = math.log(cfg.floor) * 4      # a pile of fewer than two men: no such board
-        joint[:, men < 2, 0] = logp[:, men < 2]               # one man or none: no pile to weigh
-        return joint.reshape(POINTS, CLASSES * PILES)
-
-    def _pile_doubt(self, board: Mapping[str, Any], evidence: TurnEvidence, keep: np.ndarray,
-                    before: Mapping[str, Any] | None) -> str | None:
-        """Why the piles of *board*, the most likely play of a game of piles,
-        are not shown surely enough to rule on, or None.  The point reader's
-        piles are less sure than its counts, and in these games a play
-        changes piles, not counts: every point of two men or more whose
-        picture changed must show the play's pile at ``pile_point_min``, and
-        a point whose picture did not change must keep the pile it had."""
-        cfg = self.config
-        piles = np.asarray(evidence.pile_probs, np.float64)
-        piles = piles / piles.sum(axis=1, keepdims=True)
-        want = pile_classes(board)
-        men = np.asarray(board["light"]) + np.asarray(board["dark"])
-        had = pile_classes(before) if before is not None else None
-        same = None
-        if before is not None:
-            same = (board_classes(board) == board_classes(before)) & (want == had)
-        changes = None if evidence.changes is None else np.asarray(evidence.changes, np.float64)
-        weak = []
-        for i in range(POINTS):
-            if keep[i] and had is not None:
-                if want[i] != had[i]:
-                    weak.append(i + 1)
-            elif men[i] >= 2 and piles[i, want[i]] < cfg.pile_point_min:
-                weak.append(i + 1)
-            elif (same is not None and changes is not None and same[i] and men[i]
-                  and changes[i] >= cfg.pile_change_min):
-                weak.append(i + 1)      # the play leaves this point as it was, but its picture changed
-        if not weak:
-            return None
-        return (f"the piles on point{'s' if len(weak) > 1 else ''} {', '.join(map(str, weak[:6]))} "
-                "are not read surely enough to rule")
-
-    def _unexpected_piles(self, evidence: TurnEvidence, candidates: Sequence[Candidate],
-                          before: Mapping[str, Any] | None) -> list[int]:
-        """The points (1..24) the point reader sees men piled on, surely
-        (``pile_alarm``), that hold men in the reading and a pile in no
-        board of the turn (a race game's boards never have one)."""
-        if evidence.pile_probs is None:
-            return []
-        piles = np.asarray(evidence.pile_probs, np.float64)
-        if piles.shape != (POINTS, 3):
-            raise ValueError(f"pile probabilities must be (24, 3), not {piles.shape}")
-        allowed = np.zeros(POINTS, bool)
-        for board in [c.board for c in candidates] + ([before] if before is not None else []):
-            stacked = board.get("stacked") or {}
-            for side in ("light", "dark"):
-                allowed |= np.asarray(stacked.get(side) or [0] * POINTS) > 0
-        occupied = np.argmax(np.asarray(evidence.count_probs), axis=1) > 0
-        sure = piles[:, 1:].sum(axis=1) >= self.config.pile_alarm
-        return [int(i) + 1 for i in np.flatnonzero(sure & occupied & ~allowed)]
 
     @staticmethod
     def _best_other(logp: np.ndarray, cand_classes: list[np.ndarray], candidates: Sequence[Candidate],
@@ -479,94 +409,3 @@ class TurnReader:
                     found = (trial, ll)
                 break
         return found
-
-
-@dataclass(frozen=True)
-class Rectified:
-    """A frame's playing surface, rectified with *corners* and in 8-bit Lab:
-    what :func:`point_changes` compares.  Make it once per frame
-    (:func:`rectified`) and keep it for the next turn, so no frame is
-    rectified twice."""
-
-    lab: np.ndarray                    # uint8 Lab, the rectified surface and its margin
-    corners: tuple[tuple[float, float], ...]
-    frame_shape: tuple[int, ...]
-
-
-def rectified(frame: np.ndarray, corners: Sequence[Sequence[float]], config: Any = None,
-              reading: Any = None, blur_mm: float | None = None) -> Rectified:
-    """*frame*'s playing surface, rectified for comparing (:class:`Rectified`)
-    and smoothed (``TurnConfig.change_blur_mm``, or *blur_mm*); where
-    *reading* is the reader's reading of this frame with these corners and
-    configuration, the surface it rectified (and its Lab) is used, not
-    warped (or converted) again."""
-    import cv2
-
-    from .config import VisionConfig
-    from .reader import rectify
-
-    config = config or VisionConfig.default()
-    rect = getattr(reading, "rect", None)
-    lab = getattr(reading, "rect_lab8", None) if rect is not None else None
-    if rect is None:
-        rect = rectify(config, frame, corners, config.margin)
-    if lab is None:
-        lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)
-    sigma = (TurnConfig().change_blur_mm if blur_mm is None else blur_mm) * config.scale
-    if sigma > 0:
-        lab = cv2.GaussianBlur(lab, (0, 0), sigma)
-    return Rectified(lab,
-                     tuple((float(x), float(y)) for x, y in corners), tuple(frame.shape))
-
-
-def point_changes(before: np.ndarray | Rectified, after: np.ndarray | Rectified, corners: Sequence[Sequence[float]],
-                  config: Any = None, delta_e: float | None = None, core: float | None = None) -> np.ndarray:
-    """For each point (index p-1), the share of the middle of its strip
-    (*core* of its width) whose colour changed by more than *delta_e* (Lab)
-    between two frames of the same camera: near 0 where nothing was moved
-    there, a few hundredths where a man came or went."""
-    import cv2
-
-    from .config import VisionConfig
-    from .geometry import BoardGeometry
-    from .strips import STRIP_PX, _cut, cut_pixels, whole_pixel_strips
-
-    config = config or VisionConfig.default()
-    threshold = TurnConfig().change_delta_e if delta_e is None else delta_e
-    core = TurnConfig().change_core if core is None else core
-    if not 0.1 <= core <= 1.0:
-        raise ValueError(f"the middle share of a strip must be 0.1 to 1, not {core!r}")
-    key = np.asarray(corners, np.float64)
-    frames = []
-    for frame in (before, after):
-        if isinstance(frame, Rectified):
-            if np.abs(np.asarray(frame.corners) - key).max() >= SAME_PLACE_PX:
-                raise ValueError("a frame rectified with other corners cannot be compared with these")
-            frames.append(frame)
-        else:
-            frames.append(None)
-    shapes = [f.frame_shape if isinstance(f, Rectified) else tuple(f.shape) for f in (before, after)]
-    if shapes[0] != shapes[1]:
-        raise ValueError(f"the frames before and after differ in size: {shapes[0]} and {shapes[1]}")
-    labs = [(f if f is not None else rectified(frame, corners, config)).lab
-            for f, frame in zip(frames, (before, after))]
-    geometry = BoardGeometry(config)
-    ones = np.ones((1, 3), np.float32)
-    width = STRIP_PX[0]
-    lo = int(round(width * (1 - core) / 2))
-    hi = max(lo + 1, width - lo)
-    if whole_pixel_strips(geometry, config.margin):
-        # each pixel of a strip is one pixel of the board: compare the strips' pixels alone (a third of
-        # the board's), the same numbers as comparing the whole board and cutting the strips after
-        cuts = [cut_pixels(geometry, lab, config.margin) for lab in labs]
-        d = cv2.absdiff(cuts[0], cuts[1]).reshape(-1, width, 3).astype(np.float32)
-        distance2 = cv2.transform(cv2.multiply(d, d), ones)
-        changed = (distance2 > threshold * threshold).astype(np.float32).reshape(POINTS, -1, width)
-        return changed[:, :, lo:hi].reshape(POINTS, -1).mean(axis=1)
-    # the colour distance between the two frames, pixel by pixel, against the threshold (in OpenCV:
-    # a tenth of the time numpy takes over a whole frame)
-    d = cv2.absdiff(labs[0], labs[1]).astype(np.float32)
-    distance2 = cv2.transform(cv2.multiply(d, d), ones)
-    changed = (distance2 > threshold * threshold).astype(np.float32)
-    strips = _cut(geometry, None, changed[:, :, None], config.margin)
-    return strips.maps[:, 0, :, lo:hi].reshape(POINTS, -1).mean(axis=1)

@@ -122,3 +122,33 @@ def test_the_photo_before_keeps_a_board_s_own_frame_from_being_taken_for_a_hand(
     assert main(base + ["--after-image", paths["hand"], "--before-image", paths["before"]]) == 0
     covered = json.loads(capsys.readouterr().out)
     assert covered["verdict"] == "unsure" and covered["settled"] is False  # a real hand is still refused
+
+
+def test_a_doublets_turn_is_judged_from_its_photo_and_the_one_before(tmp_path, capsys):
+    # "Players play down a man for each cast of the die" (Willughby, seed 002): 4-1 from the start lays a man
+    # beside the piles of points 4 and 1, which changes no count; the photo before shows where the men lay
+    from willughby.vision.synth import Scene, SceneSpec
+
+    rules = preset_rules("doublets")
+    start = start_position(rules, "light")
+    scene = Scene(np.random.default_rng(3), SceneSpec(n_dice=0, tilt_deg=8.0, wood="walnut", men="white_black",
+                                                      points="red_cream", field="felt_green", lighting="overhead"))
+    after = turn_outcomes(rules, start, (4, 1))[0].position.to_board()
+    wrong = json.loads(json.dumps(after))
+    wrong["stacked"]["light"][5] = 2                 # point 6's pile played down as well: no die called it
+    paths = {}
+    for name, board in (("before", start.to_board()), ("after", after), ("wrong", wrong)):
+        image, label = scene.render(board, np.random.default_rng(7))
+        paths[name] = str(tmp_path / f"{name}.png")
+        cv2.imwrite(paths[name], image)
+    (tmp_path / "start.json").write_text(json.dumps(dict(start.to_board(), turn="light")))
+    corners = " ".join(f"{x:.1f},{y:.1f}" for x, y in label["corners"])
+    base = ["judge", "--variant", "doublets", "--before", "@" + str(tmp_path / "start.json"), "--dice", "4,1",
+            "--corners", corners, "--json", "--before-image", paths["before"]]
+    assert main(base + ["--after-image", paths["after"]]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["verdict"], doc["play"]) == ("legal", "down 4, down 1")
+    assert [e["type"] for e in doc["events"]] == ["unstack", "unstack"]
+    assert main(base + ["--after-image", paths["wrong"]]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["verdict"] in ("illegal", "unsure") and doc["play"] is None

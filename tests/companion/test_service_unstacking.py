@@ -62,7 +62,7 @@ def test_a_turn_played_down_is_ruled_legal_and_said_point_by_point() -> None:
     # the board carries its piles: point 4's pile of 3 is now 2 standing and 1 flat, point 1's pile of 2 is down
     assert state["board"]["stacked"]["light"][:6] == [0, 2, 2, 2, 3, 3]
     assert state["phases"] == {"light": "unstack", "dark": "unstack"}
-    assert state["family"] == "unstacking" and state["camera_reads"] is False
+    assert state["family"] == "unstacking" and state["camera_reads"] is True
     assert state["board"]["turn"] == "dark" and state["phase"] == "throw"
 
 
@@ -128,16 +128,69 @@ def test_the_last_man_borne_off_ends_the_game_with_its_stake() -> None:
     assert stored["status"] == "over" and stored["result"]["winner"] == "light"
 
 
-def test_the_camera_is_idle_for_piles_and_done_says_so() -> None:
+def _camera(board: dict[str, Any], pile_sure: float = 0.9, places: dict[int, list[int]] | None = None,
+            before_read: dict[str, Any] | None = None) -> Any:
+    """What the camera gives the referee: the point reader's counts (sure) and piles (*pile_sure*), and,
+    with the frame before (which showed *before_read*), the places along each point that changed."""
+    import numpy as np
+
+    from willughby.vision.strips import MM_PER_PX, STRIP_BEYOND
+    from willughby.vision.turns import TurnEvidence, board_classes, pile_classes
+
+    counts = np.full((24, 31), 1e-5 / 30)
+    counts[np.arange(24), board_classes(board)] = 1 - 1e-5
+    piles = np.full((24, 3), (1 - pile_sure) / 2)
+    piles[np.arange(24), pile_classes(board)] = pile_sure
+    ev = TurnEvidence(counts, pile_probs=piles)
+    if places is not None:
+        prof = np.zeros((24, 140))
+        for point, ks in places.items():
+            for k in ks:
+                prof[point - 1, int(round((36 * k + STRIP_BEYOND) / MM_PER_PX)):
+                     int(round((36 * (k + 1) + STRIP_BEYOND) / MM_PER_PX))] = 1.0
+        ev.profiles, ev.changes, ev.before_read = prof, prof.mean(axis=1), before_read
+    return ev
+
+
+def test_the_camera_referees_a_turn_of_piles_from_where_the_men_were_laid() -> None:
+    from willughby.vision.turns import TurnConfig, TurnReader
+
     c = game("doublets", board(FULL, FULL, FULL, FULL))
+    c._turn_reader = TurnReader(TurnConfig(temperature=1.0))
+    before = {k: v for k, v in c.state()["board"].items() if k in ("light", "dark", "bar", "stacked")}
     c.enter_dice([4, 1])
-    # a camera's reading is set aside: the turn reader cannot tell a pile from men laid flat
-    assert c.on_reading(c.legal_boards()["down 4, down 1"], {"1": 1.0}, who="camera") is None
-    assert c.state()["phase"] == "move"
-    c.press("done", who="box")
-    assert "cannot yet tell a pile from men laid flat" in said(c)[-1]
-    with pytest.raises(NotNowError):
-        c.cube("double")
+    after = c.legal_boards()["down 4, down 1"]
+    # the piles alone, read at 90%, do not settle it: a question, not a guess
+    assert c.on_reading(after, None, who="camera", evidence=_camera(after)) is None
+    assert c.state()["question"] is not None
+    # a frame before with the same men but other piles (between two men played down, say) is not the board
+    # before: where along the points the picture changed since then says nothing of this turn
+    c._question = None
+    between = dict(before, stacked={"light": [0, 2, 2, 3, 3, 3] + [0] * 18, "dark": before["stacked"]["dark"]})
+    ev = _camera(after, places={4: [1]}, before_read=between)
+    assert c.on_reading(after, None, who="camera", evidence=ev) is None
+    # with the frame before the turn, a man laid beside the piles of points 4 and 1 settles it
+    c._question = None
+    ev = _camera(after, places={4: [1], 1: [1]}, before_read=before)
+    ruling = c.on_reading(after, None, who="camera", evidence=ev)
+    assert ruling is not None and (ruling["verdict"], ruling["play"]) == ("legal", "down 4, down 1")
+    assert ev.shown is not None and ev.shown["stacked"] == after["stacked"]   # the next frame is compared with it
+    assert c.dispute(1)["camera"]["verdict"] == "legal"
+
+
+def test_a_camera_turn_of_piles_played_down_wrongly_is_not_ruled_legal() -> None:
+    from willughby.vision.turns import TurnConfig, TurnReader
+
+    c = game("doublets", board(FULL, FULL, FULL, FULL))
+    c._turn_reader = TurnReader(TurnConfig(temperature=1.0))
+    before = {k: v for k, v in c.state()["board"].items() if k in ("light", "dark", "bar", "stacked")}
+    c.enter_dice([4, 1])
+    after = c.legal_boards()["down 4, down 1"]
+    wrong = dict(after, stacked={"light": [0, 2, 2, 2, 3, 2] + [0] * 18, "dark": after["stacked"]["dark"]})
+    ev = _camera(wrong, pile_sure=0.999, places={4: [1], 1: [1], 6: [1]}, before_read=before)
+    ruling = c.on_reading(wrong, None, who="camera", evidence=ev)
+    assert ruling is None or ruling["verdict"] == "illegal"
+    assert c.state()["phase"] == "move" and ev.shown is None
 
 
 @pytest.mark.parametrize("preset", UNSTACKING)

@@ -1,0 +1,151 @@
+"""What changed on each point between two frames of the same camera.
+
+Between the settled frame before a turn and the frame after it, the same
+camera sees the same board in the same light, so a point whose picture did
+not change still holds what it held: the referee knows that already, and
+only the points that changed need reading (``TurnReader``).  And *where*
+along a point its picture changed says what happened there without any
+learning: a man laid flat beside a pile appears as a disc's worth of change
+one man's width beyond the men already there (``vision.footprints``).
+
+Both frames are rectified with the same corners and compared in Lab after a
+light smoothing, so that the sensor's own noise does not count.
+
+>>> import numpy as np
+>>> frame = np.full((480, 640, 3), 90, np.uint8)
+>>> corners = [[60, 420], [60, 60], [580, 60], [580, 420]]
+>>> float(point_changes(frame, frame.copy(), corners).max())
+0.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Rectified", "rectified", "point_changes", "point_change_profiles", "SAME_PLACE_PX",
+           "CHANGE_DELTA_E", "FAINT_DELTA_E", "CHANGE_BLUR_MM", "CHANGE_CORE"]
+
+POINTS = 24
+SAME_PLACE_PX = 1.0           # frames rectified with corners this close (px) show the board from the same place
+#: "changed colour" is a Lab distance above this, between the two frames each smoothed ...
+CHANGE_DELTA_E = 18.0
+#: ... (Gaussian, this sigma in mm of the board) ...
+CHANGE_BLUR_MM = 1.0
+#: a fainter difference, for the places of men of nearly the board's colour (``vision.footprints``)
+FAINT_DELTA_E = 8.0
+#: ... counted over this middle share of the strip's width (a strip is wider than its point, and a man
+#: moved on the point beside must not make this one look changed)
+CHANGE_CORE = 0.6
+
+
+@dataclass(frozen=True)
+class Rectified:
+    """A frame's playing surface, rectified with *corners* and in 8-bit Lab:
+    what :func:`point_changes` compares.  Make it once per frame
+    (:func:`rectified`) and keep it for the next turn, so no frame is
+    rectified twice."""
+
+    lab: np.ndarray                    # uint8 Lab, the rectified surface and its margin
+    corners: tuple[tuple[float, float], ...]
+    frame_shape: tuple[int, ...]
+
+
+def rectified(frame: np.ndarray, corners: Sequence[Sequence[float]], config: Any = None,
+              reading: Any = None, blur_mm: float | None = None) -> Rectified:
+    """*frame*'s playing surface, rectified for comparing (:class:`Rectified`)
+    and smoothed (:data:`CHANGE_BLUR_MM`, or *blur_mm*); where *reading* is
+    the reader's reading of this frame with these corners and configuration,
+    the surface it rectified (and its Lab) is used, not warped (or
+    converted) again."""
+    import cv2
+
+    from .config import VisionConfig
+    from .reader import rectify
+
+    config = config or VisionConfig.default()
+    rect = getattr(reading, "rect", None)
+    lab = getattr(reading, "rect_lab8", None) if rect is not None else None
+    if rect is None:
+        rect = rectify(config, frame, corners, config.margin)
+    if lab is None:
+        lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)
+    sigma = (CHANGE_BLUR_MM if blur_mm is None else blur_mm) * config.scale
+    if sigma > 0:
+        lab = cv2.GaussianBlur(lab, (0, 0), sigma)
+    return Rectified(lab,
+                     tuple((float(x), float(y)) for x, y in corners), tuple(frame.shape))
+
+
+def point_changes(before: np.ndarray | Rectified, after: np.ndarray | Rectified, corners: Sequence[Sequence[float]],
+                  config: Any = None, delta_e: float | None = None, core: float | None = None) -> np.ndarray:
+    """For each point (index p-1), the share of the middle of its strip
+    (*core* of its width) whose colour changed by more than *delta_e* (Lab)
+    between two frames of the same camera: near 0 where nothing was moved
+    there, a few hundredths where a man came or went."""
+    return point_change_profiles(before, after, corners, config, delta_e, core).mean(axis=1)
+
+
+def point_change_profiles(before: np.ndarray | Rectified, after: np.ndarray | Rectified,
+                          corners: Sequence[Sequence[float]], config: Any = None,
+                          delta_e: float | Sequence[float] | None = None, core: float | None = None) -> Any:
+    """For each point (row p-1), the share of the middle of its strip that
+    changed colour (as :func:`point_changes`), row by row of the strip from
+    the board's edge (beyond it, by ``strips.STRIP_BEYOND`` mm) toward the
+    middle: (24, strip length in pixels of ``strips.MM_PER_PX`` mm).  Their
+    means are :func:`point_changes`.  With several colour differences
+    (*delta_e* a sequence, such as ``(CHANGE_DELTA_E, FAINT_DELTA_E)``), a
+    tuple of profiles, one for each, from one comparison of the frames."""
+    import cv2
+
+    from .config import VisionConfig
+    from .geometry import BoardGeometry
+    from .strips import STRIP_PX, _cut, cut_pixels, whole_pixel_strips
+
+    config = config or VisionConfig.default()
+    several = isinstance(delta_e, (tuple, list))
+    thresholds = [float(t) for t in delta_e] if several else [CHANGE_DELTA_E if delta_e is None else float(delta_e)]
+    core = CHANGE_CORE if core is None else core
+    if not 0.1 <= core <= 1.0:
+        raise ValueError(f"the middle share of a strip must be 0.1 to 1, not {core!r}")
+    key = np.asarray(corners, np.float64)
+    frames = []
+    for frame in (before, after):
+        if isinstance(frame, Rectified):
+            if np.abs(np.asarray(frame.corners) - key).max() >= SAME_PLACE_PX:
+                raise ValueError("a frame rectified with other corners cannot be compared with these")
+            frames.append(frame)
+        else:
+            frames.append(None)
+    shapes = [f.frame_shape if isinstance(f, Rectified) else tuple(f.shape) for f in (before, after)]
+    if shapes[0] != shapes[1]:
+        raise ValueError(f"the frames before and after differ in size: {shapes[0]} and {shapes[1]}")
+    labs = [(f if f is not None else rectified(frame, corners, config)).lab
+            for f, frame in zip(frames, (before, after))]
+    geometry = BoardGeometry(config)
+    ones = np.ones((1, 3), np.float32)
+    width = STRIP_PX[0]
+    lo = int(round(width * (1 - core) / 2))
+    hi = max(lo + 1, width - lo)
+    out = []
+    if whole_pixel_strips(geometry, config.margin):
+        # each pixel of a strip is one pixel of the board: compare the strips' pixels alone (a third of
+        # the board's), the same numbers as comparing the whole board and cutting the strips after
+        cuts = [cut_pixels(geometry, lab, config.margin) for lab in labs]
+        d = cv2.absdiff(cuts[0], cuts[1]).reshape(-1, width, 3).astype(np.float32)
+        distance2 = cv2.transform(cv2.multiply(d, d), ones).reshape(POINTS, -1, width)[:, :, lo:hi]
+        for t in thresholds:
+            out.append((distance2 > t * t).mean(axis=2, dtype=np.float32))
+    else:
+        # the colour distance between the two frames, pixel by pixel, against the threshold (in OpenCV:
+        # a tenth of the time numpy takes over a whole frame)
+        d = cv2.absdiff(labs[0], labs[1]).astype(np.float32)
+        distance2 = cv2.transform(cv2.multiply(d, d), ones)
+        for t in thresholds:
+            changed = (distance2 > t * t).astype(np.float32)
+            strips = _cut(geometry, None, changed[:, :, None], config.margin)
+            out.append(strips.maps[:, 0, :, lo:hi].mean(axis=2))
+    return tuple(out) if several else out[0]
