@@ -362,10 +362,15 @@ class TurnReader:
             return TurnJudgement("unsure", True, None, None, ranked[:cfg.show], p_other, other_board, notes)
         bar_only = other is not None and any(bool((other == cls).all()) for cls in cand_classes)
         heights_only = other is not None and pile_game and weighing.heights_only(other, cand_classes)
+        unmoved_only = other is not None and pile_game and weighing.unmoved_only(other, cand_classes, keep)
         if heights_only and p_other >= cfg.illegal_min:
             # the men lie where a legal play leaves them, only a pile stands higher or lower than it does: from
             # above, a man more or fewer on a pile moves its top by a pixel or two, never enough to rule on
             notes.append("the men lie where a legal play leaves them; only the piles' heights may differ")
+        elif unmoved_only and p_other >= cfg.illegal_min:
+            # a legal play differs only where the picture did not change: men of nearly the board's colour moved
+            # there may not show, so the absence of a change is no ground for ruling the turn illegal
+            notes.append("a legal play moves men only where the picture did not change")
         elif bar_only and p_other >= cfg.illegal_min:
             # the men on the points are a legal play's; only the bar disagrees, and the bar's men are
             # counted by finding round tops, with no probabilities: never enough to rule on

@@ -33,7 +33,8 @@ from typing import Any
 import numpy as np
 
 from .classes import CLASSES, PILES, POINTS, board_classes, pile_classes
-from .footprints import FootprintModel, footprint_log_likelihoods, joint_footprints, quiet_points
+from .footprints import (FootprintModel, faintly_changed, footprint_log_likelihoods, joint_footprints,
+                         quiet_points)
 
 __all__ = ["PileWeighing"]
 
@@ -74,13 +75,17 @@ class PileWeighing:
              cand_classes: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         """The points that keep what they held (*keep*: their pictures did
         not change), widened to those whose men's places did not change
-        (``footprints.quiet_points``), and narrowed by the *unseen* ones: a
+        (``footprints.quiet_points``), less those where men of nearly the
+        board's colour may have been moved (``footprints.faintly_changed``),
+        and narrowed by the *unseen* ones: a
         man borne off a pile (or put back on one) leaves its men's places as
         they were, so where a legal play does that, an unchanged picture
         says only that the places did not change.  Returns (keep, unseen)."""
         keep = np.asarray(keep, bool).copy()
         if evidence.profiles is not None:
             keep |= quiet_points(evidence.profiles, before, self.model(), faint=evidence.faint_profiles)
+        if evidence.faint_profiles is not None:
+            keep &= ~faintly_changed(evidence.faint_profiles, before, self.model())
         had = board_classes(before) * PILES + pile_classes(before)
         fp, colour = joint_footprints()
         unseen = np.zeros(POINTS, bool)
@@ -145,6 +150,13 @@ class PileWeighing:
         man, with men of the same colour (``vision.footprints``)."""
         fp, colour = joint_footprints()
         return any(bool(((fp[other] == fp[cls]) & (colour[other] == colour[cls])).all()) for cls in cand_classes)
+
+    @staticmethod
+    def unmoved_only(other: np.ndarray, cand_classes: Sequence[np.ndarray], keep: np.ndarray) -> bool:
+        """Whether *other* differs from some candidate only at points whose
+        picture did not change (*keep*): where that candidate moves men, the
+        picture shows nothing moved."""
+        return any(bool(keep[other != cls].all()) for cls in cand_classes)
 
     def doubt(self, board: Mapping[str, Any], evidence: Any, keep: np.ndarray, before: Mapping[str, Any] | None,
               joint: np.ndarray, classes: np.ndarray, cand_classes: Sequence[np.ndarray]) -> str | None:

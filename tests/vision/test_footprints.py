@@ -84,15 +84,17 @@ def test_a_point_whose_places_did_not_change_reads_as_it_was():
     assert ll[_joint(3, 1)] > ll[_joint(1, 0)] + 3            # nor was the man beside it borne off
 
 
-def test_a_faint_change_weighs_less_than_a_clear_one():
-    # men of nearly the board's colour: the change shows only at the fainter colour difference
+def test_a_change_seen_only_at_the_fainter_difference_counts_and_a_slight_one_says_neither():
+    # men of nearly the board's colour: the clear comparison misses the man laid beside the pile
     before = _board(3, 3)
     clear = footprint_log_likelihoods(_profile({1: [1]}), before)[0]
     missed = footprint_log_likelihoods(np.zeros((24, 140)), before)[0]
     faint = footprint_log_likelihoods(np.zeros((24, 140)), before, faint=_profile({1: [1]}))[0]
+    slight = footprint_log_likelihoods(np.zeros((24, 140)), before, faint=_profile({1: [1]}, share=0.4))[0]
     gap = lambda ll: ll[_joint(3, 1)] - ll[_joint(3, 2)]      # noqa: E731  (played down once, against not at all)
     assert gap(missed) < -3                                    # the clear profile alone says "nothing happened"
-    assert abs(gap(faint)) < 1 < gap(clear)                    # the faint one takes that back, and says little
+    assert gap(faint) == pytest.approx(gap(clear))             # a clear change at the fainter difference counts
+    assert abs(gap(slight)) < 1.5                              # a slight one takes "nothing" back, and says little
 
 
 def test_a_row_longer_than_the_places_weighed_says_nothing():
