@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -177,6 +178,9 @@ def footprint_log_likelihoods(profiles: np.ndarray, before: Mapping[str, Any], m
     edge_llr = table[:, edge].T - np.log(np.exp(table[:, edge].T).mean(axis=1, keepdims=True))   # (24, 3)
     out = np.zeros((POINTS, CLASSES * PILES))
     places = np.arange(model.places)
+    fp, colour, men, stacked = _joint_tables()
+    weighed = (fp >= 0) & (fp <= model.places)
+    cover = places[None, :] < fp[:, None]                          # (classes, places): what each class covers
     for i in range(POINTS):
         colour_b, n_b, s_b = _held(before, i)
         if s_b == 1:
@@ -184,30 +188,25 @@ def footprint_log_likelihoods(profiles: np.ndarray, before: Mapping[str, Any], m
         f_b = footprint(n_b, s_b)
         if f_b > model.places:
             continue
-        for c in range(CLASSES):
-            n = c if c <= 15 else c - 15
-            colour = -1 if c == 0 else (0 if c <= 15 else 1)
-            for j in range(PILES):
-                s = PILE_HEIGHT[j]
-                if s > n or (j and n < 2):
-                    continue            # no such board: the joint table rules it out already
-                f = footprint(n, s)
-                if f > model.places:
-                    continue
-                cover_b = places < f_b
-                cover = places < f
-                changed = cover_b != cover
-                if colour != colour_b and n_b and n:
-                    changed |= cover_b & cover          # the men there are of the other colour now
-                term = np.where(changed, llr_changed[i], llr_unchanged[i])
-                if changed[0]:
-                    what = 2
-                elif cover[0] and s != s_b:
-                    what = 1                            # only the pile at the edge grew or shrank
-                else:
-                    what = 0
-                out[i, c * PILES + j] = float(term[1:].sum() + edge_llr[i, what])
+        cover_b = places < f_b
+        changed = cover != cover_b[None, :]
+        recoloured = (colour != colour_b) & (men > 0) & (n_b > 0)  # the men there are of the other colour now
+        changed |= recoloured[:, None] & cover & cover_b[None, :]
+        term = np.where(changed[:, 1:], llr_changed[i, 1:], llr_unchanged[i, 1:]).sum(axis=1)
+        # at the edge: a man came or went, or only the pile there grew or shrank, or nothing happened
+        what = np.where(changed[:, 0], 2, np.where(cover[:, 0] & (stacked != s_b), 1, 0))
+        out[i] = np.where(weighed, term + edge_llr[i, what], 0.0)
     return out
+
+
+@lru_cache(maxsize=1)
+def _joint_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each joint class's footprint (-1: no such board), colour, men and men in its pile."""
+    fp, colour = joint_footprints()
+    men = np.repeat([c if c <= 15 else c - 15 for c in range(CLASSES)], PILES)
+    stacked = np.tile(PILE_HEIGHT, CLASSES)
+    stacked = np.where(fp >= 0, stacked, 0)
+    return fp, colour, men, stacked
 
 
 def faintly_changed(faint: np.ndarray, before: Mapping[str, Any], model: FootprintModel | None = None,
