@@ -39,7 +39,9 @@ evaluate``), not by eye: ``docs/vision-reader.md`` has the figures.
 The reader gives probabilities, not moves: the turn reader (``turns``)
 takes the few boards the referee says a throw allows and weighs each
 against the point reader's probabilities for the frames (DESIGN.md,
-convention 15).  Vision never learns the rules.
+convention 15), and against what changed since the frame before
+(``changes``); in the games of piles also against where along each point it
+changed (``footprints``, ``turns_piles``).  Vision never learns the rules.
 
 What draws or trains lives apart (convention 16): the painter of synthetic
 boards is ``willughby.vision.synth`` (frames and labels for training and
