@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from willughby.engine.position import Position
-from willughby.vision.synth import SceneSpec, render
+from willughby.vision.synth import Scene, SceneSpec
 
 from .games import DEFAULT_NAMES, family_of_preset
 from .service import Companion, CompanionError, NotNowError
@@ -55,6 +55,9 @@ class DemoTable:
                           wood="walnut", men="white_black", points="red_cream", field="felt_green",
                           table="light_table", lighting="overhead", row_max=5, men_thick_mm=9.0)
         self._seed = seed
+        # one table, camera and light for every frame (the synth painter's Scene): only the men move, so the
+        # turn reader can compare a frame with the one before, as it does a real camera's
+        self._scene = Scene(np.random.default_rng(seed), SceneSpec(**self._spec))
         self._lock = threading.Lock()
         self._frame: np.ndarray | None = None
         self._corners: Any = None
@@ -65,8 +68,7 @@ class DemoTable:
         self._draw()
 
     def _draw(self) -> None:
-        spec = SceneSpec(position=self.position, **self._spec)
-        image, label = render(np.random.default_rng(self._seed), spec)
+        image, label = self._scene.render(self.position, np.random.default_rng(self._seed), n_dice=0)
         with self._lock:
             self._frame = image
             self._corners = label["corners"]

@@ -124,6 +124,38 @@ def test_the_watcher_hands_the_turn_reader_what_changed_since_the_board_settled_
         w.close()
 
 
+def test_the_watcher_compares_the_next_frame_with_the_board_the_referee_judged_this_one_to_show():
+    # in a game of piles the camera's own reading of a frame seldom has every pile right; the board the
+    # referee ruled from it (``evidence.shown``) has, so the next turn is compared with that frame
+    from willughby.companion.demo import DemoTable
+    from willughby.engine.referee import turn_outcomes
+    from willughby.vision.footprints import place_shares
+
+    rules = preset_rules("doublets")
+    start = start_position(rules, "light")
+    after = turn_outcomes(rules, start, (4, 1))[0].position
+    table = DemoTable(start, image_size=(960, 540))
+    got = []
+
+    def referee(board, conf, evidence):
+        got.append(evidence)
+        evidence.shown = (after if len(got) > 1 else start).to_board()      # what the referee ruled it shows
+
+    w = CameraWatcher(table, referee, corners=table.corners, fps=30, turn_evidence=True).start()
+    try:
+        assert _until(lambda: got, 20)
+        table.set(after)                                                     # 4-1: down 4, down 1
+        assert _until(lambda: len(got) >= 2, 20)
+        evidence = got[1]
+        assert evidence.before_read["stacked"] == start.to_board()["stacked"]
+        assert evidence.profiles.shape == evidence.faint_profiles.shape == (24, 140)
+        shares = place_shares(evidence.profiles)
+        assert shares[3, 1] > 0.5 and shares[0, 1] > 0.5                    # a man laid beside piles 4 and 1
+        assert shares[[1, 2, 4, 5], 1].max() < 0.5                           # and beside no other
+    finally:
+        w.close()
+
+
 def test_calibrating_on_the_page_saves_the_corners_the_watcher_then_uses(tmp_path):
     start = start_position(preset_rules("backgammon"))
     image, label = render(np.random.default_rng(7), SceneSpec(position=start, occluded=False, n_dice=0,

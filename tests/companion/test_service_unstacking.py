@@ -152,14 +152,20 @@ def _camera(board: dict[str, Any], pile_sure: float = 0.9, places: dict[int, lis
     return ev
 
 
-def test_the_camera_referees_a_turn_of_piles_from_where_the_men_were_laid() -> None:
+def _camera_turn_4_1() -> tuple[Companion, dict[str, Any], dict[str, Any]]:
+    """A Doublets game at the start, refereed by the turn reader, light to play 4-1: the companion, the
+    board before (as the frame before showed it) and the play's board."""
     from willughby.vision.turns import TurnConfig, TurnReader
 
     c = game("doublets", board(FULL, FULL, FULL, FULL))
     c._turn_reader = TurnReader(TurnConfig(temperature=1.0))
     before = {k: v for k, v in c.state()["board"].items() if k in ("light", "dark", "bar", "stacked")}
     c.enter_dice([4, 1])
-    after = c.legal_boards()["down 4, down 1"]
+    return c, before, c.legal_boards()["down 4, down 1"]
+
+
+def test_the_camera_referees_a_turn_of_piles_from_where_the_men_were_laid() -> None:
+    c, before, after = _camera_turn_4_1()
     # the piles alone, read at 90%, do not settle it: a question, not a guess
     assert c.on_reading(after, None, who="camera", evidence=_camera(after)) is None
     assert c.state()["question"] is not None
@@ -178,14 +184,15 @@ def test_the_camera_referees_a_turn_of_piles_from_where_the_men_were_laid() -> N
     assert c.dispute(1)["camera"]["verdict"] == "legal"
 
 
-def test_a_camera_turn_of_piles_played_down_wrongly_is_not_ruled_legal() -> None:
-    from willughby.vision.turns import TurnConfig, TurnReader
-
+def test_the_unstacking_games_have_no_cube() -> None:
+    # an unstacking game ends "single, stake 1" (variants.md): there is nothing to double
     c = game("doublets", board(FULL, FULL, FULL, FULL))
-    c._turn_reader = TurnReader(TurnConfig(temperature=1.0))
-    before = {k: v for k, v in c.state()["board"].items() if k in ("light", "dark", "bar", "stacked")}
-    c.enter_dice([4, 1])
-    after = c.legal_boards()["down 4, down 1"]
+    with pytest.raises(NotNowError):
+        c.cube("double")
+
+
+def test_a_camera_turn_of_piles_played_down_wrongly_is_not_ruled_legal() -> None:
+    c, before, after = _camera_turn_4_1()
     wrong = dict(after, stacked={"light": [0, 2, 2, 2, 3, 2] + [0] * 18, "dark": after["stacked"]["dark"]})
     ev = _camera(wrong, pile_sure=0.999, places={4: [1], 1: [1], 6: [1]}, before_read=before)
     ruling = c.on_reading(wrong, None, who="camera", evidence=ev)
