@@ -161,6 +161,7 @@ class JudgingMixin:
         rest = [o for o in outcomes if o not in outcomes_ranked]
         self._ask(seen_other, outcomes_ranked + rest, [], board, who, why=why,
                   chances={r["play"]: r["p"] for r in ranked}, camera=camera)
+        self._asked_evidence = given      # the players' answer says which board this frame shows
         return None
 
     @staticmethod
@@ -181,6 +182,7 @@ class JudgingMixin:
         m = self._match
         assert m is not None
         self._question = None
+        self._asked_evidence = None
         before = m.position
         ruling = m.play(after)
         reading = {"board": dict(board), "who": who, "seq": len(m.rulings)}
@@ -287,7 +289,10 @@ class JudgingMixin:
                 return self._state_doc
             self.store.append(self._game_id, "answer", {"question": question_id, "choice": choice,
                                                         "play": picked["play"]}, who)
+            asked = self._asked_evidence
             self._play(self._position(picked["board"], m), who, picked["board"])
+            if asked is not None:
+                asked.shown = dict(picked["board"])    # the camera's next frame is compared with that one
             return self._state_doc
 
     def submit_board(self, board: Mapping[str, Any], who: str = "page") -> dict[str, Any]:

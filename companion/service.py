@@ -82,6 +82,7 @@ class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin):
         self._family: Family | None = None       # the family of the game in progress (games.py)
         self._action_ns: list[int] = []          # the store's n of each of the match's actions
         self._question: dict[str, Any] | None = None
+        self._asked_evidence: Any = None          # the camera's evidence of the frame the open question is about
         self._rulings: list[dict[str, Any]] = []  # rulings of this game, with their turn
         self._counter = TurnCounter()             # numbers the rulings as they come
         self._seen_events: set[str] = set()       # idents of dice throws already taken (box retransmissions)
@@ -141,6 +142,7 @@ class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin):
         self._match = match
         self._family = family
         self._question = None
+        self._asked_evidence = None
         self._rebuild_rulings()
         self._publish()
 
@@ -178,6 +180,7 @@ class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin):
             self._counter = TurnCounter()
             self._announcements = []
             self._question = None
+            self._asked_evidence = None
             self._seen_events = set()
             if family.name == "counting":
                 self._say(_tally.new_game_text(p.name, match), "new_game", who=who)

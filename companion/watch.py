@@ -60,8 +60,10 @@ class CameraWatcher:
         self.last_settled_at: float | None = None     # time.monotonic() of the last settled frame
         self.last_read_ms: float | None = None        # what reading that frame took
         self.turn_evidence = turn_evidence
-        # the last settled frame (rectified for comparing), its corners, and the board read there
-        self._settled: tuple[Any, np.ndarray, dict[str, Any]] | None = None
+        # the last settled frame (rectified for comparing), its corners, the board read there, and the turn
+        # evidence handed over with it (where the referee later says which board that frame showed: ``shown``,
+        # set when it ruled a play from it or the players answered its question)
+        self._settled: tuple[Any, np.ndarray, dict[str, Any], Any] | None = None
         self._current: Any = None
 
     def start(self) -> "CameraWatcher":
@@ -170,7 +172,10 @@ class CameraWatcher:
             log.info("this frame cannot be compared with the next: %s", exc)
             current = None
         if self._settled is not None and current is not None:
-            prev, prev_corners, prev_board = self._settled
+            prev, prev_corners, prev_board, prev_evidence = self._settled
+            shown = getattr(prev_evidence, "shown", None)
+            if shown:
+                prev_board = dict(shown)    # the board the referee judged that frame to show, piles and all
             if (prev is not None and prev.frame_shape == tuple(frame.shape) and prev_corners.shape == here.shape
                     and np.abs(prev_corners - here).max() < SAME_PLACE_PX):
                 try:
@@ -230,8 +235,7 @@ class CameraWatcher:
                         self._on_reading(board, dict(reading.location_confidence))
                 except (ValueError, RuntimeError, LookupError) as exc:
                     log.info("reading not taken: %s", exc)
-                # what this frame shows, for the next: the board the referee judged it to show, where it did
-                # (exact, piles and all), else the reader's own reading
-                shown = getattr(evidence, "shown", None)
-                self._settled = (self._current, np.asarray(corners, np.float64), dict(shown) if shown else board)
+                # what this frame shows, for the next: the board the referee judges it to show, where it does
+                # (exact, piles and all; read when the next frame settles), else the reader's own reading
+                self._settled = (self._current, np.asarray(corners, np.float64), board, evidence)
             self._stop.wait(max(0.0, self._period - (time.monotonic() - t0)))

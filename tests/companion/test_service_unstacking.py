@@ -184,6 +184,19 @@ def test_the_camera_referees_a_turn_of_piles_from_where_the_men_were_laid() -> N
     assert c.dispute(1)["camera"]["verdict"] == "legal"
 
 
+def test_the_players_answer_says_which_board_the_asked_frame_shows() -> None:
+    # a turn asked is answered on the page; the camera's next frame is compared with the frame asked about,
+    # which shows the board answered (without that, one question would leave every later turn to the pile
+    # reader alone: the camera's own reading of a frame seldom has every pile right)
+    c, before, after = _camera_turn_4_1()
+    ev = _camera(after)
+    assert c.on_reading(after, None, who="camera", evidence=ev) is None
+    q = c.state()["question"]
+    assert ev.shown is None
+    c.answer(q["id"], next(ch["index"] for ch in q["choices"] if ch["play"] == "down 4, down 1"), who="page")
+    assert ev.shown is not None and ev.shown["stacked"] == after["stacked"]
+
+
 def test_the_unstacking_games_have_no_cube() -> None:
     # an unstacking game ends "single, stake 1" (variants.md): there is nothing to double
     c = game("doublets", board(FULL, FULL, FULL, FULL))
