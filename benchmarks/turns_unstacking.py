@@ -7,9 +7,10 @@ drawn at one table a game in styles the point reader never learnt from
 (``--style-set``, default ``held-out-test``), and each turn is read and
 judged as the companion would, with the frame before. In these games a play
 changes piles, not how many men stand on a point, so the turn reader weighs
-each point's count and pile together (``TurnReader`` does so where the board
-before or a candidate has a pile). The baseline in the same run is the turn
-reader weighing counts alone, as it did before it weighed piles.
+each point's count and pile together, with where along the point the
+picture changed since the frame before (``judge(..., piles=True)``,
+``vision/turns_piles.py``, ``vision/footprints.py``). The baseline in the
+same run is the turn reader weighing counts alone.
 
 A turn is right when the ruling's board has the true men *and* piles.
 
@@ -164,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     reader = TurnReader()
     print("\nturns (right = ruled as it was, men and piles; asked = a question; wrong = a wrong ruling)")
     with_piles, wrong = judge_all(seen, reader, piles=True)
-    race_turns._print_tally("turn reader, counts and piles", with_piles)
+    race_turns._print_tally("turn reader, counts, piles and places", with_piles)
     race_turns._print_tally("turn reader, counts alone (baseline)", judge_all(seen, reader, piles=False)[0])
     piles_right = sum(int((s.pile_probs.argmax(axis=1) == _pile_truth(s.case.after)).sum()) for s in seen
                       if s.pile_probs is not None)
