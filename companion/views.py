@@ -9,7 +9,11 @@ in progress with all that bears on it, for the dispute view
 the game in progress.
 
 :class:`ViewsMixin` is part of :class:`~willughby.companion.service.Companion`,
-whose ``__init__`` makes the attributes it reads.
+whose ``__init__`` makes the attributes it reads. The views of stored games
+are also plain functions of a :class:`~willughby.companion.store.GameStore`
+(:func:`stored_games`, :func:`stored_game`, :func:`stored_mat`), so that
+``willughby games`` and ``willughby export`` give the page's documents
+without a running companion.
 
 >>> from willughby.companion.service import Companion
 >>> from willughby.companion.store import GameStore
@@ -29,70 +33,23 @@ from .errors import CompanionError, NotNowError, UnknownError
 from .games import family_of_preset
 from .numbering import judged_turns, ruling_doc
 
-__all__ = ["ViewsMixin"]
+__all__ = ["ViewsMixin", "stored_games", "stored_game", "stored_mat"]
 
 
 class ViewsMixin:
     """Read-only views of the stored games and of the game in progress's rulings."""
 
     def games(self) -> list[dict[str, Any]]:
-        """The stored games, newest first (a counting game's players a list of
-        names, and its turns its throws)."""
-        out = []
-        for g in self.store.games():
-            g = dict(g, game_id=g["id"])
-            try:
-                counting = family_of_preset(g["preset"]).name == "counting"
-            except EngineError:
-                counting = False
-            if counting:
-                g["players"] = _tally.names_of(g["players"])
-                g["turns"] = len(self.store.actions(g["id"]))
-            out.append(g)
-        return out
+        """The stored games, newest first (:func:`stored_games`)."""
+        return stored_games(self.store)
 
     def game(self, game_id: str) -> dict[str, Any]:
-        """One stored game with each turn's boards (for replay)."""
-        try:
-            g = self.store.game(game_id)
-            record = self.store.record(game_id)
-        except LookupError:                # the store's message names its file: not for the page
-            raise UnknownError(f"there is no game {game_id!r}") from None
-        out = dict(g, game_id=g["id"])
-        family = family_of_preset(record["preset"])
-        out["family"] = family.name
-        if family.name == "counting":
-            out["players"] = _tally.names_of(out["players"])
-            out["record"] = family.from_record(record).record()
-            out["turns"] = _tally.turns(out["record"], family)
-            out["turns_played"] = len(out["turns"])
-            return out
-        out["record"] = record
-        out["turns"] = self._turns(record)          # every ruling, each with its turn and attempt
-        out["turns_played"] = sum(1 for t in out["turns"] if t["verdict"] == "legal")
-        return out
-
-    @staticmethod
-    def _turns(record: Mapping[str, Any]) -> list[dict[str, Any]]:
-        """Each judged turn of a record, with the boards before and after it."""
-        return [{"turn": j["turn"], "attempt": j["attempt"], "seq": j["seq"],
-                 "player": j["ruling"].player, "dice": list(j["ruling"].dice),
-                 "play": j["ruling"].play, "verdict": j["ruling"].verdict,
-                 "before": j["before"].to_board(), "after": j["after"].to_board(),
-                 "ruling": j["ruling"].to_json()} for j in judged_turns(record)]
+        """One stored game with each turn's boards, for replay (:func:`stored_game`)."""
+        return stored_game(self.store, game_id)
 
     def export_mat(self, game_id: str) -> str:
-        """A stored game as a ``.mat`` match file (``matfile.py``)."""
-        from .matfile import to_mat
-
-        try:
-            record = self.store.record(game_id)
-        except LookupError:                # the store's message names its file: not for the page
-            raise UnknownError(f"there is no game {game_id!r}") from None
-        try:
-            return to_mat(record)
-        except ValueError as exc:          # the game cannot be written as a .mat (matfile says why)
-            raise CompanionError(str(exc)) from None
+        """A stored game as a ``.mat`` match file (:func:`stored_mat`)."""
+        return stored_mat(self.store, game_id)
 
     def dispute(self, turn: int, attempt: int | None = None) -> dict[str, Any]:
         """A ruling of the game in progress for the dispute view: turn *turn*'s
@@ -133,3 +90,69 @@ class ViewsMixin:
     def presets(self) -> list[dict[str, Any]]:
         """The games a new game may be, with their options (``willughby variants``)."""
         return [p.to_json() for p in PRESETS.values()]
+
+
+def stored_games(store: Any) -> list[dict[str, Any]]:
+    """The games of *store*, newest first (a counting game's players a list of
+    names, and its turns its throws)."""
+    out = []
+    for g in store.games():
+        g = dict(g, game_id=g["id"])
+        try:
+            counting = family_of_preset(g["preset"]).name == "counting"
+        except EngineError:
+            counting = False
+        if counting:
+            g["players"] = _tally.names_of(g["players"])
+            g["turns"] = len(store.actions(g["id"]))
+        out.append(g)
+    return out
+
+
+def stored_game(store: Any, game_id: str) -> dict[str, Any]:
+    """One game of *store* with each turn's boards (for replay): the document
+    the page's ``/api/games/<id>/export.json`` gives. :class:`UnknownError`
+    when *store* has no such game."""
+    try:
+        g = store.game(game_id)
+        record = store.record(game_id)
+    except LookupError:                # the store's message names its file: not for the page
+        raise UnknownError(f"there is no game {game_id!r}") from None
+    out = dict(g, game_id=g["id"])
+    family = family_of_preset(record["preset"])
+    out["family"] = family.name
+    if family.name == "counting":
+        out["players"] = _tally.names_of(out["players"])
+        out["record"] = family.from_record(record).record()
+        out["turns"] = _tally.turns(out["record"], family)
+        out["turns_played"] = len(out["turns"])
+        return out
+    out["record"] = record
+    out["turns"] = _board_turns(record)          # every ruling, each with its turn and attempt
+    out["turns_played"] = sum(1 for t in out["turns"] if t["verdict"] == "legal")
+    return out
+
+
+def _board_turns(record: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Each judged turn of a record, with the boards before and after it."""
+    return [{"turn": j["turn"], "attempt": j["attempt"], "seq": j["seq"],
+             "player": j["ruling"].player, "dice": list(j["ruling"].dice),
+             "play": j["ruling"].play, "verdict": j["ruling"].verdict,
+             "before": j["before"].to_board(), "after": j["after"].to_board(),
+             "ruling": j["ruling"].to_json()} for j in judged_turns(record)]
+
+
+def stored_mat(store: Any, game_id: str) -> str:
+    """A game of *store* as a ``.mat`` match file (``matfile.py``):
+    :class:`UnknownError` when there is no such game, :class:`CompanionError`
+    (saying why) when GNU Backgammon does not play its game."""
+    from .matfile import to_mat
+
+    try:
+        record = store.record(game_id)
+    except LookupError:                # the store's message names its file: not for the page
+        raise UnknownError(f"there is no game {game_id!r}") from None
+    try:
+        return to_mat(record)
+    except ValueError as exc:          # the game cannot be written as a .mat (matfile says why)
+        raise CompanionError(str(exc)) from None
