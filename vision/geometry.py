@@ -20,12 +20,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .config import VisionConfig
+from .errors import InvalidCornersError
 
 __all__ = ["BoardGeometry", "homography", "corners_array", "CornersError"]
 
 
-class CornersError(ValueError):
-    """Four corners that cannot describe a board (wrong count, not convex...)."""
+class CornersError(InvalidCornersError):
+    """Four corners that cannot describe a board (wrong count, two in one
+    place, not convex...): one of the camera part's errors, so the command
+    says so in one line."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,9 @@ class BoardGeometry:
                         dtype=np.float64)
 
 
+_ORDER = "C1 touching point 1, C2 point 12, C3 point 13, C4 point 24 (docs/board-document.md)"
+
+
 def corners_array(corners) -> np.ndarray:
     """Check four (x, y) corners C1..C4 and return them as a 4x2 float array."""
     try:
@@ -92,6 +98,11 @@ def corners_array(corners) -> np.ndarray:
         raise CornersError(f"corners must be four x,y pairs, not {corners!r}") from None
     if arr.shape != (4, 2) or not np.all(np.isfinite(arr)):
         raise CornersError(f"corners must be four x,y pairs (C1..C4), not {corners!r}")
+    for i in range(4):
+        for j in range(i + 1, 4):
+            if np.hypot(*(arr[i] - arr[j])) < 1.0:
+                raise CornersError(f"corners C{i + 1} and C{j + 1} are the same point ({arr[i][0]:g},{arr[i][1]:g}): "
+                                   f"give the four corners of the playing surface, {_ORDER}")
     # the quadrilateral must be convex and not degenerate
     signs = []
     for i in range(4):
@@ -99,7 +110,7 @@ def corners_array(corners) -> np.ndarray:
         cross = (b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0])
         signs.append(cross)
     if not (all(s > 0 for s in signs) or all(s < 0 for s in signs)):
-        raise CornersError("corners C1..C4 must go round the board in order (a convex quadrilateral)")
+        raise CornersError(f"corners C1..C4 must go round the board in order (a convex quadrilateral): {_ORDER}")
     area = 0.5 * abs(sum(arr[i][0] * arr[(i + 1) % 4][1] - arr[(i + 1) % 4][0] * arr[i][1] for i in range(4)))
     if area < 100:
         raise CornersError(f"corners enclose only {area:.0f} square pixels: that is no board")
