@@ -92,16 +92,17 @@ def _no_games(args: argparse.Namespace) -> str:
     return f"no games stored in {_store_path(args).parent}"
 
 
-def find_game(games: list[Mapping[str, Any]], wanted: str) -> str:
+def find_game(games: list[Mapping[str, Any]], wanted: str, where: str = "the store") -> str:
     """The id of the one game in *games* whose id is *wanted* or starts with
-    it (``g-`` may be left off); a ``LookupError`` says when none or several do.
+    it (``g-`` may be left off); a ``LookupError`` says when none or several
+    do (*where*: the store, in words, for the message).
 
     >>> find_game([{"id": "g-0a1b2c3d4e5f"}, {"id": "g-0a9999999999"}], "0a1")
     'g-0a1b2c3d4e5f'
     >>> find_game([{"id": "g-0a1b2c3d4e5f"}, {"id": "g-0a9999999999"}], "g-0a")
     Traceback (most recent call last):
     ...
-    LookupError: 'g-0a' fits 2 games: g-0a1b2c3d4e5f, g-0a9999999999
+    LookupError: 'g-0a' fits 2 games: g-0a1b2c3d4e5f, g-0a9999999999; give more of the id
     """
     text = wanted.strip()
     if not text:
@@ -111,10 +112,10 @@ def find_game(games: list[Mapping[str, Any]], wanted: str) -> str:
         return text
     fits = [i for i in ids if i.startswith(text) or (not text.startswith("g-") and i.startswith("g-" + text))]
     if not fits:
-        raise LookupError(f"no game {wanted!r}")
+        raise LookupError(f"no game {wanted!r} in {where} (willughby games lists them)")
     if len(fits) > 1:
         shown = ", ".join(fits[:5]) + (", ..." if len(fits) > 5 else "")
-        raise LookupError(f"{wanted!r} fits {len(fits)} games: {shown}")
+        raise LookupError(f"{wanted!r} fits {len(fits)} games: {shown}; give more of the id")
     return fits[0]
 
 
@@ -213,10 +214,9 @@ def cmd_export(args: argparse.Namespace) -> int:
             if not games:
                 raise UsageError(f"willughby export: {_no_games(args)}")
             try:
-                game_id = find_game(games, args.game)
+                game_id = find_game(games, args.game, str(Path(store.path).parent))
             except LookupError as exc:
-                raise UsageError(f"willughby export: {exc.args[0]} in {store.path} "
-                                 "(willughby games lists them)") from None
+                raise UsageError(f"willughby export: {exc.args[0]}") from None
             summary = next(g for g in games if g["id"] == game_id)
             if args.format == "mat":
                 try:

@@ -1,0 +1,281 @@
+"""``willughby games`` and ``willughby export``: the stored games got out
+without the running page, as the page gives them; the JSON read back and
+replayed to the same game; the ``.mat`` file read by GNU Backgammon itself."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from willughby.companion.cli import main
+from willughby.companion.config import CompanionConfig
+from willughby.companion.games import family_of_preset
+from willughby.companion.records import RecordError, load_export, read_export
+from willughby.companion.service import Companion
+from willughby.companion.store import GameStore
+from willughby.engine.match import Match
+from willughby.web_ui import create_app
+
+from .test_matfile import gnubg_disagrees, gnubg_import, match_id_fields, needs_gnubg
+
+PLAYERS = {"light": "Ann", "dark": "Bob"}
+
+
+def play(c: Companion, rng: random.Random, limit: int = 3000) -> None:
+    """Play on with random dice and random legal boards, *limit* steps at most."""
+    for _ in range(limit):
+        state = c.state()
+        if state["phase"] == "over":
+            return
+        if state["phase"] in ("start", "throw"):
+            c.enter_dice([rng.randint(1, 6) for _ in range(state["dice_wanted"])], who="test")
+        else:
+            plays = c.legal_boards()
+            c.on_reading(plays[rng.choice(sorted(plays))], None, who="test")
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """A data directory whose store holds, oldest first: a finished
+    backgammon game, a finished doublets game, a finished sice-ace game of
+    three, and a backgammon game in progress."""
+    data = tmp_path_factory.mktemp("data")
+    rng = random.Random(24)
+    ids: dict[str, str] = {}
+    with GameStore(CompanionConfig(data_dir=data).store_path) as store:
+        c = Companion(store)
+        for name, preset, options, players, steps in (
+                ("backgammon", "backgammon", {}, PLAYERS, 3000),
+                ("doublets", "doublets", {}, PLAYERS, 3000),
+                ("sice-ace", "sice-ace", {"players": "3"}, ["Ann", "Bob", "Cat"], 3000),
+                ("playing", "backgammon", {}, {"light": "Cat", "dark": "Dan"}, 14)):
+            ids[name] = c.new_game(preset, options, players, who="test")["game_id"]
+            play(c, rng, steps)
+        games = {g["id"]: g for g in store.games()}
+    assert [games[ids[k]]["status"] for k in ("backgammon", "doublets", "sice-ace")] == ["over"] * 3
+    assert games[ids["playing"]]["status"] == "playing" and games[ids["playing"]]["turns"] > 0
+    return {"dir": data, "ids": ids}
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def page(data: Path) -> Any:
+    """The page's JSON API over the same store (a companion of its own)."""
+    store = GameStore(CompanionConfig(data_dir=data).store_path)
+    return store, create_app(None, companion=Companion(store)).test_client()
+
+
+# ------------------------------------------------------------------ games
+def test_games_lists_every_game_newest_first_the_one_in_progress_marked(capsys, stored) -> None:
+    status, out, err = run(capsys, "games", "--data-dir", str(stored["dir"]))
+    assert status == 0 and err == ""
+    head, *rows = out.splitlines()
+    assert head.split() == ["ID", "STARTED", "PRESET", "PLAYERS", "TURNS", "RESULT", "STATUS"]
+    ids = stored["ids"]
+    assert [r.split()[0] for r in rows] == [ids["playing"], ids["sice-ace"], ids["doublets"], ids["backgammon"]]
+    assert rows[0].endswith("in progress") and "Cat v Dan" in rows[0]
+    assert all(r.endswith("over") for r in rows[1:])
+    assert "Ann, Bob, Cat" in rows[1] and " pays, 1 point" in rows[1]
+    assert " wins" in rows[2] and " wins" in rows[3]
+
+
+def test_games_json_is_the_pages_list_of_games(capsys, stored) -> None:
+    status, out, _ = run(capsys, "games", "--data-dir", str(stored["dir"]), "--json")
+    assert status == 0
+    store, client = page(stored["dir"])
+    with store:
+        assert json.loads(out) == client.get("/api/games").get_json()
+    games = json.loads(out)["games"]
+    assert {"id", "players", "preset", "turns", "result", "started", "status"} <= set(games[0])
+    assert games[0]["status"] == "playing" and games[0]["result"] is None
+
+
+def test_a_configuration_files_data_dir_is_read(capsys, stored, tmp_path) -> None:
+    config = tmp_path / "willughby.toml"
+    config.write_text(f'[companion]\ndata_dir = "{stored["dir"]}"\n', encoding="utf-8")
+    assert run(capsys, "games", "--config", str(config)) == run(capsys, "games", "--data-dir", str(stored["dir"]))
+
+
+def test_the_default_data_dir_is_that_of_serve_and_demo(capsys, monkeypatch, tmp_path) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    status, out, _ = run(capsys, "games")
+    assert (status, out) == (0, f"no games stored in {CompanionConfig().data_dir}\n")
+    assert CompanionConfig().data_dir == tmp_path / "xdg" / "willughby"
+
+
+def test_no_store_is_said_and_none_is_made(capsys, tmp_path) -> None:
+    where = tmp_path / "nothing here"
+    assert run(capsys, "games", "--data-dir", str(where)) == (0, f"no games stored in {where}\n", "")
+    status, out, err = run(capsys, "games", "--data-dir", str(where), "--json")
+    assert (status, json.loads(out)) == (0, {"games": []}) and "no games stored" in err
+    assert run(capsys, "export", "g-1", "--data-dir", str(where)) == (
+        2, "", f"willughby export: no games stored in {where}\n")
+    assert not where.exists()
+
+
+# ------------------------------------------------------------------ export
+@pytest.mark.parametrize("name", ["backgammon", "doublets", "sice-ace", "playing"])
+def test_export_json_is_the_pages_export_document(capsys, stored, name) -> None:
+    game_id = stored["ids"][name]
+    status, out, _ = run(capsys, "export", game_id, "--format", "json", "--data-dir", str(stored["dir"]))
+    assert status == 0
+    store, client = page(stored["dir"])
+    with store:
+        assert json.loads(out) == client.get(f"/api/games/{game_id}/export.json").get_json()
+
+
+def test_a_unique_prefix_names_the_game_with_or_without_g(capsys, stored, tmp_path) -> None:
+    game_id = stored["ids"]["doublets"]
+    others = [i for i in stored["ids"].values() if i != game_id]
+    k = next(k for k in range(3, 15) if not any(o.startswith(game_id[:k]) for o in others))
+    for prefix in (game_id[:k], game_id[2:k]):
+        out = tmp_path / f"{prefix}.json"
+        status, said, _ = run(capsys, "export", prefix, "--out", str(out), "--data-dir", str(stored["dir"]))
+        assert status == 0 and said == f"exported game {game_id} (doublets, over) to {out}\n"
+        assert json.loads(out.read_text(encoding="utf-8"))["id"] == game_id
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["export", "zz"], "willughby export: no game 'zz' in {dir} (willughby games lists them)"),
+    (["export", "g-"], "willughby export: 'g-' fits 4 games: "),
+    (["export", ""], "willughby export: GAME must be a game's id"),
+    (["export", "{backgammon}", "--format", "pdf"], "willughby export: argument --format: invalid choice: 'pdf'"),
+    (["export", "{doublets}", "--format", "mat"], "willughby export: game {doublets} cannot be a .mat file: "),
+    (["export", "{sice-ace}", "--format", "mat"], "willughby export: game {sice-ace} cannot be a .mat file: "),
+    (["export", "{backgammon}", "--out", "{dir}/no/such/folder/x.json"], "willughby export: cannot write "),
+    (["games", "--config", "x.toml"], "willughby games: argument --data-dir: not allowed with argument --config"),
+])
+def test_bad_input_is_one_line_and_status_2(capsys, stored, argv, says) -> None:
+    names = dict(stored["ids"], dir=str(stored["dir"]))
+    argv = [a.format(**names) for a in argv] + ["--data-dir", str(stored["dir"])]
+    status, out, err = run(capsys, *argv)
+    assert status == 2 and out == ""
+    assert err.startswith(says.format(**names)) and err.count("\n") == 1, err
+
+
+def test_a_game_in_progress_exports_what_it_has_and_says_so(capsys, stored, tmp_path) -> None:
+    game_id = stored["ids"]["playing"]
+    with GameStore(CompanionConfig(data_dir=stored["dir"]).store_path) as store:
+        before = store.game(game_id)
+    status, out, err = run(capsys, "export", game_id, "--data-dir", str(stored["dir"]))
+    assert status == 0
+    assert err == (f"willughby export: game {game_id} is still in progress: this is the game so far "
+                   f"({before['turns']} turns)\n")
+    doc = json.loads(out)
+    assert doc["status"] == "playing" and doc["result"] is None and doc["turns_played"] == before["turns"]
+    status, _, err = run(capsys, "export", game_id, "--format", "mat", "--out", str(tmp_path / "so-far.mat"),
+                         "--data-dir", str(stored["dir"]))
+    assert status == 0 and "still in progress" in err
+    assert " 1)" in (tmp_path / "so-far.mat").read_text(encoding="utf-8")
+    with GameStore(CompanionConfig(data_dir=stored["dir"]).store_path) as store:
+        assert store.game(game_id) == before          # exporting wrote nothing
+
+
+# ------------------------------------------------------- the JSON read back
+@pytest.mark.parametrize("name", ["backgammon", "doublets", "sice-ace", "playing"])
+def test_the_exported_json_reads_back_to_the_same_record_position_result_and_turns(
+        capsys, stored, tmp_path, name) -> None:
+    game_id = stored["ids"][name]
+    out = tmp_path / "game.json"
+    assert run(capsys, "export", game_id, "--out", str(out), "--data-dir", str(stored["dir"]))[0] == 0
+    game = load_export(out)
+    with GameStore(CompanionConfig(data_dir=stored["dir"]).store_path) as store:
+        summary = store.game(game_id)
+        record = store.record(game_id)
+    family = family_of_preset(record["preset"])
+    original = family.from_record(record)          # the store's own reader: how the companion resumes
+    assert game.game_id == game_id and game.preset == record["preset"] and game.family == family.name
+    assert game.match.record() == original.record()
+    if family.name != "counting":
+        assert game.record == record               # the store's record, as the store gives it
+        assert game.match.position == original.position
+    else:
+        assert game.match.tally == original.tally
+    assert game.result == summary["result"] and game.status == summary["status"]
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    assert game.turns == doc["turns_played"] == len([t for t in doc["turns"] if t["verdict"] == "legal"])
+    assert game.turns == (len(record["actions"]) if family.name == "counting" else summary["turns"])
+    assert (game.status == "over") == (name != "playing")
+
+
+def test_a_bare_record_reads_back_too() -> None:
+    m = Match.new("backgammon", players=PLAYERS)
+    m.start_roll(6, 2)
+    assert m.play_notation("24/18 13/11").legal
+    game = read_export(m.record())
+    assert (game.game_id, game.status, game.turns, game.match.position) == (None, "playing", 1, m.position)
+
+
+def _exported(stored: dict[str, Any], name: str) -> dict[str, Any]:
+    with GameStore(CompanionConfig(data_dir=stored["dir"]).store_path) as store:
+        from willughby.companion.views import stored_game
+
+        return json.loads(json.dumps(stored_game(store, stored["ids"][name])))
+
+
+def _move(doc: dict[str, Any]) -> dict[str, Any]:
+    return next(a for a in doc["record"]["actions"] if a["type"] == "move" and a["verdict"] == "legal")
+
+
+@pytest.mark.parametrize("name, spoil, says", [
+    ("backgammon", lambda d: [1, 2], "an exported game is a JSON object, not [1, 2]"),
+    ("backgammon", lambda d: d.update(record="x"), "the record must be an object"),
+    ("backgammon", lambda d: d["record"].update(format="willughby-game/9"), "not a Willughby game record"),
+    ("backgammon", lambda d: d["record"].update(preset="chess"), "the record's preset: unknown preset 'chess'"),
+    ("backgammon", lambda d: d.update(preset="irish"), "the document's preset 'irish' is not"),
+    ("backgammon", lambda d: d["record"].update(options={"cube": 1}), "the record's options must be"),
+    ("backgammon", lambda d: d["record"].update(start=None), "the record's start must be a position id"),
+    ("backgammon", lambda d: d["record"].update(actions={}), "the record's actions must be a list"),
+    ("backgammon", lambda d: d["record"]["actions"].insert(3, ["move"]), "the record's action 3 is not"),
+    ("backgammon", lambda d: d["record"]["actions"].append({"type": "teleport"}), "the record does not replay"),
+    ("backgammon", lambda d: _move(d).update(after=d["record"]["start"]), "the record does not replay: "),
+    ("backgammon", lambda d: d["record"]["result"].update(stake=64), "the record's result"),
+    ("backgammon", lambda d: d["record"].update(result=None), "the record's result null is not"),
+    ("backgammon", lambda d: d.update(status="won"), "status must be one of playing, over, abandoned"),
+    ("playing", lambda d: d.update(status="over"), "the game is over but its replay does not end it"),
+    ("doublets", lambda d: d.update(turns_played=1), "the document says 1 turns were played"),
+    ("sice-ace", lambda d: d["record"]["actions"][0].update(dice=[7, 1]), "the record does not replay"),
+    ("sice-ace", lambda d: d["record"].update(players=None), "the record's players must be"),
+    ("backgammon", lambda d: d["record"].update(players={"light": "Ann", "blue": "Bob"}), "the record does not replay"),
+])
+def test_a_malformed_export_is_refused_in_one_line_naming_the_fault(stored, name, spoil, says) -> None:
+    doc = _exported(stored, name)
+    spoilt = spoil(doc)
+    with pytest.raises(RecordError) as caught:
+        read_export(doc if spoilt is None else spoilt)
+    assert str(caught.value).startswith(says) and "\n" not in str(caught.value), str(caught.value)
+
+
+def test_a_file_that_is_not_json_is_named(tmp_path) -> None:
+    path = tmp_path / "game.json"
+    path.write_text("{not json", encoding="utf-8")
+    with pytest.raises(RecordError, match=r"game\.json is not JSON"):
+        load_export(path)
+    with pytest.raises(RecordError, match="no file"):
+        load_export(tmp_path / "missing.json")
+
+
+# ---------------------------------------------------- .mat into GNU Backgammon
+@needs_gnubg
+def test_the_mat_of_a_finished_game_imports_into_gnubg_with_its_winner_and_points(capsys, stored, tmp_path) -> None:
+    game_id = stored["ids"]["backgammon"]
+    out = tmp_path / "finished game.mat"
+    status, _, err = run(capsys, "export", game_id[:8], "--format", "mat", "--out", str(out),
+                         "--data-dir", str(stored["dir"]))
+    assert status == 0 and err == ""
+    with GameStore(CompanionConfig(data_dir=stored["dir"]).store_path) as store:
+        record, result = store.record(game_id), store.game(game_id)["result"]
+    [theirs] = gnubg_import([out], tmp_path / "gnubg.json")
+    fields = match_id_fields(theirs["match_id"])
+    won = (result["stake"], 0) if result["winner"] == "light" else (0, result["stake"])
+    assert (fields["score0"], fields["score1"]) == won       # gnubg's player 0 is light, the left column
+    assert result["stake"] >= 1
+    assert gnubg_disagrees(Match.from_record(record), 0, theirs) == []
