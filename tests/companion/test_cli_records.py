@@ -121,6 +121,14 @@ def test_no_store_is_said_and_none_is_made(capsys, tmp_path) -> None:
     assert not where.exists()
 
 
+def test_a_file_that_is_no_store_is_one_line_and_status_2(capsys, tmp_path) -> None:
+    (tmp_path / "games.sqlite").write_bytes(b"not a database at all, just some bytes" * 40)
+    for argv in (["games"], ["export", "g-1"]):
+        status, out, err = run(capsys, *argv, "--data-dir", str(tmp_path))
+        assert (status, out) == (2, "") and err.count("\n") == 1
+        assert err.startswith(f"willughby {argv[0]}: ") and "is not a Willughby game store" in err, err
+
+
 # ------------------------------------------------------------------ export
 @pytest.mark.parametrize("name", ["backgammon", "doublets", "sice-ace", "playing"])
 def test_export_json_is_the_pages_export_document(capsys, stored, name) -> None:
