@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from willughby.engine.errors import EngineError
-from willughby.engine.rules import get_preset
+from willughby.engine.rules import get_preset, preset_rules
 from willughby.web_ui.config import MAX_WATCHERS
 
 __all__ = ["CompanionConfig", "ConfigError", "load_config", "default_data_dir", "ensure_pin", "host_problem",
@@ -127,9 +127,10 @@ class CompanionConfig:
 
     def __post_init__(self) -> None:
         try:
-            get_preset(self.preset)
+            preset = get_preset(self.preset)
         except EngineError as exc:
             raise ConfigError(f"companion.preset: {exc}") from None
+        self._check_game(preset.id)
         for name, problem in (("host", host_problem(self.host)), ("port", port_problem(self.port)),
                               ("max_watchers", watchers_problem(self.max_watchers))):
             if problem:
@@ -140,6 +141,29 @@ class CompanionConfig:
             raise ConfigError(f"speech.enabled must be auto, on or off, not {self.speech!r}")
         if self.pin and not (self.pin.isdigit() and 4 <= len(self.pin) <= 12):
             raise ConfigError("web.pin must be 4 to 12 digits")
+        if self.pin_numbers:
+            from willughby.hardware.config import PinConfig
+            from willughby.hardware.errors import HardwareConfigError
+
+            try:
+                PinConfig.from_mapping(self.pin_numbers)
+            except HardwareConfigError as exc:
+                raise ConfigError(str(exc)) from None
+
+    def _check_game(self, preset: str) -> None:
+        """The configured game must be one that can start: its options and
+        players are checked here, at start, whether or not a game in progress
+        is resumed, so a bad one never passes silently."""
+        from .games import family_of
+
+        try:
+            rules = preset_rules(preset, dict(self.options))
+        except EngineError as exc:
+            raise ConfigError(f"companion.options: {exc}") from None
+        try:
+            family_of(rules).new_match(preset, rules, dict(self.players), None)
+        except EngineError as exc:
+            raise ConfigError(f"companion.players: {exc}") from None
 
     @property
     def store_path(self) -> Path:

@@ -43,6 +43,7 @@ from __future__ import annotations
 import logging
 import os
 from abc import ABC, abstractmethod
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Iterator
@@ -181,6 +182,24 @@ class FrameSource(ABC):
     def _close(self) -> None: ...
 
 
+@contextmanager
+def _opencv_quiet() -> Iterator[None]:
+    """OpenCV's own warnings off (trying each backend on a camera that is not
+    there writes a line of its own to standard error for each)."""
+    import cv2
+
+    logging_ = getattr(getattr(cv2, "utils", None), "logging", None)
+    if logging_ is None:
+        yield
+        return
+    before = logging_.getLogLevel()
+    logging_.setLogLevel(logging_.LOG_LEVEL_ERROR)
+    try:
+        yield
+    finally:
+        logging_.setLogLevel(before)
+
+
 class _CaptureSource(FrameSource):
     """A source over ``cv2.VideoCapture``."""
 
@@ -190,7 +209,8 @@ class _CaptureSource(FrameSource):
         super().__init__()
         self.name = name
         self._cap = None
-        cap = cv2.VideoCapture(target)
+        with _opencv_quiet():       # a camera that is not there is our one-line error, not OpenCV's warnings
+            cap = cv2.VideoCapture(target)
         if not cap.isOpened():
             cap.release()
             self._closed = True
@@ -367,7 +387,8 @@ class PiCamera(FrameSource):
         except ImportError:
             self._closed = True
             raise CameraError("picamera: the module 'picamera2' is not installed "
-                              "(on Raspberry Pi OS: sudo apt install python3-picamera2)") from None
+                              "(on Raspberry Pi OS: sudo apt install python3-picamera2, with the venv made by "
+                              "python3 -m venv --system-site-packages)") from None
         main: dict[str, Any] = {"format": "RGB888"}  # RGB888 is laid out B, G, R: OpenCV's order
         if width is not None and height is not None:
             main["size"] = (int(width), int(height))

@@ -28,11 +28,12 @@ from __future__ import annotations
 import logging
 import math
 import time
+import warnings
 from collections.abc import Callable
 from typing import Literal, TypeVar
 
 from gpiozero import LED, Buzzer, Device, DigitalInputDevice, OutputDevice
-from gpiozero.exc import GPIOZeroError
+from gpiozero.exc import BadPinFactory, GPIOZeroError, PinFactoryFallback
 from gpiozero.pins import Factory
 
 from .config import PinConfig
@@ -135,10 +136,29 @@ class PiPanel(ListenedDevice[PressListener]):
 
     # --- inside
     def _open(self, name: str, pin: int, make: Callable[[int], _D]) -> _D:
-        try:
-            device = make(pin)
-        except (GPIOZeroError, OSError) as exc:
-            raise PinUnavailableError(f"cannot open {name} on GPIO{pin}: {exc}") from exc
+        failure: GPIOZeroError | OSError | None = None
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PinFactoryFallback)
+            try:
+                device = make(pin)
+            except (GPIOZeroError, OSError) as exc:
+                failure = exc
+        tried: list[str] = []
+        for w in caught:    # gpiozero's note on each pin library it could not use; other warnings as they were
+            if issubclass(w.category, PinFactoryFallback):
+                tried.append(str(w.message).removeprefix("Falling back from "))
+                log.info("%s", w.message)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        if isinstance(failure, BadPinFactory):    # no pin library gpiozero may use: none installed, or no access
+            why = f" (tried {'; '.join(tried)})" if tried else ""
+            raise PinUnavailableError(
+                f"cannot open {name} on GPIO{pin}: {failure}{why}; the Pi needs a pin library: on Raspberry Pi OS "
+                "sudo apt install python3-lgpio, with the venv made by python3 -m venv --system-site-packages "
+                "(or pip install lgpio in it); and the user that runs it must be in the gpio group "
+                "(sudo usermod -aG gpio USER)") from failure
+        if failure is not None:
+            raise PinUnavailableError(f"cannot open {name} on GPIO{pin}: {failure}") from failure
         self._devices.append(device)
         return device
 
