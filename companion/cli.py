@@ -90,7 +90,21 @@ def _banner(what: str, host: str, port: int, max_watchers: int) -> list[str]:
     return lines
 
 
-def _run_service(runtime: Any, host: str, port: int, what: str) -> int:
+def _game_line(runtime: Any, how_new: str) -> str | None:
+    """One line on the game the service found in progress: carried on (and how to start the asked one
+    instead), or left unfinished for the asked one; None when there was none."""
+    if runtime.resumed is not None:
+        g = runtime.resumed
+        return (f"carrying on game {g['game_id']} of {g['preset']} ({g['players']}), turn {g['turn']}: "
+                f"{g['awaiting']}; {how_new}")
+    if runtime.left is not None:
+        g = runtime.left
+        return (f"left game {g['game_id']} of {g['preset']} ({g['players']}) unfinished at turn {g['turn']} "
+                f"(kept in the store as abandoned): a new game of {runtime.config.preset} starts")
+    return None
+
+
+def _run_service(runtime: Any, host: str, port: int, what: str, game_line: str | None = None) -> int:
     """Serve the page until SIGTERM or Ctrl-C (``web_ui.server``), then close everything."""
     import signal
 
@@ -106,6 +120,8 @@ def _run_service(runtime: Any, host: str, port: int, what: str) -> int:
     print(f"control PIN {runtime.config.pin}" + (" (new: saved under the data directory)"
                                                  if runtime.pin_created else ""), flush=True)
     print(f"games are kept in {runtime.config.store_path}", flush=True)
+    if game_line:
+        print(game_line, flush=True)
     try:
         server.serve()  # SIGTERM and Ctrl-C stop it
     finally:
@@ -126,6 +142,11 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     limit_malloc_arenas()
     config = CompanionConfig()
+    # the game asked for: --preset, --start or --players name one; without them the demo carries on
+    # the game in progress, whatever its preset (backgammon when there is none)
+    asked = args.preset is not None or args.start is not None or args.players is not None
+    if args.preset is None:
+        args.preset = "backgammon"
     changes: dict[str, Any] = {"speech": "auto" if args.speak else "off", "preset": args.preset,
                                "players": {"light": "Ann", "dark": "Bob"}}
     if args.data_dir:
@@ -153,8 +174,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
                              "from the dice alone; --start takes a board for the board games")
         start = read_board(args.start, rules, "--start", require_turn=True, preset_id=args.preset).to_board()
     runtime = build(config, demo=True, speed=args.speed, seed=args.seed, games=args.games, start=start,
-                    seats=args.players)
-    return _run_service(runtime, args.host, args.port, "Willughby demo")
+                    seats=args.players, new_game=args.new_game or start is not None,
+                    resume_other_preset=not asked)
+    line = _game_line(runtime, "willughby demo --new-game starts afresh, --preset ID another game")
+    return _run_service(runtime, args.host, args.port, "Willughby demo", line)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -163,8 +186,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     limit_malloc_arenas()
     config = load_config(args.config)
-    runtime = build(config)
-    return _run_service(runtime, config.host, config.port, "Willughby")
+    runtime = build(config, new_game=args.new_game)
+    again = "willughby serve" + (f" --config {args.config}" if args.config else "") + " --new-game"
+    line = _game_line(runtime, f"{again} starts a new game of the configured {config.preset} instead, "
+                               "or New game on the page")
+    return _run_service(runtime, config.host, config.port, "Willughby", line)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -191,17 +217,24 @@ def build_parser() -> argparse.ArgumentParser:
                    help="pages that may follow the game at once (default 300); one more is asked to come back later")
     p.add_argument("--speed", type=float, default=1.0, help="pace: 1 a person can watch, 50 fifty times faster")
     p.add_argument("--data-dir", help="where the game store lives (default under ~/.local/share/willughby)")
-    p.add_argument("--preset", default="backgammon", help="the game the demo's players play")
+    p.add_argument("--preset", default=None,
+                   help="the game the demo's players play (default: the game in progress, else backgammon); "
+                        "a game in progress of another preset is left unfinished")
     p.add_argument("--seed", type=int, default=None, help="seed for the players' choices")
     p.add_argument("--players", type=int, default=None, metavar="N",
                    help="how many play Sice-Ace (2 to 5; default three to five by the seed)")
     p.add_argument("--games", type=int, default=None, help="stop playing after this many games")
     p.add_argument("--speak", action="store_true", help="speak the announcements (espeak-ng)")
-    p.add_argument("--start", metavar="BOARD", help="begin each game from this board (with turn): inline JSON or @file")
+    p.add_argument("--start", metavar="BOARD",
+                   help="begin each game from this board (with turn): inline JSON or @file; starts a new game now")
+    p.add_argument("--new-game", action="store_true",
+                   help="start a new game even if one is in progress (that one is kept, as abandoned)")
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser("serve", help="run the companion on the devices of a configuration file")
     p.add_argument("--config", help="the TOML configuration (default: every setting's default)")
+    p.add_argument("--new-game", action="store_true",
+                   help="start the configured game even if one is in progress (that one is kept, as abandoned)")
     p.set_defaults(func=cmd_serve)
     return parser
 

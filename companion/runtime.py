@@ -13,13 +13,13 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
 from willughby.engine.position import Position
 
-from .config import CompanionConfig, ensure_pin
+from .config import CompanionConfig, ConfigError, ensure_pin
 from .service import Companion
 from .store import GameStore
 
@@ -36,6 +36,10 @@ class Runtime:
     companion: Companion
     app: Any
     pin_created: bool = False
+    #: the game in progress that was carried on (``game_id``, ``preset``, ``players``, ``turn``, ``awaiting``)
+    resumed: dict[str, Any] | None = None
+    #: the game in progress that was left unfinished (kept as abandoned) for a new one, the same way
+    left: dict[str, Any] | None = None
     parts: dict[str, Any] = field(default_factory=dict)
     _closers: list[Callable[[], None]] = field(default_factory=list)
 
@@ -94,19 +98,39 @@ def _secret_key(data_dir: Path) -> bytes:
 
 def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, seed: int | None = None,
           games: int | None = None, mistakes: float = 0.08, start: dict[str, Any] | None = None,
-          pin_factory: Any = None, seats: int | None = None) -> Runtime:
+          pin_factory: Any = None, seats: int | None = None, new_game: bool = False,
+          resume_other_preset: bool = True) -> Runtime:
     """Make (and start) everything *config* names; *demo* plays on the drawn table with the fake box
     (*seats*: how many play a counting game, else three to five by the seed).
-    *pin_factory* is gpiozero's, for the Pi's pins (gpiozero's default, or its mock pins in tests)."""
+    *pin_factory* is gpiozero's, for the Pi's pins (gpiozero's default, or its mock pins in tests).
+
+    A game in progress in the store is carried on (:attr:`Runtime.resumed` says which), unless
+    *new_game*, or unless it is of another preset than the configured one and not
+    *resume_other_preset*: then the configured game starts and the one in progress is kept as
+    abandoned (:attr:`Runtime.left`). The demo carries on a game of another preset with its players."""
+    from willughby.engine.rules import get_preset
     from willughby.web_ui import create_app
     from willughby.web_ui.config import WebConfig
 
     data_dir = Path(config.data_dir)
-    data_dir.mkdir(parents=True, exist_ok=True)
+    _make_data_dir(data_dir, "--data-dir" if demo else "companion.data_dir")
     config, made = ensure_pin(config)
     store = GameStore(config.store_path)
-    companion = Companion(store)
-    rt = Runtime(config, companion, app=None, pin_created=made)
+    try:
+        companion = Companion(store)
+        found = _summary(companion.state())
+        fresh = found is not None and (new_game or (not resume_other_preset
+                                                    and found["preset"] != get_preset(config.preset).id))
+        if fresh and demo:            # the demo's devices are fakes: the asked game can start at once
+            store.abandon(found["game_id"])
+            companion = Companion(store)
+        elif found is not None and not fresh and demo and found["preset"] != get_preset(config.preset).id:
+            config = replace(config, preset=found["preset"])   # the players play on at the game in progress
+    except BaseException:  # noqa: close the store, then re-raise (nothing is hidden)
+        store.close()
+        raise
+    rt = Runtime(config, companion, app=None, pin_created=made, resumed=None if fresh else found,
+                 left=found if fresh else None)
     rt._closers.append(store.close)
     try:
         _dice(rt, demo)
@@ -122,8 +146,9 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
             rt.parts["players"] = players
             rt._closers.append(players.close)
             players.start()
-        if not demo and companion.state()["phase"] == "none":
-            # nothing in progress: the configured game, ready for the roll for start
+        if not demo and (fresh or companion.state()["phase"] == "none"):
+            # nothing in progress, or a new game asked for once every device opened: the configured game,
+            # ready for the roll for start (one in progress is kept as abandoned)
             companion.new_game(config.preset, dict(config.options), dict(config.players), who="serve")
         rt.app = create_app(WebConfig(pin=config.pin, secret_key=_secret_key(data_dir),
                                       max_watchers=config.max_watchers), companion=companion)
@@ -131,6 +156,38 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
         rt.close()
         raise
     return rt
+
+
+def _summary(state: dict[str, Any]) -> dict[str, Any] | None:
+    """The game in progress in a few words (None: none): its id, preset, players ("Ann v Bob"), turn and
+    what it waits for."""
+    if state.get("phase") in (None, "none"):
+        return None
+    players = state.get("players")
+    if isinstance(players, dict):
+        names = [str(players.get(c, c)) for c in ("light", "dark")]
+    else:
+        names = [str(p) for p in players or ()]
+    return {"game_id": state["game_id"], "preset": state["preset"], "players": " v ".join(names),
+            "turn": state.get("turn_number"), "awaiting": state.get("awaiting")}
+
+
+def _make_data_dir(path: Path, key: str) -> None:
+    """Make the data directory, or say in one line (a :class:`ConfigError`) why it cannot be used."""
+    where = "give a folder the service's user may write, such as ~/.local/share/willughby or /var/lib/willughby"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"{key} {str(path)!r} cannot be made ({exc.strerror or exc}): {where}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ConfigError(f"{key} {str(path)!r} may not be written by this user: {where} "
+                          "(owned by that user)")
+
+
+#: the camera sources a configuration may name, and how to find the cameras
+CAMERA_SOURCES = ("the sources are camera:N (a USB camera; v4l2-ctl --list-devices or ls /dev/video* lists them), "
+                  "picamera:N (the Pi's camera; rpicam-hello --list-cameras lists them), folder:PATH, video:PATH, "
+                  "or none (no camera: the board is entered on the page)")
 
 
 def _dice(rt: Runtime, demo: bool) -> None:
@@ -212,9 +269,12 @@ def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None 
                                 corners=table.corners, turn_evidence=True,
                                 fps=min(30.0, 8.0 * max(1.0, speed / 4)))
     elif cfg.camera != "none":
-        from willughby.hardware.camera import open_source
+        from willughby.hardware.camera import CameraError, open_source
 
-        source = open_source(cfg.camera)
+        try:
+            source = open_source(cfg.camera)
+        except CameraError as exc:
+            raise ConfigError(f"camera.source {cfg.camera!r}: {exc}; {CAMERA_SOURCES}") from None
         watcher = CameraWatcher(source, lambda board, conf, evidence=None: c.on_reading(board, conf, evidence=evidence),
                                 turn_evidence=True,
                                 calibration_path=cfg.calibration_path)
@@ -234,9 +294,14 @@ def _lights(rt: Runtime, pin_factory: Any = None) -> None:
         return
     from willughby.hardware.config import PinConfig
     from willughby.hardware.dice import PiDice, PipEntry
+    from willughby.hardware.errors import PinUnavailableError
     from willughby.hardware.pins import PiPanel
 
-    panel = PiPanel(PinConfig.from_mapping(cfg.pin_numbers), pin_factory=pin_factory)
+    try:
+        panel = PiPanel(PinConfig.from_mapping(cfg.pin_numbers), pin_factory=pin_factory)
+    except PinUnavailableError as exc:
+        raise ConfigError(f"hardware.enabled = true: {exc}; without the Pi's pins set enabled = false "
+                          "under [hardware]") from None
     rt.parts["panel"] = panel
     rt._closers.append(panel.close)
     entry = PipEntry()
