@@ -216,7 +216,7 @@ def _dice(rt: Runtime, demo: bool) -> None:
                 c.press(ev.button, who="box")
 
         link.add_listener(on_event)
-        link.add_state_listener(lambda state: c.set_device("dice", f"box {state}"))
+        link.add_state_listener(_box_status(c))
         shown: dict[str, Any] = {}
 
         def show_on_box(state: dict[str, Any]) -> None:
@@ -234,8 +234,8 @@ def _dice(rt: Runtime, demo: bool) -> None:
         show_on_box(c.state())
         rt.parts["link"] = link
         rt._closers.append(link.close)
-        link.start()
         c.set_device("dice", "box connecting")
+        link.start()
     elif cfg.dice == "pi":
         c.set_device("dice", "pi")
     else:
@@ -277,7 +277,8 @@ def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None 
             raise ConfigError(f"camera.source {cfg.camera!r}: {exc}; {CAMERA_SOURCES}") from None
         watcher = CameraWatcher(source, lambda board, conf, evidence=None: c.on_reading(board, conf, evidence=evidence),
                                 turn_evidence=True,
-                                calibration_path=cfg.calibration_path)
+                                calibration_path=cfg.calibration_path, on_status=_camera_status(c),
+                                reopen=(lambda: open_source(cfg.camera)) if source.live else None)
     else:
         c.set_device("camera", "absent")
         return
@@ -286,6 +287,45 @@ def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None 
     rt._closers.append(watcher.close)
     watcher.start()
     c.set_device("camera", "ok")
+
+
+def _camera_status(c: Companion) -> Callable[[str], None]:
+    """What the camera watcher reports, on the page: the device's state, and a notice when it is lost
+    (the game goes on: the board can be entered on the page) and when it is back."""
+    def told(status: str) -> None:
+        c.set_device("camera", status)
+        if status.startswith("lost"):
+            c.notice(f"the camera is lost ({status.removeprefix('lost: ')}): enter the board on the page "
+                     "until it is back")
+        elif status.startswith("stopped"):
+            c.notice(f"the camera stopped ({status.removeprefix('stopped: ')}): enter the board on the page; "
+                     "the service's log says why")
+        elif status == "ok":
+            c.notice("the camera is back")
+
+    return told
+
+
+def _box_status(c: Companion) -> Callable[[str], None]:
+    """The box link's state on the page; a notice (and the log) when a box that was connected is lost,
+    and when it is back (the link reconnects by itself)."""
+    seen = {"connected": False, "lost": False}
+
+    def told(state: str) -> None:
+        if state == "connecting" and seen["connected"]:
+            seen["lost"] = True
+            log.warning("the dice box is lost: reconnecting")
+            c.set_device("dice", "box lost: reconnecting")
+            c.notice("the dice box is lost (its cable?): reconnecting; enter the dice on the page meanwhile")
+        else:
+            c.set_device("dice", f"box {state}")
+            if state == "connected" and seen["lost"]:
+                seen["lost"] = False
+                log.warning("the dice box is back")
+                c.notice("the dice box is back")
+        seen["connected"] = state == "connected"
+
+    return told
 
 
 def _lights(rt: Runtime, pin_factory: Any = None) -> None:

@@ -6,6 +6,12 @@ calibration's corners, found again by its markers where the board was
 nudged, or those the demo's table gives), lets the settler (``willughby.vision.settle``) decide when the
 board is still and uncovered, and hands each newly settled reading to the
 companion. A frame with a hand over the board is never handed on.
+
+A camera that goes away (unplugged: its source raises, or gives no frames
+for a few seconds) is logged and reported to *on_status* as ``"lost: why"``;
+where the runtime gave a way to open it again, the watcher tries that now and
+then (backing off to half a minute) and reports ``"ok"`` when frames come
+back. Meanwhile the game goes on with the page and the dice.
 """
 
 from __future__ import annotations
@@ -37,13 +43,29 @@ class CameraWatcher:
 
     def __init__(self, source: Any, on_reading: Callable[..., Any], *,
                  corners: Callable[[np.ndarray], Any] | None = None, calibration_path: Path | None = None,
-                 config: VisionConfig | None = None, fps: float = 10.0, turn_evidence: bool = False) -> None:
+                 config: VisionConfig | None = None, fps: float = 10.0, turn_evidence: bool = False,
+                 on_status: Callable[[str], Any] | None = None, reopen: Callable[[], Any] | None = None,
+                 lost_after_s: float = 3.0, retry_s: tuple[float, float] = (1.0, 30.0)) -> None:
         """*on_reading* is called with the board document and the confidence
         per location of each newly settled reading; with *turn_evidence*, also
         with a :class:`~willughby.vision.turns.TurnEvidence` for the turn
         reader (the point reader's probabilities and, where the frame settled
-        before is at hand, which points' pictures changed since)."""
+        before is at hand, which points' pictures changed since).
+
+        *on_status* is told ``"lost: why"`` when the source has given no frame
+        for *lost_after_s* seconds (or raised), and ``"ok"`` when frames come
+        again; *reopen* (a function giving a new source) is tried while it is
+        lost, first after *retry_s[0]* seconds, backing off to *retry_s[1]*."""
         self.source = source
+        self._on_status = on_status
+        self._reopen = reopen
+        self.lost_after_s = lost_after_s
+        self.retry_s = retry_s
+        self.lost: str | None = None                  # why the camera is lost, while it is
+        self._failing_since: float | None = None      # time.monotonic() of the first frame missed in a row
+        self._next_retry = 0.0
+        self._retry_delay = retry_s[0]
+        self.reopened = 0
         self._given_corners = corners
         self.calibration_path = calibration_path
         self._calibration: Calibration | None = None
@@ -189,19 +211,80 @@ class CameraWatcher:
         evidence.before_read = before_read
         return evidence
 
+    # ------------------------------------------------------ a camera lost
+    def _tell(self, status: str) -> None:
+        if self._on_status is not None:
+            self._on_status(status)
+
+    def _missed(self, why: str) -> None:
+        """No frame this time: after *lost_after_s* seconds of these, the camera is lost (logged and told);
+        while it is, it is opened again now and then where it can be."""
+        now = time.monotonic()
+        if self._failing_since is None:
+            self._failing_since = now
+        self.status = f"no frame: {why}"
+        if self.lost is None and now - self._failing_since >= self.lost_after_s:
+            self.lost = why
+            self._next_retry = now + self.retry_s[0]
+            self._retry_delay = self.retry_s[0]
+            log.warning("the camera is lost: %s", why)
+            self._tell(f"lost: {why}")
+        if self.lost is not None and self._reopen is not None and now >= self._next_retry:
+            self._retry_delay = min(self._retry_delay * 2, self.retry_s[1])
+            self._next_retry = now + self._retry_delay
+            self._open_again()
+
+    def _open_again(self) -> None:
+        old = self.source
+        try:
+            old.close()
+        except (OSError, RuntimeError, ValueError) as exc:    # the device is gone: closing it may complain
+            log.info("closing the lost camera: %s", exc)
+        try:
+            self.source = self._reopen()
+        except (CameraError, VisionError) as exc:
+            log.info("the camera cannot be opened again yet: %s", exc)
+            self.status = f"lost: {self.lost}; not yet back: {exc}"
+            return
+        self.reopened += 1
+        log.info("the camera was opened again")
+
+    def _found(self) -> None:
+        """A frame: the camera is (back) in use."""
+        self._failing_since = None
+        if self.lost is not None:
+            log.warning("the camera is back (it was lost: %s)", self.lost)
+            self.lost = None
+            self.settler.reset()          # what settled before it went may not be what it sees now
+            self._tell("ok")
+
     def _run(self) -> None:
+        try:
+            self._watch()
+        except BaseException as exc:  # noqa: a fault of ours: shown, logged and re-raised (nothing is hidden)
+            if not self._stop.is_set():
+                log.exception("the camera stopped")
+                self._tell(f"stopped: {type(exc).__name__}: {exc}")
+            raise
+
+    def _watch(self) -> None:
         while not self._stop.is_set():
             t0 = time.monotonic()
+            if getattr(self.source, "closed", False):     # lost, and not opened again yet
+                self._missed(self.lost or "closed")
+                self._stop.wait(min(1.0, max(self._period, self._next_retry - time.monotonic())))
+                continue
             try:
                 frame = self.source.read()
             except (VisionError, CameraError) as exc:
-                self.status = f"no frame: {exc}"
-                self._stop.wait(1.0)
+                self._missed(str(exc))
+                self._stop.wait(min(1.0, self.lost_after_s / 3))
                 continue
             if frame is None:
-                self.status = "no frame"
+                self._missed(f"{getattr(self.source, 'name', 'the camera')} gives no frames")
                 self._stop.wait(self._period)
                 continue
+            self._found()
             with self._frame_lock:
                 self._last_frame = frame
             try:

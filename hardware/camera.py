@@ -119,6 +119,9 @@ class FrameSource(ABC):
     """
 
     name: str = "source"
+    #: a device that may go away and come back (a camera unplugged): worth opening again;
+    #: a folder or a file is not
+    live: bool = False
 
     def __init__(self) -> None:
         self._closed = False
@@ -221,8 +224,13 @@ class _CaptureSource(FrameSource):
         return f"cannot open {self.name}"
 
     def _grab(self) -> np.ndarray | None:
+        import cv2
+
         assert self._cap is not None
-        ok, frame = self._cap.read()
+        try:
+            ok, frame = self._cap.read()
+        except cv2.error as exc:
+            raise CameraError(f"{self.name} stopped giving frames: {exc}") from None
         if not ok or frame is None:
             return None
         return as_bgr(frame, self.name)
@@ -243,6 +251,8 @@ class OpenCVCamera(_CaptureSource):
     ``read()`` returns ``None`` when the camera stops giving frames (it was
     unplugged, say); a caller that wants to carry on opens it again.
     """
+
+    live = True
 
     def __init__(self, index_or_path: int | str = 0, width: int | None = None,
                  height: int | None = None) -> None:
@@ -376,6 +386,8 @@ class PiCamera(FrameSource):
     is not installed, and where the camera cannot be started.
     """
 
+    live = True
+
     def __init__(self, camera_num: int = 0, width: int | None = None,
                  height: int | None = None) -> None:
         super().__init__()
@@ -407,7 +419,10 @@ class PiCamera(FrameSource):
         self._cam = cam
 
     def _read(self) -> np.ndarray | None:
-        frame = self._cam.capture_array("main")
+        try:
+            frame = self._cam.capture_array("main")
+        except (RuntimeError, OSError) as exc:    # the camera went away under picamera2
+            raise CameraError(f"{self.name} stopped giving frames: {exc}") from None
         if frame is None:
             return None
         return as_bgr(np.ascontiguousarray(frame), self.name)

@@ -267,3 +267,110 @@ def test_the_demo_asked_for_the_game_in_progress_carries_it_on(capsys, tmp_path,
     game = in_progress(tmp_path / "data", "backgammon")
     out = runs(capsys, "demo", "--port", "0", "--data-dir", str(tmp_path / "data"), "--preset", "backgammon")
     assert any(line.startswith(f"carrying on game {game} of backgammon") for line in out)
+
+
+# ------------------------------------------------- a device lost while serving
+
+
+def until(what, seconds: float = 20.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if what():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def said(companion) -> list[str]:
+    return [a["text"] for a in companion.state()["announcements"]]
+
+
+def test_a_camera_unplugged_while_serving_is_shown_and_the_game_goes_on_until_it_is_back(tmp_path, monkeypatch,
+                                                                                        capfd):
+    import numpy as np
+
+    from willughby.companion.config import CompanionConfig
+    from willughby.companion.runtime import build
+    from willughby.hardware import camera
+    from willughby.hardware.camera import CameraError, FrameSource
+
+    class Camera(FrameSource):
+        """A camera that gives *frames* frames, then is unplugged."""
+
+        live = True
+        name = "camera 0"
+
+        def __init__(self, frames: int) -> None:
+            super().__init__()
+            self.left = frames
+
+        def _read(self):
+            if self.left <= 0:
+                raise CameraError("camera 0 stopped giving frames: unplugged")
+            self.left -= 1
+            return np.zeros((48, 64, 3), np.uint8)
+
+        def _close(self) -> None:
+            pass
+
+    opened, tries = [], []
+    plugged_in = threading.Event()
+
+    def open_source(text, **_):
+        tries.append(text)
+        if opened and not plugged_in.is_set():
+            raise CameraError("cannot open camera 0: no such camera")
+        opened.append(Camera(5 if not opened else 10 ** 9))
+        return opened[-1]
+
+    monkeypatch.setattr(camera, "open_source", open_source)
+    rt = build(CompanionConfig(data_dir=tmp_path, camera="camera:0", speech="off"))
+    try:
+        watcher, c = rt.parts["watcher"], rt.companion
+        watcher.lost_after_s, watcher.retry_s = 0.3, (0.1, 0.2)
+        assert until(lambda: str(c.state()["devices"]["camera"]).startswith("lost: "))
+        assert c.state()["devices"]["camera"] == "lost: camera 0 stopped giving frames: unplugged"
+        assert ("the camera is lost (camera 0 stopped giving frames: unplugged): enter the board on the page "
+                "until it is back") in said(c)
+        # the game goes on without it: the roll for start, then the board entered on the page
+        c.enter_dice([3, 1], who="page")
+        assert c.state()["phase"] == "move"
+        board = c.state()["board"]
+        light = list(board["light"])
+        light[7] -= 1
+        light[5] -= 1
+        light[4] += 2                                     # 8/5 6/5
+        c.submit_board({**board, "light": light}, who="page")
+        assert c.state()["rulings"][-1]["verdict"] == "legal"
+        assert until(lambda: len(tries) >= 3)                # opened again now and then, not there yet
+        assert len(opened) == 1 and watcher.reopened == 0 and c.state()["devices"]["camera"].startswith("lost")
+        plugged_in.set()                                  # plugged in again: opened again, and shown
+        assert until(lambda: c.state()["devices"]["camera"] == "ok")
+        assert "the camera is back" in said(c) and len(opened) == 2 and opened[0].closed
+    finally:
+        rt.close()
+    assert opened[-1].closed
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_the_dice_box_unplugged_while_serving_is_shown_and_back_when_plugged_in(tmp_path):
+    from willughby.companion.config import CompanionConfig
+    from willughby.companion.runtime import build
+    from willughby.firmware_bridge.fake import FakeBox
+
+    with FakeBox(seed=1) as box:
+        rt = build(CompanionConfig(data_dir=tmp_path, dice="box", box_port=box.port, speech="off"))
+        try:
+            c = rt.companion
+            assert until(lambda: c.state()["devices"]["dice"] == "box connected")
+            box.vanish()
+            assert until(lambda: c.state()["devices"]["dice"] == "box lost: reconnecting")
+            assert ("the dice box is lost (its cable?): reconnecting; enter the dice on the page meanwhile"
+                    in said(c))
+            c.enter_dice([3, 1], who="page")                # the game goes on with the page's dice
+            assert c.state()["phase"] == "move"
+            box.reappear()
+            assert until(lambda: c.state()["devices"]["dice"] == "box connected")
+            assert "the dice box is back" in said(c)
+        finally:
+            rt.close()
