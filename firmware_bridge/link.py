@@ -238,6 +238,8 @@ class BoxLink:
             except (serial.SerialException, OSError) as exc:
                 log.info("box link: lost the port: %s", exc)
             self._drop_port()
+            if self._stop.is_set():       # closing, not lost: close() says "closed"
+                return
             if self._connected.is_set() or self.state == "connected":
                 self.stats.disconnects += 1
             self._connected.clear()

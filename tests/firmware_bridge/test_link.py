@@ -129,6 +129,18 @@ def test_each_fault_loses_and_doubles_nothing(name):
             assert stats.decoder.rejected_bytes > 0
 
 
+def test_closing_the_link_is_not_losing_the_box():
+    # the page showed "box lost" at every shutdown: the link said "connecting" on its way to "closed"
+    with FakeBox(seed=1) as box:
+        link = BoxLink(box.port)
+        states: list[str] = []
+        link.add_state_listener(states.append)
+        link.start()
+        assert link.wait_connected(WAIT)
+        link.close()
+        assert states == ["connected", "closed"] and link.stats.disconnects == 0
+
+
 def test_a_pulled_cable_loses_nothing_and_doubles_nothing(clean):
     box, link = clean
     got = _collect(link, 0)
