@@ -31,6 +31,7 @@ from willughby.engine.position import other
 
 from . import tally as _tally
 from .errors import CompanionError, NotNowError
+from .store import StoreError
 
 __all__ = ["ControlsMixin"]
 
@@ -110,7 +111,14 @@ class ControlsMixin:
         """Take back the last thing done -- a move (legal or not), a throw, a
         cube action -- with what the engine did of itself after it (a throw
         that could not be played passes at once): recorded as an undo, not
-        erased. Pressed again, it takes back the one before."""
+        erased. Pressed again, it takes back the one before.
+
+        After the end, the action that ended the game (the winning move, a
+        drop, the last throw of a counting game) is taken back like any
+        other, and the game is reopened with it in one transaction: the
+        stored game is ``playing`` again with no result, so its record, the
+        list of games, the replay and the exports keep agreeing. It is
+        refused once another game has started."""
         with self._lock:
             m = self._need_game()
             acts = m.actions
@@ -120,8 +128,13 @@ class ControlsMixin:
             while start > 0 and acts[start].get("automatic"):
                 start -= 1
             undone = self._action_ns[start:]
-            self.store.append(self._game_id, "undo", {"undoes": undone}, who)
-            self._say(f"{who} takes back {self._undo_text(acts[start])}", "undo", who)
+            ended = m.result is not None
+            try:
+                self.store.append_many(self._game_id, [("undo", {"undoes": undone}, who)], reopens=ended)
+            except StoreError as exc:        # another game is in progress: this one's end stands
+                raise NotNowError(f"the end of this game cannot be taken back: {exc}") from None
+            text = f"{who} takes back {self._undo_text(acts[start])}"
+            self._say(text + (": the game is not over, it goes on" if ended else ""), "undo", who)
             keep = self._announcements
             self._load(self._game_id)
             self._announcements = keep
@@ -186,10 +199,8 @@ class ControlsMixin:
                     raise CompanionError(f"the cube's actions are double, take and drop, not {action!r}")
             except EngineError as exc:
                 raise NotNowError(str(exc)) from None
-            self._save(who)
+            self._save(who)                       # a drop's end is stored with it
             self._say(text, "cube", who)
-            if m.result is not None:
-                self.store.finish(self._game_id, m.result.to_json())
             self._publish()
             return self._state_doc
 

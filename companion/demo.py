@@ -203,16 +203,19 @@ class DemoPlayers:
         c = self.companion
         phase = state["phase"]
         if phase in ("none", "over"):
+            ended = state.get("game_id") if phase == "over" else None
             if phase == "over":
-                if self.games_left is not None:
-                    self.games_left -= 1
-                    if self.games_left <= 0:
-                        self.finished.set()
-                        return False
+                if self.games_left is not None and self.games_left <= 1:
+                    self.games_left = 0
+                    self.finished.set()
+                    return False
                 if not self._wait(self.pause * 3):
                     return False
             options, players = self._seating()
-            c.new_game(self.preset, options, players, who="demo", start=self.start_board)
+            # after an end, only if it still stands: a person may have taken it back meanwhile
+            c.new_game(self.preset, options, players, who="demo", start=self.start_board, after_end_of=ended)
+            if ended is not None and self.games_left is not None:
+                self.games_left -= 1
             shown = board_position(c.state()["board"])
             if shown is not None:
                 self.table.set(shown)

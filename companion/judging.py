@@ -204,9 +204,7 @@ class JudgingMixin:
         if ruling.legal and ruling.game_over is None and m.phase == "throw" and m.turn == ruling.player \
                 and m.rules.doublet_rethrow:
             self._say(rethrow_text(self._who(ruling.player), ruling.dice), "rethrow", who)
-        if ruling.game_over is not None:
-            self.store.finish(self._game_id, ruling.game_over.to_json())
-        elif m.phase == "binding_toss":
+        if ruling.game_over is None and m.phase == "binding_toss":   # (an end is stored with its action: _save)
             self._say("the table is bound: both throw two dice, the higher total chooses the point to break "
                       "(enter the binder's two dice, then the other's)", "prompt", who)
 

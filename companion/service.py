@@ -128,6 +128,9 @@ class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin):
         family = family_of_preset(record["preset"])
         match = family.from_record(record)
         game = self.store.game(game_id)
+        if match.result is not None and game["status"] == "playing":
+            # a store written before an end was stored with the action that made it, and cut off between
+            self.store.finish(game_id, match.result.to_json())
         log_entries = game["log"]
         undone: set[int] = set()
         for e in log_entries:
@@ -159,10 +162,15 @@ class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin):
 
     def new_game(self, preset: str, options: Mapping[str, str] | None = None,
                  players: Mapping[str, str] | None = None, who: str = "page",
-                 start: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                 start: Mapping[str, Any] | None = None, after_end_of: str | None = None) -> dict[str, Any]:
         """Start a new game; one in progress ends unfinished (it stays in the
         record). *start*, a board document with ``turn``, sets up a position
-        to play on from (a problem, a game carried on from paper)."""
+        to play on from (a problem, a game carried on from paper).
+
+        *after_end_of*, a game id: start only if that game is still the one
+        here and still over (else :class:`NotNowError`). Whoever starts the
+        next game some time after an end (the demo's players) passes it, so
+        an undo of the end in the meantime is not overrun by a new game."""
         try:
             p = get_preset(str(preset))
             rules = preset_rules(p.id, dict(options or {}))
@@ -171,6 +179,9 @@ class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin):
         except EngineError as exc:
             raise CompanionError(str(exc)) from None
         with self._lock:
+            if after_end_of is not None and (self._game_id != after_end_of or self._match is None
+                                             or self._match.result is None):
+                raise NotNowError(f"game {after_end_of} is no longer over: no new game was started")
             self._game_id = self.store.create_game(p.id, match.rules.options(), family.store_players(match),
                                                    family.start_id(match))
             self._match = match
@@ -204,13 +215,16 @@ class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin):
 
     # ------------------------------------------------------------ recording
     def _save(self, who: str, extra: Sequence[tuple[str, dict[str, Any]]] = ()) -> None:
-        """Write the match's new actions (and *extra* entries) in one transaction."""
+        """Write the match's new actions (and *extra* entries) in one transaction;
+        when they ended the game, its end (the result) goes in the same one."""
         assert self._match is not None and self._game_id is not None
         new = self._match.actions[len(self._action_ns):]
         entries = [("action", dict(a), who) for a in new] + [(k, d, who) for k, d in extra]
         if not entries:
             return
-        ns = self.store.append_many(self._game_id, entries)
+        result = self._match.result
+        ends = result.to_json() if new and result is not None else None
+        ns = self.store.append_many(self._game_id, entries, ends=ends)
         self._action_ns.extend(ns[:len(new)])
 
     # -------------------------------------------------------------- players

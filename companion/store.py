@@ -15,6 +15,10 @@ Two tables:
     epoch, from the store's clock), ``result`` (JSON, once over) and
     ``status``: ``playing``, ``over`` or ``abandoned``.  One game at most is
     ``playing``: starting a new one abandons the old in the same transaction.
+    A game ends ``over`` in the transaction that stores the action that ended
+    it, and an undo of that action makes it ``playing`` again in its own
+    (:meth:`GameStore.append_many`'s *ends* and *reopens*), so the row and
+    the record never disagree.
 ``log``
     what happened, numbered ``n`` = 0, 1, 2... within each game, with its
     ``kind``, ``who`` (a colour, ``camera``, ``referee``... or nothing), the
@@ -438,9 +442,23 @@ class GameStore:
         actions of the game not yet taken back (else ``ValueError``)."""
         return self.append_many(game_id, [(kind, data, who)])[0]
 
-    def append_many(self, game_id: str, entries: Sequence[tuple[str, Any, str | None]]) -> list[int]:
+    def append_many(self, game_id: str, entries: Sequence[tuple[str, Any, str | None]], *,
+                    ends: Mapping[str, Any] | None = None, reopens: bool = False) -> list[int]:
         """Add several entries in one transaction: all of them, or (if any
-        cannot be stored) none.  Returns their numbers."""
+        cannot be stored) none.  Returns their numbers.
+
+        *ends*, a result (``GameOver.to_json()``), makes the game ``over`` in
+        the same transaction, so the action that ended it and the end are on
+        the disk together or not at all (a ``kill -9`` between them cannot
+        leave a game whose record ends but whose row says ``playing``).
+        *reopens* makes a game ``over`` ``playing`` again, its result and end
+        cleared, with the entries (the undo of the action that ended it); it
+        is refused while another game is in progress."""
+        if ends is not None and reopens:
+            raise ValueError("a game cannot be ended and reopened by the same entries")
+        if ends is not None and not isinstance(ends, Mapping):
+            raise TypeError(f"ends must be a result mapping, not {type(ends).__name__}")
+        result_json = None if ends is None else _encode(dict(ends), "result")
         items = list(entries)
         for k, item in enumerate(items):
             if not isinstance(item, tuple) or len(item) != 3:
@@ -452,7 +470,16 @@ class GameStore:
                 raise TypeError(f"entry {k}: who must be a string or None, not {who!r}")
         numbers: list[int] = []
         with self._transaction() as conn:
-            self._status(conn, game_id)
+            status = self._status(conn, game_id)
+            if ends is not None and status != "playing":
+                raise StoreError(f"game {game_id} is {status}, not playing: it cannot be made over")
+            if reopens:
+                if status != "over":
+                    raise StoreError(f"game {game_id} is {status}, not over: there is no end to take back")
+                other = conn.execute("SELECT id FROM games WHERE status = 'playing' AND id != ?",
+                                     (game_id,)).fetchone()
+                if other is not None:
+                    raise StoreError(f"game {other[0]} is in progress: game {game_id} cannot be reopened")
             n = conn.execute("SELECT COALESCE(MAX(n), -1) + 1 FROM log WHERE game_id = ?",
                              (game_id,)).fetchone()[0]
             for k, (kind, data, who) in enumerate(items):
@@ -468,6 +495,12 @@ class GameStore:
                              (game_id, n, kind, who, float(at), text))
                 numbers.append(n)
                 n += 1
+            if result_json is not None:
+                conn.execute("UPDATE games SET status = 'over', ended = ?, result = ? WHERE id = ?",
+                             (self._clock(), result_json, game_id))
+            elif reopens:
+                conn.execute("UPDATE games SET status = 'playing', ended = NULL, result = NULL WHERE id = ?",
+                             (game_id,))
         return numbers
 
     @staticmethod

@@ -81,9 +81,7 @@ def throw(companion: Any, values: list[int], who: str, note: tuple[str, dict[str
     turn, _attempt = companion._counter.count(True)
     companion._rulings.append(ruling_doc(outcome, before, turn, len(m.history)))
     for text, kind in describe_tally_throw(outcome, lambda k: family.who(m, k)):
-        companion._say(text, kind, who)
-    if outcome.game_over is not None:
-        companion.store.finish(companion._game_id, outcome.game_over.to_json())
+        companion._say(text, kind, who)      # (the end, if this throw ended it, was stored by _save)
 
 
 def rebuild(match: CountingMatch, family: Any) -> tuple[list[dict[str, Any]], Any]:
