@@ -388,7 +388,7 @@ def judge_photo(args: argparse.Namespace, rules: Rules, before: Position, dice: 
         from willughby.vision.config import VisionConfig
         from willughby.vision.refine import refine_corners
 
-        corners = refine_corners(VisionConfig(), image, corners).corners.tolist()
+        corners = refine_corners(VisionConfig.default(), image, corners).corners.tolist()
     earlier = read_image(args.before_image) if args.before_image else None
     if earlier is not None and earlier.shape == image.shape:
         # the photo before, from the same camera, shows this board as it is: what it learns of the board
@@ -413,14 +413,20 @@ def judge_photo(args: argparse.Namespace, rules: Rules, before: Position, dice: 
     read_doc["confidence"] = {k: round(v, 3) for k, v in reading.location_confidence.items()}
     candidates = [{"play": r["play"], "board": r["board"], "p": round(r["p"], 4)} for r in found.ranked]
     if found.verdict == "legal":
-        ruling = judge(rules, before, dice, by_play[found.play].position)
-        doc = ruling.to_json()
+        settled_on = by_play[found.play].position
+        doc = judge(rules, before, dice, settled_on).to_json()
     elif found.verdict == "illegal" and _possible(found.board, rules) is not None:
-        ruling = judge(rules, before, dice, _possible(found.board, rules))
-        doc = ruling.to_json()
+        settled_on = _possible(found.board, rules)          # an illegal turn: the board as read
+        doc = judge(rules, before, dice, settled_on).to_json()
     else:
+        settled_on = None
         doc = {"verdict": "unsure", "play": None, "after": None, "events": [], "reason": None, "citation": None,
                "game_over": None}
+    if settled_on is not None:
+        # cli.md: `after` is the board the referee settled on; `board` beside it (the key the page and the
+        # store read), as the ruling wrote it where it did
+        doc.setdefault("board", settled_on.to_board())
+        doc["after"] = dict(doc["board"])
     doc.update(reading=read_doc, candidates=candidates, settled=found.settled, notes=list(found.notes))
     if args.json:
         print(json.dumps(doc))

@@ -152,3 +152,46 @@ def test_a_doublets_turn_is_judged_from_its_photo_and_the_one_before(tmp_path, c
     assert main(base + ["--after-image", paths["wrong"]]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["verdict"] in ("illegal", "unsure") and doc["play"] is None
+
+
+def _physical(board):
+    return {k: board[k] for k in ("light", "dark", "bar", "off")}
+
+
+def test_a_legal_turn_s_document_carries_the_board_settled_on_as_after(photos, capsys):
+    # cli.md: `after` is the board the referee settled on, for a legal turn the result of the play; `board`
+    # beside it is the same board (the page and the store read that key)
+    code, out, _ = _judge(photos, "--after-image", photos["after"], "--before-image", photos["before"], "--json",
+                          capsys=capsys)
+    doc = json.loads(out)
+    played = next(o for o in turn_outcomes(RULES, START, (3, 1)) if o.play.notation == "8/5 6/5").position
+    assert code == 0 and doc["verdict"] == "legal"
+    assert doc["after"] == doc["board"] == played.to_board()
+
+
+def test_an_illegal_turn_s_document_carries_the_board_as_read_as_after(photos, capsys, monkeypatch):
+    # the painted wrong move is asked about by the shipped reader, which is not sure enough of every point to
+    # rule; here the turn reader is made sure of the board it read best, so the command writes an illegal ruling
+    from dataclasses import replace
+
+    from willughby.vision import turns
+
+    judge = turns.TurnReader.judge
+
+    def sure(self, *args, **kwargs):
+        found = judge(self, *args, **kwargs)
+        assert found.other_board is not None
+        return replace(found, verdict="illegal", play=None, board=found.other_board)
+
+    monkeypatch.setattr(turns.TurnReader, "judge", sure)
+    code, out, _ = _judge(photos, "--after-image", photos["wrong"], "--json", capsys=capsys)
+    doc = json.loads(out)
+    assert code == 0 and doc["verdict"] == "illegal" and doc["reason"] and doc["play"] is None
+    assert doc["after"] == doc["board"]
+    assert _physical(doc["after"]) == _physical(doc["reading"])       # the board as read
+
+
+def test_an_unsure_turn_settles_on_no_board(photos, capsys):
+    code, out, _ = _judge(photos, "--after-image", photos["hand"], "--json", capsys=capsys)
+    doc = json.loads(out)
+    assert code == 0 and doc["verdict"] == "unsure" and doc["after"] is None and "board" not in doc
