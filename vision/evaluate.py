@@ -24,7 +24,9 @@ import cv2
 from .config import VisionConfig
 from .reader import MEN_PER_SIDE, METHODS, read_board
 
-__all__ = ["evaluate", "Report", "main", "print_report"]
+__all__ = ["evaluate", "Report", "Comparison", "compare", "main", "print_report"]
+
+LOCATIONS = [f"{p}" for p in range(1, 25)] + ["bar", "off"]   # each colour's 26, in the order compared
 
 
 @dataclass
@@ -81,6 +83,42 @@ def _counts(doc: dict) -> list[int]:
     return light + [bar["light"], off_l] + dark + [bar["dark"], off_d]
 
 
+@dataclass(frozen=True)
+class Comparison:
+    """A board read against its label: the 52 locations (24 points, the bar
+    and off, of each colour) the evaluation counts, and the 24 points whose
+    men of both colours were read right."""
+
+    right: int                   # locations read right, of ``total``
+    total: int                   # 52
+    points_right: int            # of the 24 points, both colours' counts right
+    diffs: tuple[str, ...]       # ``"light:13 5->4"``: colour, location, label -> read
+
+    @property
+    def exact(self) -> bool:
+        """Every location read right (counts; the piles are not compared)."""
+        return self.right == self.total
+
+
+def compare(label: dict, board: dict) -> Comparison:
+    """Compare *board* (a board document as read) with *label* (what the
+    picture shows), location by location: the figures ``willughby vision
+    evaluate`` reports.  Off is counted from the men of 15 a side not on the
+    points or the bar, in both.
+
+    >>> empty = {"light": [0] * 24, "dark": [0] * 24, "bar": {"light": 0, "dark": 0}}
+    >>> one = dict(empty, light=[1] + [0] * 23)
+    >>> c = compare(one, empty)
+    >>> c.right, c.total, c.points_right, c.exact, c.diffs
+    (50, 52, 23, False, ('light:1 1->0', 'light:off 14->15'))
+    """
+    want, got = _counts(label), _counts(board)
+    diffs = tuple(f"{'light' if k < 26 else 'dark'}:{LOCATIONS[k % 26]} {want[k]}->{got[k]}"
+                  for k in range(52) if want[k] != got[k])
+    points = sum(want[p] == got[p] and want[26 + p] == got[26 + p] for p in range(24))
+    return Comparison(sum(a == b for a, b in zip(want, got)), len(want), points, diffs)
+
+
 def evaluate(folder: str | Path, config: VisionConfig | None = None, limit: int | None = None,
              progress: bool = True, method: str = "auto") -> Report:
     """Read every labelled image of *folder* and compare with its label."""
@@ -120,18 +158,15 @@ def evaluate(folder: str | Path, config: VisionConfig | None = None, limit: int 
             if str(p + 1) in reading.location_confidence:
                 ok = want[p] == got[p] and want[26 + p] == got[26 + p]
                 report.trust.append((float(reading.location_confidence[str(p + 1)]), ok))
-        right = sum(a == b for a, b in zip(want, got))
-        report.location_total += len(want)
-        report.location_right += right
-        if right == len(want):
+        found = compare(label, reading.to_board())
+        report.location_total += found.total
+        report.location_right += found.right
+        if found.exact:
             report.exact += 1
             stacked_ok = reading.stacked == label.get("stacked", reading.stacked)
             report.exact_with_stacked += stacked_ok
         else:
-            names = [f"{p}" for p in range(1, 25)] + ["bar", "off"]
-            diffs = [f"{c}:{names[i % 26]} {want[k]}->{got[k]}" for k in range(52)
-                     for c, i in [(("light" if k < 26 else "dark"), k)] if want[k] != got[k]]
-            report.failures.append(f"{image_path.name}: " + ", ".join(diffs))
+            report.failures.append(f"{image_path.name}: " + ", ".join(found.diffs))
         if progress and (n + 1) % 50 == 0:
             print(f"  ... {n + 1}/{len(labels)} images", file=sys.stderr)
     return report
