@@ -131,6 +131,7 @@ class PhotoResult:
     locations: int = 52
     exact: bool = False
     diffs: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()        # the command's notes (why a photo was refused)
     tally: dict[str, Counter] = field(default_factory=lambda: {k: Counter() for k in KINDS})
     millis: list[float] = field(default_factory=list)
 
@@ -148,7 +149,7 @@ class PhotoResult:
         return {"photo": self.name, "occluded": self.occluded, "read": self.read,
                 "points_right": self.points_right, "points": self.points,
                 "locations_right": self.locations_right, "locations": self.locations, "exact": self.exact,
-                "misread": list(self.diffs),
+                "misread": list(self.diffs), "notes": list(self.notes),
                 "turns": {k: {o: self.tally[k][o] for o in (*OUTCOMES, "error")} for k in KINDS},
                 "ms": round(self.ms, 1)}
 
@@ -193,6 +194,7 @@ def measure_photo(photo: Photo, scratch: Path) -> PhotoResult:
             reading_doc = doc                   # the read does not depend on the turn: the first one's
     if reading_doc:
         result.read = bool(reading_doc.get("settled"))
+        result.notes = tuple(reading_doc.get("notes") or ())
         if result.read and not result.occluded:
             found = compare(photo.label, reading_doc["reading"])
             result.points_right, result.locations_right = found.points_right, found.right
@@ -401,12 +403,15 @@ def main(argv: list[str] | None = None) -> int:
     if loo_lines:
         print()
         print("\n".join(loo_lines))
-    misread = [(r.name, rs.name, rs.diffs) for r, res in zip(readers, results) for rs in res if rs.diffs]
+    misread = [(r.name, rs) for r, res in zip(readers, results) for rs in res if rs.diffs or not rs.read]
     if misread:
         print()
-        print("misread (label -> read):")
-        for reader, photo, diffs in misread:
-            print(f"  [{reader}] {photo}: " + ", ".join(diffs[:12]) + (" ..." if len(diffs) > 12 else ""))
+        print("refused (the command's notes) and misread (label -> read):")
+        for reader, rs in misread:
+            if not rs.read:
+                print(f"  [{reader}] {rs.name}: refused: " + "; ".join(rs.notes))
+            else:
+                print(f"  [{reader}] {rs.name}: " + ", ".join(rs.diffs[:12]) + (" ..." if len(rs.diffs) > 12 else ""))
     return 0
 
 
