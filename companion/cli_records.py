@@ -1,12 +1,16 @@
 """The stored games on the command line, without the running page:
-``willughby games`` lists them, ``willughby export`` writes one out.
+``willughby games`` lists them, ``willughby export`` writes one out,
+``willughby import`` puts an exported one (JSON) back into a store.
 
 The store is the one ``serve`` and ``demo`` keep, ``games.sqlite`` under the
 data directory: ``--data-dir DIR``, or the ``data_dir`` of a configuration
 file (``--config FILE``), or the default (``~/.local/share/willughby``, under
-``$XDG_DATA_HOME`` where set). Both only read it, and may do so while the
-page is running; a data directory without a store is said so, and no store
-is made.
+``$XDG_DATA_HOME`` where set). ``games`` and ``export`` only read it, and may
+do so while the page is running; a data directory without a store is said
+so, and no store is made. ``import`` makes the store where there is none,
+and may run while the page is running: it adds a game that is over or
+abandoned, never touching the game in progress
+(:func:`~willughby.companion.records.import_game`).
 
 ``export --format json`` writes the document the page's
 ``/api/games/<id>/export.json`` gives (:func:`~willughby.companion.views.stored_game`),
@@ -15,7 +19,8 @@ file, for the games GNU Backgammon plays (:func:`~willughby.companion.matfile.to
 decides). :mod:`willughby.companion.records` reads the JSON back.
 
 Bad input -- an unknown game, a prefix that fits several, a game the
-``.mat`` format cannot hold, a file that cannot be written -- exits with
+``.mat`` format cannot hold, a file that cannot be written, a file to import
+that is not an exported game or does not check -- exits with
 status 2 and one line on standard error (:class:`UsageError`).
 """
 
@@ -38,7 +43,7 @@ STATUS_TEXT = {"playing": "in progress", "over": "over", "abandoned": "abandoned
 
 
 def add_record_commands(sub: Any) -> None:
-    """Add ``games`` and ``export`` to the ``willughby`` command's subparsers *sub*."""
+    """Add ``games``, ``export`` and ``import`` to the ``willughby`` command's subparsers *sub*."""
     p = sub.add_parser("games", help="the stored games, newest first",
                        description="The games in the store that serve and demo keep, newest first.")
     _where(p)
@@ -53,6 +58,14 @@ def add_record_commands(sub: Any) -> None:
     p.add_argument("--out", metavar="FILE", help="write to FILE (default: standard output)")
     _where(p)
     p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("import", help="put a game that export wrote (JSON) into the store",
+                       description="Put a game that willughby export --format json wrote into the store, as it was: "
+                                   "a game in progress when exported is stored abandoned; the game in progress "
+                                   "here is not touched.")
+    p.add_argument("file", metavar="FILE", help="the exported game (- for standard input)")
+    _where(p)
+    p.set_defaults(func=cmd_import)
 
 
 def _where(p: argparse.ArgumentParser) -> None:
@@ -242,4 +255,37 @@ def cmd_export(args: argparse.Namespace) -> int:
               f"to {out}")
         return 0
     sys.stdout.write(body)
+    return 0
+
+
+# ---------------------------------------------------------------- import
+def cmd_import(args: argparse.Namespace) -> int:
+    from willughby.companion.records import RecordError, import_game, read_document, read_import
+    from willughby.companion.store import GameStore, StoreError
+
+    name = "standard input" if args.file == "-" else args.file
+    try:
+        doc = read_document(args.file)
+    except RecordError as exc:
+        raise UsageError(f"willughby import: {exc}") from None
+    try:
+        read_import(doc)                # checked before the store is opened (or made)
+    except RecordError as exc:
+        raise UsageError(f"willughby import: {name}: {exc}") from None
+    path = _store_path(args)
+    try:
+        with GameStore(path) as store:
+            done = import_game(store, doc)
+    except RecordError as exc:
+        raise UsageError(f"willughby import: {name}: {exc}") from None
+    except StoreError as exc:
+        raise UsageError(f"willughby import: {exc}") from None
+    what = f"{done.preset}, {STATUS_TEXT.get(done.status, done.status)}, {done.turns} turns"
+    if done.already:
+        print(f"game {done.game_id} ({what}) is in {path.parent} already: nothing imported")
+    else:
+        print(f"imported game {done.game_id} ({what}) into {path.parent}")
+    sys.stdout.flush()                  # its line first, then what was done otherwise than as exported
+    for note in done.notes:
+        print(f"willughby import: game {doc['id']}: {note}", file=sys.stderr)
     return 0

@@ -12,6 +12,12 @@ replayed, and the replay must come to the result, the status and the number
 of turns the document states. A document that fails any of this raises one
 :class:`RecordError` whose message says where.
 
+An export goes back into a store with :func:`import_game`
+(``willughby import``): checked as above, then its row and its whole log
+stored as exported, in one transaction, and exported again from the store
+before that transaction ends: the document it gives must be the file's,
+or nothing is kept.
+
 >>> from willughby.engine.match import Match
 >>> m = Match.new("backgammon", players={"light": "Ann", "dark": "Bob"})
 >>> m.start_roll(3, 1)
@@ -30,6 +36,7 @@ the record's actions must be a list of match actions, not 'none'
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -41,7 +48,8 @@ from willughby.engine.rules import get_preset
 from .games import GameMatch, family_of_preset
 from .store import STATUSES
 
-__all__ = ["RecordError", "ExportedGame", "read_export", "load_export"]
+__all__ = ["RecordError", "ExportedGame", "read_export", "load_export", "read_document",
+           "ImportedGame", "read_import", "import_game"]
 
 
 class RecordError(ValueError):
@@ -74,21 +82,29 @@ class ExportedGame:
 
 def load_export(path: str | Path) -> ExportedGame:
     """Read the exported game in the file *path* (see :func:`read_export`)."""
+    doc = read_document(path)
+    try:
+        return read_export(doc)
+    except RecordError as exc:
+        raise RecordError(f"{path}: {exc}") from None
+
+
+def read_document(path: str | Path) -> Any:
+    """The JSON document in the file *path* (``-``: standard input), not yet
+    checked; :class:`RecordError` names the file that cannot be read or is
+    not JSON."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        text = sys.stdin.read() if str(path) == "-" else p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise RecordError(f"no file {p}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise RecordError(f"cannot read {p}: {getattr(exc, 'strerror', None) or exc}") from None
     try:
-        doc = json.loads(text)
+        return json.loads(text)
     except ValueError as exc:
-        raise RecordError(f"{p} is not JSON: {exc}") from None
-    try:
-        return read_export(doc)
-    except RecordError as exc:
-        raise RecordError(f"{p}: {exc}") from None
+        where = "standard input" if str(path) == "-" else p
+        raise RecordError(f"{where} is not JSON: {exc}") from None
 
 
 def read_export(doc: Any) -> ExportedGame:
@@ -163,6 +179,138 @@ def read_export(doc: Any) -> ExportedGame:
         raise RecordError(f"the game's id must be text, not {_short(game_id)}")
     return ExportedGame(game_id=game_id, status=status, preset=preset_id, family=family.name,
                         record=dict(record), match=match, turns=turns)
+
+
+@dataclass(frozen=True)
+class ImportedGame:
+    """What :func:`import_game` did with an exported game."""
+
+    #: the game's id in the store now (the exported id unless *notes* say otherwise)
+    game_id: str
+    #: the game as stored: ``over`` or ``abandoned`` (``playing`` only where the store held it already)
+    status: str
+    #: the preset's id and the turns played, as :class:`ExportedGame` gives them
+    preset: str
+    turns: int
+    #: True where the store held this very game already, and nothing was written
+    already: bool = False
+    #: each thing done otherwise than as exported, in words (a new id, abandoned)
+    notes: tuple[str, ...] = ()
+
+
+def read_import(doc: Any) -> ExportedGame:
+    """The game in *doc* as :func:`read_export` reads it, where *doc* is a
+    whole exported document, with the id and the log that :func:`import_game`
+    stores (a bare record is refused: it has no log)."""
+    game = read_export(doc)
+    if "record" not in doc:
+        raise RecordError("a bare game record has no log: import takes the whole document "
+                          "that willughby export --format json writes")
+    if not isinstance(doc.get("log"), list):
+        raise RecordError(f"the document's log must be a list of entries, not {_short(doc.get('log'))}")
+    if not isinstance(doc.get("id"), str):
+        raise RecordError(f"the document's id must be a game's id, not {_short(doc.get('id'))}")
+    return game
+
+
+def import_game(store: Any, doc: Any) -> ImportedGame:
+    """Put the exported game *doc* (the document ``willughby export --format
+    json`` writes) into *store* (a :class:`~willughby.companion.store.GameStore`),
+    as it was exported: its fields, and its log with each entry's number,
+    kind, who, time and data.
+
+    - A game ``over`` or ``abandoned`` is stored as it is.
+    - A game still ``playing`` when exported is stored ``abandoned``, ended
+      now (a note says so): the store's game in progress, if any, is never
+      touched, and the imported game can be listed, exported and replayed,
+      not carried on.
+    - The game keeps its id, unless the store holds another game by that
+      id (another preset, start or starting time): then it is given a new
+      one (a note says so).
+    - Where the store holds this very game already (as exported, or as an
+      earlier import of the file stored it), nothing is written and
+      ``already`` is True.
+
+    :class:`RecordError` refuses, with nothing stored: a document that
+    :func:`read_export` refuses; a bare record (it has no log); a log the
+    store would not take (numbered out of order, an undo of nothing); a
+    document that the store does not give back as it is (its record, turns
+    or fields disagreeing with its log); the same game as one the store
+    holds with other content (another version of it: continued, or edited).
+    """
+    from .store import GameNotFoundError, StoreError
+    from .views import stored_game
+
+    game = read_import(doc)
+    log, exported_id = doc["log"], doc["id"]
+
+    def export(game_id: str) -> dict[str, Any]:
+        return json.loads(json.dumps(stored_game(store, game_id), ensure_ascii=False))
+
+    try:
+        store.game(exported_id)
+        existing = export(exported_id)
+    except GameNotFoundError:
+        existing = None
+    except StoreError as exc:
+        raise RecordError(f"the store's game {exported_id} cannot be read: {exc}") from None
+    if existing is not None:
+        differ = _differ_from_stored(existing, doc)
+        if not differ:
+            return ImportedGame(exported_id, existing["status"], game.preset, game.turns, already=True)
+        if all(existing.get(k) == doc.get(k) for k in ("preset", "start", "started")):
+            raise RecordError(f"game {exported_id} is in the store already with other content (its "
+                              f"{', '.join(differ)} {'differs' if len(differ) == 1 else 'differ'}; the store's "
+                              f"log has {len(existing.get('log') or [])} entries, this file's {len(log)}): "
+                              "not imported")
+    abandoning = game.status == "playing"
+    status = "abandoned" if abandoning else game.status
+    row = {"id": exported_id, "preset": doc.get("preset"), "options": doc.get("options"),
+           "players": family_of_preset(game.preset).store_players(game.match), "start": doc.get("start"),
+           "started": doc.get("started"), "ended": None if abandoning else doc.get("ended"),
+           "result": game.result, "status": status}
+
+    def as_exported(game_id: str) -> None:
+        try:
+            got = export(game_id)
+        except (EngineError, ValueError) as exc:      # the log's actions are not the record's
+            raise RecordError(f"the document is not what its log stores: the actions of its log do not "
+                              f"replay: {exc}") from None
+        want = dict(doc, id=game_id, game_id=game_id, status=status,
+                    ended=got.get("ended") if abandoning else doc.get("ended"))
+        differ = _differ(got, want)
+        if differ:
+            raise RecordError(f"the document is not what its log stores: its {', '.join(differ)} "
+                              f"{'differs' if len(differ) == 1 else 'differ'} from the store's export of it")
+
+    try:
+        game_id = store.insert_game(row, log, new_id=existing is not None, check=as_exported)
+    except RecordError:
+        raise
+    except (TypeError, ValueError, StoreError) as exc:
+        raise RecordError(f"the store refuses it: {exc}") from None
+    notes = []
+    if game_id != exported_id:
+        notes.append(f"the store has another game {exported_id}: imported as {game_id}")
+    if abandoning:
+        notes.append("it was in progress when exported: imported as abandoned "
+                     "(the game in progress here is not touched)")
+    return ImportedGame(game_id, status, game.preset, game.turns, notes=tuple(notes))
+
+
+def _differ(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+    """The keys whose values *a* and *b* do not share, in order."""
+    return [k for k in sorted(set(a) | set(b)) if a.get(k, ...) != b.get(k, ...)]
+
+
+def _differ_from_stored(existing: Mapping[str, Any], doc: Mapping[str, Any]) -> list[str]:
+    """The keys in which the store's export *existing* differs from the
+    exported *doc*, or from what importing *doc* stores (a game in progress
+    abandoned: its status and end are not compared then)."""
+    skip: tuple[str, ...] = ()
+    if doc.get("status") == "playing" and existing.get("status") in ("playing", "abandoned"):
+        skip = ("status", "ended")
+    return [k for k in _differ(existing, doc) if k not in skip]
 
 
 def _turns_played(family: str, match: Any) -> int:

@@ -18,7 +18,9 @@ Two tables:
     A game ends ``over`` in the transaction that stores the action that ended
     it, and an undo of that action makes it ``playing`` again in its own
     (:meth:`GameStore.append_many`'s *ends* and *reopens*), so the row and
-    the record never disagree.
+    the record never disagree.  A game played elsewhere comes in whole, over
+    or abandoned, with its own id, times and log (:meth:`GameStore.insert_game`,
+    ``willughby import``).
 ``log``
     what happened, numbered ``n`` = 0, 1, 2... within each game, with its
     ``kind``, ``who`` (a colour, ``camera``, ``referee``... or nothing), the
@@ -95,6 +97,12 @@ KINDS = ("action", "undo", "reading", "question", "answer", "announcement", "cor
 STATUSES = ("playing", "over", "abandoned")
 
 _KIND = re.compile(r"[a-z_]{1,20}")
+_GAME_ID = re.compile(r"g-[0-9a-f]{12}")
+
+
+def _is_time(value: Any) -> bool:
+    """Whether *value* is a time as the store keeps it: a finite number of seconds."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 class StoreError(Exception):
@@ -352,6 +360,93 @@ class GameStore:
                     break
             conn.execute(f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, "
                          "'playing')", (game_id, preset, options_json, players_json, start_id, now))
+        return game_id
+
+    def insert_game(self, game: Mapping[str, Any], log: Sequence[Mapping[str, Any]], *,
+                    new_id: bool = False, check: Callable[[str], None] | None = None) -> str:
+        """Put in a game that ended elsewhere, as it was there, and return its id here.
+
+        *game* holds the row's fields (``id``, ``preset``, ``options``,
+        ``players``, ``start``, ``started``, ``ended``, ``result``,
+        ``status``); *log* its entries, each ``{"n", "kind", "who", "at",
+        "data"}``, numbered 0, 1, 2... in order, stored with their own times.
+        The game keeps its ``id`` (``g-`` and 12 hex digits), or with
+        *new_id* is given a fresh one. Its status must be ``over`` (with a
+        result) or ``abandoned`` (with none): a game put in is never in
+        progress, so the game in progress, if any, is not touched. An
+        ``ended`` of None is now, by the store's clock.
+
+        One transaction: the row and every entry, or (if anything cannot be
+        stored) nothing. *check*, given the id, runs in it after the last
+        entry, reading the store as it will be; whatever it raises undoes
+        the lot. An entry the store would not take from :meth:`append_many`
+        (a bad kind, an undo of nothing) raises ``ValueError`` or
+        ``TypeError`` naming it; an id already in the store,
+        :class:`StoreError`."""
+        if not isinstance(game, Mapping):
+            raise TypeError(f"game must be a mapping, not {type(game).__name__}")
+        status, result = game.get("status"), game.get("result")
+        if status not in ("over", "abandoned"):
+            raise ValueError(f"a game put in is over or abandoned, never {status!r}: "
+                             "one in progress would take the place of the game in progress")
+        if (status == "over") != isinstance(result, Mapping):
+            raise ValueError(f"a game {status} has {'a result' if status == 'over' else 'no result'}, "
+                             f"not {result!r}")
+        for name in ("preset", "start"):
+            if not isinstance(game.get(name), str) or not game.get(name):
+                raise ValueError(f"the game's {name} must be a non-empty string, not {game.get(name)!r}")
+        for name in ("options", "players"):
+            if not isinstance(game.get(name), Mapping):
+                raise TypeError(f"the game's {name} must be a mapping, not {type(game.get(name)).__name__}")
+        times = {"started": game.get("started"), "ended": game.get("ended")}
+        for name, at in times.items():
+            if not (at is None and name == "ended") and not _is_time(at):
+                raise ValueError(f"the game's {name} must be seconds since the epoch, not {at!r}")
+        game_id = game.get("id")
+        if not new_id and not (isinstance(game_id, str) and _GAME_ID.fullmatch(game_id)):
+            raise ValueError(f"a game's id is g- and 12 hex digits, not {game_id!r}")
+        ended = self._clock() if times["ended"] is None else times["ended"]
+        if not _is_time(ended):
+            raise ValueError(f"the clock gave {ended!r}, not a time")
+        row = (game["preset"], _encode(dict(game["options"]), "options"),
+               _encode(dict(game["players"]), "players"), game["start"], float(game["started"]),
+               float(ended),
+               None if result is None else _encode(dict(result), "result"), status)
+        entries = []
+        for k, entry in enumerate(log):
+            if not isinstance(entry, Mapping):
+                raise TypeError(f"log entry {k} must be an object, not {entry!r}")
+            n, kind, who, at = entry.get("n"), entry.get("kind"), entry.get("who"), entry.get("at")
+            if n != k or isinstance(n, bool):
+                raise ValueError(f"log entry {k} is numbered {n!r}: a log is numbered 0, 1, 2... in order")
+            if not isinstance(kind, str) or not _KIND.fullmatch(kind):
+                raise ValueError(f"log entry {k}: kind must be 1 to 20 of a-z and _, not {kind!r}")
+            if who is not None and not isinstance(who, str):
+                raise TypeError(f"log entry {k}: who must be a string or None, not {who!r}")
+            if not _is_time(at):
+                raise ValueError(f"log entry {k}: at must be seconds since the epoch, not {at!r}")
+            if "data" not in entry:
+                raise ValueError(f"log entry {k} has no data")
+            entries.append((k, kind, who, float(at), entry["data"]))
+        with self._transaction() as conn:
+            if new_id:
+                while True:
+                    game_id = "g-" + secrets.token_hex(6)
+                    if conn.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is None:
+                        break
+            elif conn.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is not None:
+                raise StoreError(f"game {game_id} is in {self._path} already")
+            conn.execute(f"INSERT INTO games ({_GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         (game_id, *row))
+            for k, kind, who, at, data in entries:
+                if kind == "action":
+                    self._check_action(k, data)
+                elif kind == "undo":
+                    self._check_undo(conn, game_id, k, data, k)
+                conn.execute("INSERT INTO log (game_id, n, kind, who, at, data) VALUES (?, ?, ?, ?, ?, ?)",
+                             (game_id, k, kind, who, at, _encode(data, f"log entry {k} ({kind}) data")))
+            if check is not None:
+                check(game_id)
         return game_id
 
     def finish(self, game_id: str, result: Mapping[str, Any]) -> None:

@@ -1,6 +1,8 @@
-"""``willughby games`` and ``willughby export``: the stored games got out
-without the running page, as the page gives them; the JSON read back and
-replayed to the same game; the ``.mat`` file read by GNU Backgammon itself."""
+"""``willughby games``, ``willughby export`` and ``willughby import``: the
+stored games got out without the running page, as the page gives them; the
+JSON read back and replayed to the same game, and imported into another
+store to export the same again; the ``.mat`` file read by GNU Backgammon
+itself."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import pytest
 from willughby.companion.cli import main
 from willughby.companion.config import CompanionConfig
 from willughby.companion.games import family_of_preset
-from willughby.companion.records import RecordError, load_export, read_export
+from willughby.companion.records import RecordError, import_game, load_export, read_export
 from willughby.companion.service import Companion
 from willughby.companion.store import GameStore
 from willughby.engine.match import Match
@@ -269,6 +271,213 @@ def test_a_file_that_is_not_json_is_named(tmp_path) -> None:
         load_export(path)
     with pytest.raises(RecordError, match="no file"):
         load_export(tmp_path / "missing.json")
+
+
+# ------------------------------------------------------------ import
+def _export_to(capsys, stored, name: str, path: Path) -> dict[str, Any]:
+    game_id = stored["ids"][name]
+    assert run(capsys, "export", game_id, "--out", str(path), "--data-dir", str(stored["dir"]))[0] == 0
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _listed(capsys, data: Path) -> dict[str, dict[str, Any]]:
+    status, out, _ = run(capsys, "games", "--json", "--data-dir", str(data))
+    assert status == 0
+    return {g["id"]: g for g in json.loads(out)["games"]}
+
+
+def _store_of(data: Path) -> GameStore:
+    return GameStore(CompanionConfig(data_dir=data).store_path)
+
+
+# a race, an unstacking game, a counting game, and a race still in progress when exported
+@pytest.mark.parametrize("name", ["backgammon", "doublets", "sice-ace", "playing"])
+def test_an_export_imports_into_a_fresh_store_and_exports_the_same_again(capsys, stored, tmp_path, name) -> None:
+    game_id = stored["ids"][name]
+    doc = _export_to(capsys, stored, name, tmp_path / "game.json")
+    fresh = tmp_path / "fresh"
+    status, out, err = run(capsys, "import", str(tmp_path / "game.json"), "--data-dir", str(fresh))
+    stored_as = "abandoned" if name == "playing" else "over"
+    assert status == 0
+    assert out == f"imported game {game_id} ({doc['preset']}, {stored_as}, {doc['turns_played']} turns) into {fresh}\n"
+    if name == "playing":              # its status and end are what differ, and a line says so
+        assert err == (f"willughby import: game {game_id}: it was in progress when exported: imported as "
+                       "abandoned (the game in progress here is not touched)\n")
+    else:
+        assert err == ""
+    [(listed_id, listed)] = _listed(capsys, fresh).items()
+    original = _listed(capsys, stored["dir"])[game_id]
+    assert listed_id == game_id and original["status"] == doc["status"]
+    for key in ("preset", "options", "players", "start", "started", "turns", "result"):
+        assert listed[key] == original[key], key
+    assert listed["status"] == stored_as
+    row = run(capsys, "games", "--data-dir", str(fresh))[1].splitlines()[1]
+    [original_row] = [r for r in run(capsys, "games", "--data-dir", str(stored["dir"]))[1].splitlines()
+                      if r.startswith(game_id)]
+    was = "in progress" if name == "playing" else "over"
+    assert row.endswith(stored_as) and original_row.endswith(was)
+    # the id, the start, the preset, the players, the turns and the result
+    assert row[:-len(stored_as)].split() == original_row[:-len(was)].split()
+    again = json.loads(run(capsys, "export", game_id, "--data-dir", str(fresh))[1])
+    if name == "playing":
+        assert again["ended"] >= again["log"][-1]["at"] and doc["ended"] is None
+        assert {k: v for k, v in again.items() if k not in ("status", "ended")} == \
+            {k: v for k, v in doc.items() if k not in ("status", "ended")}
+    else:
+        assert again == doc            # every field, the whole log with its numbers, kinds, who and times
+    # the imported game replays as the original does (how the companion rebuilds a stored game)
+    with _store_of(fresh) as theirs, _store_of(stored["dir"]) as ours:
+        family = family_of_preset(doc["preset"])
+        assert family.from_record(theirs.record(game_id)).record() == family.from_record(ours.record(game_id)).record()
+        assert theirs.game(game_id)["log"] == ours.game(game_id)["log"]
+
+
+def test_importing_twice_or_into_the_store_it_came_from_writes_nothing(capsys, stored, tmp_path) -> None:
+    fresh = tmp_path / "fresh"
+    for name in ("doublets", "playing"):
+        path = tmp_path / f"{name}.json"
+        doc = _export_to(capsys, stored, name, path)
+        assert run(capsys, "import", str(path), "--data-dir", str(fresh))[0] == 0
+        with _store_of(fresh) as store:
+            before = store.game(doc["id"])
+        status, out, err = run(capsys, "import", str(path), "--data-dir", str(fresh))
+        assert (status, err) == (0, "")
+        assert out.startswith(f"game {doc['id']} (") and out.endswith(f") is in {fresh} already: nothing imported\n")
+        with _store_of(fresh) as store:
+            assert store.game(doc["id"]) == before and len(store.games()) == (1 if name == "doublets" else 2)
+        with _store_of(stored["dir"]) as store:
+            before = store.games()
+        status, out, _ = run(capsys, "import", str(path), "--data-dir", str(stored["dir"]))
+        assert status == 0 and out.endswith("already: nothing imported\n")
+        with _store_of(stored["dir"]) as store:
+            assert store.games() == before         # the game in progress there still in progress
+
+
+def test_the_game_in_progress_is_not_touched_by_an_import(capsys, stored, tmp_path) -> None:
+    data = tmp_path / "data"
+    with _store_of(data) as store:
+        here = store.create_game("backgammon", {}, PLAYERS, Match.new("backgammon").position.id())
+        store.append(here, "action", {"type": "start_roll", "light": 3, "dark": 1}, "referee")
+        before = store.game(here)
+    _export_to(capsys, stored, "playing", tmp_path / "so-far.json")
+    assert run(capsys, "import", str(tmp_path / "so-far.json"), "--data-dir", str(data))[0] == 0
+    with _store_of(data) as store:
+        assert store.current()["id"] == here and store.game(here) == before
+        assert {g["status"] for g in store.games() if g["id"] != here} == {"abandoned"}
+
+
+def test_an_id_another_game_has_here_gives_a_new_id_and_says_so(capsys, stored, tmp_path) -> None:
+    fresh = tmp_path / "fresh"
+    taken = stored["ids"]["backgammon"]
+    _export_to(capsys, stored, "backgammon", tmp_path / "bg.json")
+    assert run(capsys, "import", str(tmp_path / "bg.json"), "--data-dir", str(fresh))[0] == 0
+    doc = _export_to(capsys, stored, "sice-ace", tmp_path / "sa.json")
+    doc.update(id=taken, game_id=taken)            # another game that drew the same id
+    (tmp_path / "sa.json").write_text(json.dumps(doc), encoding="utf-8")
+    status, out, err = run(capsys, "import", str(tmp_path / "sa.json"), "--data-dir", str(fresh))
+    new_id = out.split()[2]
+    assert status == 0 and new_id != taken and new_id.startswith("g-")
+    assert err == f"willughby import: game {taken}: the store has another game {taken}: imported as {new_id}\n"
+    again = json.loads(run(capsys, "export", new_id, "--data-dir", str(fresh))[1])
+    assert again == dict(doc, id=new_id, game_id=new_id)
+    assert set(_listed(capsys, fresh)) == {taken, new_id}
+
+
+def test_the_same_game_with_other_content_is_refused(capsys, stored, tmp_path) -> None:
+    fresh = tmp_path / "fresh"
+    doc = _export_to(capsys, stored, "doublets", tmp_path / "game.json")
+    assert run(capsys, "import", str(tmp_path / "game.json"), "--data-dir", str(fresh))[0] == 0
+    with _store_of(fresh) as store:
+        before = store.game(doc["id"])
+    entry = next(e for e in doc["log"] if e["kind"] == "announcement")
+    entry["data"] = {"text": "edited afterwards"}
+    (tmp_path / "edited.json").write_text(json.dumps(doc), encoding="utf-8")
+    status, out, err = run(capsys, "import", str(tmp_path / "edited.json"), "--data-dir", str(fresh))
+    assert (status, out) == (2, "") and err.count("\n") == 1
+    assert err.startswith(f"willughby import: {tmp_path / 'edited.json'}: game {doc['id']} is in the store "
+                          "already with other content (its log differs; the store's log has "), err
+    with _store_of(fresh) as store:
+        assert store.games() == [dict((k, v) for k, v in before.items() if k != "log")]
+
+
+def _last_move(d: dict[str, Any]) -> dict[str, Any]:
+    """The log entry of the move that ended the game (one that stands: an undone one is not in the record)."""
+    return next(e for e in reversed(d["log"]) if e["kind"] == "action" and e["data"].get("type") == "move")
+
+
+def _spoil_action(d: dict[str, Any]) -> None:
+    entry = _last_move(d)
+    entry["data"] = dict(entry["data"], play="24/1")
+
+
+def _drop_last_move(d: dict[str, Any]) -> None:
+    entry = _last_move(d)
+    d["log"] = [dict(e, n=k) for k, e in enumerate(e for e in d["log"] if e is not entry)]
+
+
+@pytest.mark.parametrize("name, spoil, says", [
+    ("backgammon", lambda d: "{not json", "{file} is not JSON"),
+    ("backgammon", lambda d: d["record"], "{file}: a bare game record has no log"),
+    ("backgammon", lambda d: d["record"]["result"].update(stake=64), "{file}: the record's result"),
+    ("backgammon", lambda d: d.update(log="lost"), "{file}: the document's log must be a list"),
+    ("backgammon", lambda d: d.pop("id") and None, "{file}: the document's id must be a game's id"),
+    ("backgammon", lambda d: d.update(id="game 1"), "{file}: the store refuses it: a game's id is g- and 12"),
+    ("doublets", lambda d: d["log"][3].update(n=7), "{file}: the store refuses it: log entry 3 is numbered 7"),
+    ("doublets", lambda d: d["log"][2].update(kind="Reading!"), "{file}: the store refuses it: log entry 2: kind"),
+    ("doublets", lambda d: d["log"].append(dict(d["log"][-1], n=len(d["log"]), kind="undo", data={"undoes": [0]})),
+     "{file}: the store refuses it: entry "),
+    ("doublets", lambda d: d["log"][1].update(at="noon"), "{file}: the store refuses it: log entry 1: at"),
+    ("backgammon", _spoil_action, "{file}: the document is not what its log stores: the actions of its log do "
+                                  "not replay: action "),
+    ("backgammon", _drop_last_move, "{file}: the document is not what its log stores: its record, turns, "
+                                    "turns_played differ"),
+    ("backgammon", lambda d: d["turns"][0].update(play="24/1"), "{file}: the document is not what its log stores: "
+                                                               "its turns differs"),
+    ("sice-ace", lambda d: d.update(players=["Ann", "Bob", "Eve"]), "{file}: the document is not what its log "
+                                                                   "stores: its players differs"),
+    ("sice-ace", lambda d: d.update(started=None), "{file}: the store refuses it: the game's started"),
+    ("sice-ace", lambda d: d.update(extra=1), "{file}: the document is not what its log stores: its extra differs"),
+])
+def test_a_malformed_or_tampered_file_is_refused_and_nothing_is_stored(capsys, stored, tmp_path, name, spoil,
+                                                                       says) -> None:
+    path = tmp_path / "game.json"
+    doc = _export_to(capsys, stored, name, path)
+    spoilt = spoil(doc)                 # None: *doc* spoilt in place; text: the file's text
+    spoilt = doc if spoilt is None else spoilt
+    path.write_text(spoilt if isinstance(spoilt, str) else json.dumps(spoilt), encoding="utf-8")
+    fresh = tmp_path / "fresh"
+    status, out, err = run(capsys, "import", str(path), "--data-dir", str(fresh))
+    assert (status, out) == (2, "") and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("willughby import: " + says.format(file=path)), err
+    assert _listed(capsys, fresh) == {}
+
+
+def test_an_import_is_one_transaction(stored, tmp_path) -> None:
+    """A check that fails after the last entry leaves nothing: not the row, not one entry."""
+    doc = _exported(stored, "doublets")
+    with GameStore(tmp_path / "games.sqlite") as store:
+        def fails(game_id: str) -> None:
+            assert len(store.game(game_id)["log"]) == len(doc["log"])    # all of it written, then...
+            raise RecordError("no")
+        row = dict(doc, players={"light": "Ann", "dark": "Bob"})
+        with pytest.raises(RecordError):
+            store.insert_game(row, doc["log"], check=fails)
+        assert store.games() == []
+        with pytest.raises(ValueError, match="never 'playing'"):
+            store.insert_game(dict(row, status="playing", result=None), doc["log"])
+        assert import_game(store, doc).game_id == doc["id"] and len(store.games()) == 1
+
+
+def test_import_reads_standard_input(capsys, stored, tmp_path, monkeypatch) -> None:
+    import io
+
+    doc = _exported(stored, "sice-ace")
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(doc)))
+    status, out, _ = run(capsys, "import", "-", "--data-dir", str(tmp_path / "fresh"))
+    assert status == 0 and out.startswith(f"imported game {doc['id']} (sice-ace, over, ")
+    monkeypatch.setattr("sys.stdin", io.StringIO("[1, 2]"))
+    assert run(capsys, "import", "-", "--data-dir", str(tmp_path / "other"))[:2] == (2, "")
+    assert not (tmp_path / "other").exists()
 
 
 # ---------------------------------------------------- .mat into GNU Backgammon
