@@ -29,10 +29,20 @@ import numpy as np
 from willughby.vision import synth
 
 
+_BOARD_KEYS = ("format", "light", "dark", "bar", "off", "stacked")
+
+
 def spec_like(label: dict, **options) -> synth.SceneSpec:
     """A scene of the label's position, camera and styles (styles the
     generator does not know are left to chance); *options*: more
-    ``SceneSpec`` fields (``synth.scene_options``)."""
+    ``SceneSpec`` fields (``synth.scene_options``).  A label with no
+    ``style`` (a photograph's) gives its position and picture size, seen
+    nearly from above with the board filling the frame, the rest left to
+    chance: a painted frame to set beside the photograph."""
+    if "style" not in label:
+        w, h = label.get("image_size") or (640, 640)
+        return synth.SceneSpec(position={k: label[k] for k in _BOARD_KEYS if k in label}, image_size=(int(w), int(h)),
+                               tilt_deg=8.0, fill=0.97, n_dice=0, occluded=False, **options)
     s = label["style"]
 
     def known(key: str, table: dict) -> str | None:

@@ -41,6 +41,7 @@ companion's demo may call it, the reader never does.  Its modules, by job
 
 ``styles``     the named styles (woods, fields, points, men, tables, lightings, lenses),
                training and held-out, and the style sets scenes draw from
+``looks``      the looks of real boards and photographs (``SceneSpec.real_look``), each a randomised parameter
 ``spec``       :class:`SceneSpec` (what a scene must show) and :class:`SynthError`
 ``positions``  starting and random positions as board documents
 ``layout``     where the men and dice lie on the board
@@ -60,6 +61,7 @@ from __future__ import annotations
 # (the private names below are insides that tests and tools/ reach for)
 from .dataset import add_scene_options, main, scene_options, write_dataset
 from .layout import _layout_men as _layout_men
+from .looks import LOOK_RANGES, MEN_MATERIALS, Look, draw_look
 from .plan import ScenePlan, plan_scene
 from .plan import _jittered_palettes as _jittered_palettes
 from .plan import _lum as _lum
@@ -69,8 +71,8 @@ from .render import Scene, render, render_jpeg
 from .spec import MEN_PER_SIDE, POSITION_KINDS, SceneSpec, SynthError
 from .styles import _DICE_BODY as _DICE_BODY
 from .styles import _STYLE_TABLES as _STYLE_TABLES
-from .styles import (FIELDS, HELD_OUT, LENSES, LIGHTINGS, MEN_COLOURS, POINT_COLOURS, STYLE_FIELDS, STYLE_SETS,
-                     STYLES, TABLES, WOODS, style_choices)
+from .styles import (BOARD_RANGES, FIELDS, HELD_OUT, LENSES, LIGHTINGS, MEN_COLOURS, POINT_COLOURS, STYLE_FIELDS,
+                     STYLE_SETS, STYLES, TABLES, WOODS, style_choices)
 
 __all__ = [
     "SceneSpec",
@@ -99,4 +101,9 @@ __all__ = [
     "STYLE_SETS",
     "style_choices",
     "RANDOMIZED",
+    "LOOK_RANGES",
+    "MEN_MATERIALS",
+    "Look",
+    "draw_look",
+    "BOARD_RANGES",
 ]

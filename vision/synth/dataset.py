@@ -58,11 +58,19 @@ def add_scene_options(parser: argparse.ArgumentParser) -> None:
                         help="vary the men's finish frame by frame (grooves, side walls' shade, squared piles)")
     parser.add_argument("--men-contrast", type=float, default=0.0,
                         help="bring the men's two colours up to this share nearer each other (e.g. 0.3)")
+    parser.add_argument("--real-look", action="store_true",
+                        help="draw the looks of real boards and photographs at random (rails' shade, veneer, felt, "
+                             "mosaic, men's rims and materials, varnish, low cameras, squashed frames, harsh JPEG, "
+                             "dark exposures)")
+    parser.add_argument("--varied-board", action="store_true",
+                        help="vary the board's proportions (aspect, bar kind and width, points, men); the label "
+                             "gives the board's geometry")
 
 
 def scene_options(args: argparse.Namespace) -> dict[str, Any]:
     """``SceneSpec`` keyword arguments from the options of ``add_scene_options``."""
-    return {"edge_gap": args.edge_gap, "varied_men": args.varied_men, "men_contrast": args.men_contrast}
+    return {"edge_gap": args.edge_gap, "varied_men": args.varied_men, "men_contrast": args.men_contrast,
+            "real_look": args.real_look, "varied_board": args.varied_board}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

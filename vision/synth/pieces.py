@@ -10,20 +10,26 @@ from typing import Sequence
 import cv2
 import numpy as np
 
+from .board import _rail_shade
 from .layout import _Man, _MenFinish
+from .looks import Look
 from .raster import _SHIFT, _bbox, _circle, _fill, _fix, _Light, _multiply, _ShadowLayer, _Solid
 from .scene3d import _Board, _Camera, _die_axes, _ppm
 from .styles import _DICE_BODY
-from .textures import _bgr
+from .textures import _bgr, _fine_noise, _smooth_noise, _wood
 
 
 def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thick: float,
                 colours: tuple, rng: np.random.Generator, finish: _MenFinish | None = None,
-                bevel: float | None = None, tints: Sequence[float] | None = None) -> list[_Solid]:
+                bevel: float | None = None, tints: Sequence[float] | None = None,
+                look: Look | None = None) -> list[_Solid]:
     """Each man a cylinder: side wall (shaded in three bands), a rounded rim
     lit on the light's side, the top face and, for some sets, a turned groove.
     The rim's *bevel* (0.86-0.93) and each man's brightness (*tints*, one a
-    man, 0.97-1.03) are drawn from *rng* where not given."""
+    man, 0.97-1.03) are drawn from *rng* where not given.  With a *look*:
+    a raised rim and hollow top, tops of wood, stone or glossy plastic,
+    varnish's highlights on the rims, and each man in the rails' shade
+    where he stands in it."""
     geo = board.geo
     r = geo.config.man_diameter / 2
     light_c, dark_c, grooved = colours
@@ -47,6 +53,16 @@ def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thi
                    if not m.on_bar and not o.on_bar and o.point == m.point and o.level == m.level + 1
                    and math.hypot(o.x - m.x, o.y - m.y) < 3.0}
     solids = []
+    rim = look["men_rim"] if look is not None else 0.0
+    varnish = look["varnish"] if look is not None else 0.0
+    material = look.men_material if look is not None else "plain"
+    if material == "plastic":
+        varnish = max(varnish, 0.45)
+    top_tex = [None, None]
+    if material in ("wood", "stone"):
+        top_tex = [_top_texture(look.rng(50 + k), base[k], material) for k in (0, 1)]
+    # where on the rim a highlight shows: towards the light, seen from the camera
+    hl = np.array([light.L[0], light.L[1]]) / max(float(np.hypot(light.L[0], light.L[1])), 1e-6)
     for i, m in enumerate(men):
         u, v = board.g2l(m.x, m.y)
         c = board.l2w(u, v, 0.0)
@@ -62,6 +78,8 @@ def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thi
         mid = np.stack([c[0] + r * normals[:, 0], c[1] + r * normals[:, 1], np.full(N, (z0 + z1) / 2)], -1)
         visible = np.einsum("ij,ij->i", cam.C - mid, normals) > 0
         col = base[m.colour] * float(rng.uniform(0.97, 1.03) if tints is None else tints[i])
+        if look is not None and look["rail_shadow"]:
+            col = col * float(_rail_shade(board, look, u, v))
         allp = np.concatenate([pb, pt])
         # the visible side wall as up to three bands of one shade each
         bands = []
@@ -82,10 +100,24 @@ def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thi
         rim_poly = np.concatenate([outer, ct + (outer[::-1] - ct) * bevel])
         rim_col = np.clip(col * float(rim_shade[lit].mean()) * 0.97, 0, 255)
 
+        extra = None
+        if look is not None:
+            sq = cam.project(np.array([[c[0] - r, c[1] - r, z1], [c[0] + r, c[1] - r, z1], [c[0] + r, c[1] + r, z1],
+                                       [c[0] - r, c[1] + r, z1]]))
+            arc = np.linspace(-0.5, 0.5, 7) + math.atan2(hl[1], hl[0])
+            glint = cam.project(np.stack([c[0] + r * 0.93 * np.cos(arc), c[1] + r * 0.93 * np.sin(arc),
+                                          np.full(7, z1)], -1))
+            spot = None
+            if material == "plastic":   # a glossy top: a soft patch of the light's reflection
+                sc = np.array([c[0] + r * 0.4 * hl[0], c[1] + r * 0.4 * hl[1], z1])
+                spot = cam.project(np.stack([sc[0] + r * 0.25 * ca, sc[1] + r * 0.25 * sa, np.full(N, z1)], -1))
+            tint = float(np.linalg.norm(col) / max(float(np.linalg.norm(base[m.colour])), 1e-6))
+            extra = (sq, glint, top_tex[m.colour], tint, spot)
+
         def draw(img: np.ndarray, allp: np.ndarray = allp, bands: list = bands, pt: np.ndarray = pt,
                  ct: np.ndarray = ct, col: np.ndarray = col, side_mean: np.ndarray = side_mean,
                  rim_poly: np.ndarray = rim_poly, rim_col: np.ndarray = rim_col,
-                 grooved: bool = grooves[m.colour], under: bool = i in covered) -> None:
+                 grooved: bool = grooves[m.colour], under: bool = i in covered, extra: tuple | None = extra) -> None:
             hull = cv2.convexHull(allp.astype(np.float32)).reshape(-1, 2)
             _fill(img, hull, side_mean)
             for poly, bc in bands:
@@ -95,6 +127,8 @@ def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thi
             _fill(img, pt, col * 0.86)
             _fill(img, rim_poly, rim_col, aa=False)
             _fill(img, ct + (pt - ct) * bevel, col)
+            if extra is not None:
+                _looked_top(img, pt, ct, col, bevel, rim, varnish, *extra)
             if grooved:
                 cv2.polylines(img, [_fix(ct + (pt - ct) * 0.62), ], True, tuple(float(x) for x in col * 0.8),
                               1, cv2.LINE_AA, _SHIFT)
@@ -106,6 +140,72 @@ def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thi
                               float(allp[:, 0].max()), float(allp[:, 1].max())),
                              float(cam.depth(np.array([c[0], c[1], (z0 + z1) / 2]))), draw))
     return solids
+
+
+def _top_texture(rng: np.random.Generator, colour: np.ndarray, material: str, n: int = 64) -> np.ndarray:
+    """A man's top (BGR, *n* px square, mean about *colour*): wood's grain
+    across it, or stone's mottling and a vein."""
+    if material == "wood":
+        rgb = colour[::-1]
+        tex = _wood(rng, n, n, n / 36.0, np.clip(rgb * 1.1, 0, 255), rgb * 0.8)
+    else:
+        v = 0.75 * _smooth_noise(rng, n, n, 5, 5) + 0.35 * _fine_noise(rng, n, n)
+        a = float(rng.uniform(0, np.pi))
+        yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
+        vein = np.abs((xx - n / 2) * math.cos(a) + (yy - n / 2) * math.sin(a)
+                      + 6 * _smooth_noise(rng, n, n, 3, 3))
+        v -= 1.2 * np.exp(-vein / 1.5)
+        f = 1.0 + 0.07 * v
+        tex = np.clip(colour[None, None, :] * f[..., None], 0, 255).astype(np.uint8)
+    mean = np.array(cv2.mean(tex)[:3])
+    gain = colour / np.maximum(mean, 1.0)
+    return np.clip(tex * gain[None, None, :], 0, 255).astype(np.uint8)
+
+
+def _looked_top(img: np.ndarray, pt: np.ndarray, ct: np.ndarray, col: np.ndarray, bevel: float, rim: float,
+                varnish: float, square: np.ndarray, glint: np.ndarray, tex: np.ndarray | None, tint: float,
+                spot: np.ndarray | None) -> None:
+    """What a look adds to a man's top: its material's texture, a raised
+    rim round a hollow, a highlight of varnish on the rim towards the light,
+    and on glossy plastic a soft patch of the light's reflection."""
+    inner = ct + (pt - ct) * bevel
+    if tex is not None:
+        size = (img.shape[1], img.shape[0])
+        bb = _bbox(inner, size)
+        if bb is not None:
+            x0, y0, x1, y1 = bb
+            n = tex.shape[0]
+            M = cv2.getPerspectiveTransform(np.array([[0, 0], [n, 0], [n, n], [0, n]], np.float32),
+                                            (square - [x0, y0]).astype(np.float32))
+            patch = cv2.warpPerspective(tex, M, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR,
+                                        borderMode=cv2.BORDER_REFLECT)
+            if tint != 1.0:
+                patch = cv2.convertScaleAbs(patch, alpha=tint)
+            mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            _fill(mask, inner - [x0, y0], (255,))
+            roi = img[y0:y1, x0:x1]
+            m = mask.astype(np.uint16)[..., None]
+            roi[:] = ((patch.astype(np.uint16) * m + roi.astype(np.uint16) * (255 - m) + 127) // 255).astype(np.uint8)
+    if rim:
+        hollow = ct + (pt - ct) * 0.72
+        _fill(img, ct + (pt - ct) * 0.78, np.clip(col * (1 + 0.12 * rim), 0, 255))       # the rim's inner edge
+        _fill(img, hollow, col * (1 - 0.14 * rim))                                      # the hollow, shaded
+        _fill(img, ct + (hollow - ct) * 0.92, col * (1 - 0.08 * rim))
+        cv2.polylines(img, [_fix(pt)], True, tuple(float(x) for x in col * (1 - 0.45 * rim)), 1, cv2.LINE_AA,
+                      _SHIFT)
+    if spot is not None:
+        size = (img.shape[1], img.shape[0])
+        bb = _bbox(spot, size, pad=4)
+        if bb is not None:
+            x0, y0, x1, y1 = bb
+            mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            _fill(mask, spot - [x0, y0], (255,))
+            a = (cv2.GaussianBlur(mask, (0, 0), 1.5).astype(np.float32) * (0.45 / 255))[..., None]
+            roi = img[y0:y1, x0:x1]
+            roi[:] = np.clip(roi * (1 - a) + 255 * a + 0.5, 0, 255).astype(np.uint8)
+    if varnish:
+        c = tuple(float(x) for x in np.clip(col + (255 - col) * (0.35 + 0.6 * varnish), 0, 255))
+        cv2.polylines(img, [_fix(glint)], False, c, 1 + int(varnish > 0.6), cv2.LINE_AA, _SHIFT)
 
 
 _PIPS = {

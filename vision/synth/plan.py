@@ -19,7 +19,8 @@ from .raster import _Light
 from .scene3d import _Board, _Camera, _make_camera
 from .spec import POSITION_KINDS, SceneSpec
 from .randomized import RANDOM_NAME, RANDOMIZED, random_styles
-from .styles import _SKINS, STYLE_FIELDS, STYLES, style_choices
+from .looks import Look, draw_look
+from .styles import _SKINS, BOARD_RANGES, STANDARD_BOARD, STYLE_FIELDS, STYLES, style_choices
 
 
 def _jitter_rgb(rng: np.random.Generator, rgb: Sequence[float], amount: float) -> tuple[int, ...]:
@@ -149,6 +150,8 @@ class ScenePlan:
     # the style entries the scene was drawn with, by field (``STYLE_FIELDS``),
     # before any palette jitter: the named entries, or a randomised scene's own
     style_e: dict[str, Any]
+    # how real boards and photographs look (``SceneSpec.real_look``), None when not asked
+    look: Look | None = None
 
     @property
     def table_e(self) -> Mapping[str, Any]:
@@ -211,13 +214,19 @@ class ScenePlan:
             **({} if finish is None else {"men_finish": {
                 "grooved": list(finish.grooved), "side_gain": round(finish.side_gain, 2),
                 "askew": round(finish.askew, 2)}}),
+            **({} if self.look is None else {"look": self.look.label()}),
+            **({} if board.bar_kind == "raised" else {"bar_kind": board.bar_kind}),
             **dict(style_extra or {}),
             "post": {k: post[k] for k in ("vignette", "blur", "noise", "jpeg_q")},
         }
+        geometry = {f: getattr(cfg, f) for f in GEOMETRY_FIELDS}
         return {
             **self.doc,
             "corners": [[round(float(x), 2), round(float(y), 2)] for x, y in self.corners()],
             "image_size": [size[0], size[1]],
+            # a board of other proportions than the reader's defaults says which (VisionConfig's fields)
+            **({} if geometry == {f: getattr(VisionConfig(), f) for f in GEOMETRY_FIELDS}
+               else {"geometry": geometry}),
             "occluded": self.occluded,
             "dice": dice_label,
             "position_kind": self.kind,
@@ -242,6 +251,7 @@ def plan_scene(rng: np.random.Generator, spec: SceneSpec | None = None) -> Scene
                "doublets_start": _doublets_start,
                "doublets_played": lambda: _doublets_played(rng)}[kind]()
     t = _plan_styles_and_board(rng, spec, geo)
+    geo = t["board"].geo
     # ---- men and dice
     gap, spread, finish = _plan_men_manner(rng, spec)
     men = _layout_men(doc, geo, t["row_max"], t["bar_light_side"], rng, gap, spread,
@@ -265,6 +275,7 @@ def _plan_table(rng: np.random.Generator, spec: SceneSpec) -> ScenePlan:
     those that depend on the position."""
     geo = BoardGeometry(VisionConfig())
     t = _plan_styles_and_board(rng, spec, geo)
+    geo = t["board"].geo
     gap, spread, finish = _plan_men_manner(rng, spec)
     die_size = float(rng.uniform(14.5, 17.0))
     empty = _doc([0] * 24, [0] * 24)
@@ -304,6 +315,12 @@ def _plan_styles_and_board(rng: np.random.Generator, spec: SceneSpec, geo: Board
         lens = spec.lens or (lenses[0] if len(lenses) == 1 else _choose(rng, None, lenses, lens_p))
         style_e = {f: STYLES[f][n] for f, n in zip(STYLE_FIELDS, (wood, men_style, points, field, table, lighting,
                                                                    lens))}
+    look = None
+    if spec.real_look or spec.look:     # drawn only when asked, so other frames stay as they were
+        look = draw_look(rng, spec.real_look, dict(spec.look))
+    bar_kind = "raised"
+    if spec.varied_board or any(getattr(spec, k) is not None for k in STANDARD_BOARD):
+        geo, bar_kind = _plan_geometry(rng, spec)
     width, height = spec.image_size or ((1280, 720) if rng.random() < 0.7 else (1280, 960))
     size = (int(width), int(height))
     mirror = bool(rng.random() < 0.5) if spec.mirror is None else bool(spec.mirror)
@@ -323,9 +340,59 @@ def _plan_styles_and_board(rng: np.random.Generator, spec: SceneSpec, geo: Board
     board = _Board(geo, fw=float(rng.uniform(24, 38)), rh=float(rng.uniform(15, 24)),
                    bh=0.0, zs=float(rng.uniform(8, 14)), yaw=yaw, mirror=mirror)
     board.bh = board.rh - float(rng.uniform(0, 3))
-    return dict(wood=wood, men_style=men_style, points=points, field=field, table=table, lighting=lighting,
+    board.bar_kind = bar_kind
+    if bar_kind == "flush":                     # a line or strip on the surface, no raised bar
+        board.bh = 0.0
+    d = geo.config.man_diameter
+    if d != VisionConfig().man_diameter:        # men as thick for their size, rows that fit
+        if spec.men_thick_mm is None:
+            thick *= d / VisionConfig().man_diameter
+        if spec.row_max is None:
+            row_max = int(max(3, min(row_max, (geo.depth / 2 - 2) // d)))
+    if look is not None:
+        if look["tall_view"]:                   # a low camera over thick men
+            if spec.tilt_deg is None:
+                tilt = 28.0 + 17.0 * float(look.rng(1).random())
+            if spec.men_thick_mm is None:
+                thick = d * (0.36 + 0.14 * float(look.rng(2).random()))
+        if look["crop"] and spec.fill is None:
+            fill = look["crop"]
+    return dict(look=look, wood=wood, men_style=men_style, points=points, field=field, table=table, lighting=lighting,
                 lens=lens, size=size, mirror=mirror, yaw=yaw, tilt=tilt, focal=focal, fill=fill, az=az, roll=roll,
                 row_max=row_max, thick=thick, bar_light_side=bar_light_side, board=board, style_e=style_e)
+
+
+def _plan_geometry(rng: np.random.Generator, spec: SceneSpec) -> tuple[BoardGeometry, str]:
+    """The board's proportions (``styles.BOARD_RANGES``): those the spec
+    names, the rest drawn (the standard board's where *varied_board* is
+    off), and the bar's kind."""
+    r = BOARD_RANGES
+    varied = spec.varied_board
+    kinds = r["bar_kinds"]
+    draws = (rng.uniform(*r["surface_aspect"]), int(rng.choice(len(kinds), p=r["bar_kind_p"])), rng.random(),
+             rng.uniform(*r["point_share"]), rng.uniform(*r["point_length_share"]), rng.uniform(*r["man_share"]))
+    aspect = spec.surface_aspect or (float(draws[0]) if varied else STANDARD_BOARD["surface_aspect"])
+    kind = spec.bar_kind or (kinds[draws[1]] if varied else STANDARD_BOARD["bar_kind"])
+    lo, hi = r["bar_width_mm"][kind]
+    bar = spec.bar_width_mm or (lo + (hi - lo) * float(draws[2]) if varied else STANDARD_BOARD["bar_width_mm"])
+    width = r["surface_width"]
+    depth = width * aspect
+    bar = round(bar, 2)
+    half = math.floor((width - bar) / 2 * 100) / 100
+    pw = spec.point_width_mm or (half / 6 * float(draws[3]) if varied else STANDARD_BOARD["point_width_mm"])
+    pw = min(math.floor(pw * 100) / 100, math.floor(half / 6 * 100) / 100)
+    length = depth * float(draws[4]) if varied else depth * 180.0 / 450.0
+    man = pw * float(draws[5]) if varied else pw * 0.9
+    man = min(man, (depth / 2 - 2) / 4)          # four men of a row fit in half the depth at least
+    config = VisionConfig().with_values({
+        "surface_width": width, "surface_depth": round(depth, 2), "half_width": half,
+        "bar_width": bar, "point_width": pw, "point_length": round(length, 2),
+        "man_diameter": round(man, 2)})
+    return BoardGeometry(config), kind
+
+
+GEOMETRY_FIELDS = ("surface_width", "surface_depth", "half_width", "bar_width", "point_width", "point_length",
+                   "man_diameter")
 
 
 def _plan_men_manner(rng: np.random.Generator, spec: SceneSpec) -> tuple[float, float, _MenFinish | None]:

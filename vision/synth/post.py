@@ -75,6 +75,15 @@ def _light_and_tone(img: np.ndarray, cam: _Camera, board: _Board,
         G = cv2.resize(G, (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
         f = u8.astype(np.float32)
         u8 = np.clip(f + (255 - f) * G + 0.5, 0, 255).astype(np.uint8)
+    if "reflection" in post:        # a window's reflection on varnish: a bright soft-edged oblong
+        rx, ry, ra, rb, rang, rs = post["reflection"]
+        c, s_ = math.cos(math.radians(rang)), math.sin(math.radians(rang))
+        a = ((X - rx) * c + (Y - ry) * s_) / ra
+        b = (-(X - rx) * s_ + (Y - ry) * c) / rb
+        G = (rs / (1 + np.exp(8 * (np.maximum(np.abs(a), np.abs(b)) - 1)))).astype(np.float32)
+        big = cv2.resize(G, (w, h), interpolation=cv2.INTER_LINEAR)[..., None]
+        f = u8.astype(np.float32)
+        u8 = np.clip(f + (255 - f) * big + 0.5, 0, 255).astype(np.uint8)
     x = np.arange(256, dtype=np.float64) / 255
     c = post["contrast"]
     y = x + c * x * (1 - x) * (2 * x - 1) * 2.2

@@ -46,7 +46,7 @@ def _table_art(rng: np.random.Generator, plan: ScenePlan) -> _TableArt:
     tex_ppm = float(np.clip(round(ppm * 1.05, 1), 0.6, 2.0))
     _draw_table(img, rng, cam, board, light, plan.table_e)
     boxes = _board_boxes(rng, cam, board, light, plan.wood_e, tex_ppm)
-    _draw_surface(img, rng, cam, board, plan.field_e, plan.points_e, plan.wood_e, tex_ppm)
+    _draw_surface(img, rng, cam, board, plan.field_e, plan.points_e, plan.wood_e, tex_ppm, plan.look)
     return _TableArt(img, boxes)
 
 
@@ -57,11 +57,11 @@ def _paint_pieces(img: np.ndarray, art: _TableArt, plan: ScenePlan, rng: np.rand
     hand where the plan is occluded; the men's *bevel* and *tints*, the
     dice's turned faces and the hand are drawn from *rng* where not given."""
     cam, board, light, men, thick = plan.cam, plan.board, plan.light, plan.men, plan.thick
-    man_solids = _men_solids(cam, board, light, men, thick, plan.men_e, rng, plan.finish, bevel, tints)
+    man_solids = _men_solids(cam, board, light, men, thick, plan.men_e, rng, plan.finish, bevel, tints, plan.look)
     die_solids = _dice_solids(cam, board, light, plan.dice_xy, plan.dice_values, plan.die_size, plan.dice_body,
                               rng)
     solids = _box_solids(art.boxes, cam, board, light, _bar_men_cylinders(board, men, thick))
-    _surface_shadows(img, cam, board, light, men, thick, plan.dice_xy, plan.die_size, solids)
+    _surface_shadows(img, cam, board, light, men, thick, plan.dice_xy, plan.die_size, solids, plan.look)
     everything = solids + man_solids + die_solids
     cam_uv = board.w2l(float(cam.C[0]), float(cam.C[1]))
     for k in _paint_order(everything, cam_uv):
@@ -77,7 +77,31 @@ def _scene_post(rng: np.random.Generator, plan: ScenePlan) -> dict[str, Any]:
     extras)."""
     post = _post_params(rng, plan.lens_e)
     _lighting_extras(rng, plan, plan.lighting_e, post)
+    if plan.look is not None:
+        _look_extras(plan, post)
     return post
+
+
+def _look_extras(plan: ScenePlan, post: dict[str, Any]) -> None:
+    """What a look adds to the picture's settings, from the look's own
+    generator: a dark exposure (and the sensor's noise that comes with it),
+    a harsher JPEG, a window's reflection on the varnish."""
+    look, board = plan.look, plan.board
+    if look["dark"]:
+        post["exposure"] = round(post["exposure"] - look["dark"], 2)
+        post["noise"] = round(post["noise"] * (1 + 0.3 * look["dark"]), 2)
+    if look["jpeg_q"]:
+        post["jpeg_q"] = int(min(post["jpeg_q"], look["jpeg_q"]))
+    if look["varnish"]:
+        r = look.rng(60)
+        x, y, _ = board.l2w(float(r.uniform(0.15, 0.85)) * board.W, float(r.uniform(0.15, 0.85)) * board.D, 0.0)
+        post["reflection"] = [round(float(x), 1), round(float(y), 1), round(float(r.uniform(60, 200)), 1),
+                              round(float(r.uniform(25, 90)), 1), round(float(r.uniform(0, 180)), 1),
+                              round(float(look["varnish"] * r.uniform(0.35, 0.7)), 3)]
+    if look["watermark"]:
+        post["watermark"] = [round(look["watermark"], 3), int(look.rng(61).integers(0, 2 ** 31))]
+    if look["squash"]:
+        post["squash"] = int(look["squash"])
 
 
 def _develop(img: np.ndarray, plan: ScenePlan, post: Mapping[str, Any], rng: np.random.Generator) -> np.ndarray:
@@ -97,6 +121,49 @@ def _jpeg_round_trip(img: np.ndarray, q: int) -> np.ndarray:
     return cv2.imdecode(buf, cv2.IMREAD_COLOR)
 
 
+def _finish(img: np.ndarray, label: dict[str, Any], post: Mapping[str, Any], q: int) -> np.ndarray:
+    """A look's last touches before the JPEG: a stock photograph's faint
+    text, and the frame squashed (or stretched) to a square as a public
+    data set stores it, once saved as a JPEG before (the label's corners,
+    dice and size follow)."""
+    if "watermark" in post:
+        img = _watermark(img, *post["watermark"])
+    if "squash" in post:
+        side = int(post["squash"])
+        h, w = img.shape[:2]
+        img = cv2.resize(_jpeg_round_trip(img, max(q, 70)), (side, side),
+                         interpolation=cv2.INTER_AREA if side < min(w, h) else cv2.INTER_LINEAR)
+        sx, sy = side / w, side / h
+        label["corners"] = [[round(x * sx, 2), round(y * sy, 2)] for x, y in label["corners"]]
+        for d in label["dice"]:
+            d["center"] = [round(d["center"][0] * sx, 2), round(d["center"][1] * sy, 2)]
+        label["image_size"] = [side, side]
+    return img
+
+
+def _watermark(img: np.ndarray, opacity: float, seed: int) -> np.ndarray:
+    """Faint made-up words in rows across the picture, turned, as stock
+    photographs carry them."""
+    rng = np.random.default_rng(seed)
+    h, w = img.shape[:2]
+    letters = "abcdeghiklmnoprstuvwy"
+    words = ["".join(rng.choice(list(letters), int(rng.integers(4, 8)))).capitalize() for _ in range(2)]
+    text = " ".join(words)
+    layer = np.zeros((2 * h, 2 * w), np.uint8)
+    scale = float(rng.uniform(0.6, 1.4)) * w / 1000
+    step = int(max(40, 160 * scale))
+    for k, y in enumerate(range(0, 2 * h, step)):
+        cv2.putText(layer, text, (int((k % 2) * step * 1.5) - step, y), cv2.FONT_HERSHEY_SIMPLEX, scale * 1.5, 255,
+                    max(1, int(3 * scale)), cv2.LINE_AA)
+        cv2.putText(layer, text, (int((k % 2) * step * 1.5) + int(w * 0.9), y), cv2.FONT_HERSHEY_SIMPLEX,
+                    scale * 1.5, 255, max(1, int(3 * scale)), cv2.LINE_AA)
+    M = cv2.getRotationMatrix2D((w, h), float(rng.uniform(-45, 45)), 1.0)
+    layer = cv2.warpAffine(layer, M, (2 * w, 2 * h))[h // 2:h // 2 + h, w // 2:w // 2 + w]
+    a = (layer.astype(np.float32) * (opacity / 255.0))[..., None]
+    shade = 255.0 if rng.random() < 0.7 else 40.0
+    return np.clip(img * (1 - a) + shade * a + 0.5, 0, 255).astype(np.uint8)
+
+
 def _render(rng: np.random.Generator, spec: SceneSpec) -> tuple[np.ndarray, dict[str, Any], int]:
     """The picture before JPEG, its label, and the JPEG quality to use (0: none)."""
     plan = plan_scene(rng, spec)
@@ -104,7 +171,9 @@ def _render(rng: np.random.Generator, spec: SceneSpec) -> tuple[np.ndarray, dict
     img = _paint_pieces(art.base, art, plan, rng)
     post = _scene_post(rng, plan)
     img = _develop(img, plan, post, rng)
-    return img, plan.label(post), (post["jpeg_q"] if spec.camera_effects else 0)
+    label = plan.label(post)
+    q = post["jpeg_q"] if spec.camera_effects else 0
+    return _finish(img, label, post, q), label, q
 
 
 def _lighting_extras(rng: np.random.Generator, plan: ScenePlan, lit: Mapping[str, Any],
@@ -238,4 +307,6 @@ class Scene:
         plan = self.plan_frame(position, rng, dice_values, n_dice, occluded)
         img = _paint_pieces(self._art.base.copy(), self._art, plan, rng, self._bevel, self._tints(plan.men))
         img = _develop(img, plan, self.post, rng)
-        return _jpeg_round_trip(img, self.post["jpeg_q"] if self.spec.camera_effects else 0), plan.label(self.post)
+        label = plan.label(self.post)
+        q = self.post["jpeg_q"] if self.spec.camera_effects else 0
+        return _jpeg_round_trip(_finish(img, label, self.post, q), q), label

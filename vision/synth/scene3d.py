@@ -59,6 +59,7 @@ class _Board:
     zs: float        # surface height above the table
     yaw: float       # degrees
     mirror: bool
+    bar_kind: str = "raised"   # "raised", "hinge" (a folding box's two inner rails), "flush" (no raised bar)
 
     @property
     def W(self) -> float:

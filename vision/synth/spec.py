@@ -9,8 +9,9 @@ from typing import Any, Mapping
 
 from willughby.engine.position import Position
 
+from .looks import LOOK_RANGES
 from .randomized import RANDOMIZED
-from .styles import STYLE_FIELDS, STYLE_SETS, STYLES
+from .styles import BOARD_RANGES, STYLE_FIELDS, STYLE_SETS, STYLES
 
 MEN_PER_SIDE = 15
 POSITION_KINDS = ("random", "backgammon_start", "doublets_start", "doublets_played")
@@ -99,8 +100,48 @@ class SceneSpec:
     # where the open style fields are drawn from (``STYLE_SETS``): None is
     # the training styles, as "training" is (the label then says which)
     style_set: str | None = None
+    # draw how real boards and photographs differ from the plain painted
+    # board (``looks.LOOK_RANGES``: the rails' shade, grained and felt and
+    # mosaic surfaces, men's rims, materials and shadows, varnish, low
+    # cameras over thick men, squashed frames and harsh JPEG, dark
+    # exposures, stock photographs' text), each at random
+    real_look: bool = False
+    # looks named outright ((name, value) pairs, or a mapping), whatever
+    # *real_look*; without it only the named looks are drawn
+    look: tuple[tuple[str, float], ...] | Mapping[str, float] = ()
+    # vary the board's proportions (``styles.BOARD_RANGES``): the surface's
+    # aspect, the bar's kind and width, the points' width and length, the
+    # men's size; the label then carries the board's ``geometry`` (the
+    # reader's ``VisionConfig`` fields).  A field below named outright wins
+    # (and one named varies the board even without *varied_board*).
+    varied_board: bool = False
+    surface_aspect: float | None = None      # depth / width (standard 0.85)
+    bar_width_mm: float | None = None        # of a board 530 mm wide (standard 50)
+    point_width_mm: float | None = None      # (standard 40)
+    bar_kind: str | None = None              # "raised", "hinge" (a folding box's two rails), "flush"
 
     def __post_init__(self) -> None:
+        look = self.look.items() if isinstance(self.look, Mapping) else self.look
+        try:
+            look = tuple((str(k), float(v)) for k, v in look)
+        except (TypeError, ValueError):
+            raise SynthError(f"look must be (name, value) pairs, not {self.look!r}") from None
+        object.__setattr__(self, "look", look)
+        for name, value in look:
+            if name not in LOOK_RANGES:
+                raise SynthError(f"unknown look {name!r} (known: {', '.join(LOOK_RANGES)})")
+            if value < 0:
+                raise SynthError(f"look {name} must be 0 or more, not {value!r}")
+        lo, hi = BOARD_RANGES["surface_aspect"]
+        if self.surface_aspect is not None and not lo <= self.surface_aspect <= hi:
+            raise SynthError(f"surface_aspect must be {lo}..{hi}, not {self.surface_aspect!r}")
+        if self.bar_kind is not None and self.bar_kind not in BOARD_RANGES["bar_kinds"]:
+            raise SynthError(f"bar_kind must be one of {', '.join(BOARD_RANGES['bar_kinds'])}, "
+                             f"not {self.bar_kind!r}")
+        if self.bar_width_mm is not None and not 2 <= self.bar_width_mm <= 90:
+            raise SynthError(f"bar_width_mm must be 2..90, not {self.bar_width_mm!r}")
+        if self.point_width_mm is not None and not 25 <= self.point_width_mm <= 44:
+            raise SynthError(f"point_width_mm must be 25..44, not {self.point_width_mm!r}")
         for key in STYLE_FIELDS:
             value, table = getattr(self, key), STYLES[key]
             if value is not None and value not in table:

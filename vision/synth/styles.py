@@ -174,6 +174,30 @@ HELD_OUT: dict[str, dict[str, Any]] = {
     },
 }
 
+# The board's proportions (``SceneSpec.varied_board`` and its fields), in
+# the millimetres of a board 530 mm wide (only the proportions matter: the
+# camera is fitted to the board).  The standard board of the reader's
+# defaults is 450 mm deep (aspect 0.85), with a 50 mm raised bar and points
+# of 40 mm; real boards run from nearly square felt cases with no bar at all
+# (a printed line) to narrow travel boards, with points from a sixth of a
+# half to a little less (a margin by the bar), and men from nearly the
+# point's width to a sixth less.
+BOARD_RANGES: dict[str, Any] = {
+    "surface_width": 530.0,
+    "surface_aspect": (0.7, 1.05),          # depth / width
+    "bar_kinds": ("raised", "hinge", "flush"),
+    "bar_kind_p": (0.4, 0.35, 0.25),
+    # bar width (mm) by kind: a raised bar, the two inner rails of a folding
+    # box with the seam between them, a line or strip printed flush
+    "bar_width_mm": {"raised": (30.0, 80.0), "hinge": (18.0, 60.0), "flush": (2.0, 30.0)},
+    "point_share": (0.9, 1.0),              # six points' share of a half's width
+    "point_length_share": (0.34, 0.46),     # a point's length, share of the depth
+    "man_share": (0.84, 0.98),              # a man's diameter, share of a point's width
+}
+STANDARD_BOARD = {"surface_aspect": 450.0 / 530.0, "bar_width_mm": 50.0, "point_width_mm": 40.0,
+                  "bar_kind": "raised"}
+
+
 STYLE_FIELDS = ("wood", "men", "points", "field", "table", "lighting", "lens")
 
 # every named entry, training and held-out, by field: what a scene may name

@@ -92,3 +92,16 @@ def _cloth(rng: np.random.Generator, h: int, w: int, ppm: float, colour: Sequenc
     if grain:
         v += grain * 4 * _fine_noise(rng, h, w)
     return _colourise(v, c * 0.9, c * 1.1)
+
+
+def _felt(rng: np.random.Generator, h: int, w: int, ppm: float, colour: Sequence[float],
+          strength: float = 1.0) -> np.ndarray:
+    """Felt: soft mottling over a fibrous grain, short fibres running every way."""
+    c = _bgr(colour)
+    v = 0.5 + 0.07 * strength * _smooth_noise(rng, h, w, max(2, int(h / ppm / 60)), max(2, int(w / ppm / 60)))
+    fibre = _fine_noise(rng, h, w)
+    fibre = cv2.GaussianBlur(fibre, (0, 0), max(0.4, 0.35 * ppm))
+    fibre /= max(float(fibre.std()), 1e-6)
+    v += 0.05 * strength * fibre
+    v += 0.02 * _fine_noise(rng, h, w)
+    return _colourise(v, c * 0.88, c * 1.12)
