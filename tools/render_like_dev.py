@@ -22,6 +22,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -41,8 +42,10 @@ def spec_like(label: dict, **options) -> synth.SceneSpec:
     chance: a painted frame to set beside the photograph."""
     if "style" not in label:
         w, h = label.get("image_size") or (640, 640)
-        return synth.SceneSpec(position={k: label[k] for k in _BOARD_KEYS if k in label}, image_size=(int(w), int(h)),
+        spec = synth.SceneSpec(position={k: label[k] for k in _BOARD_KEYS if k in label}, image_size=(int(w), int(h)),
                                tilt_deg=8.0, fill=0.97, n_dice=0, occluded=False, **options)
+        return _turned_like(spec, np.asarray(label["corners"], float))
+
     s = label["style"]
 
     def known(key: str, table: dict) -> str | None:
@@ -58,6 +61,26 @@ def spec_like(label: dict, **options) -> synth.SceneSpec:
         points=known("points", synth.POINT_COLOURS), field=known("field", synth.FIELDS),
         table=known("table", synth.TABLES), lighting=known("lighting", synth.LIGHTINGS),
         image_size=tuple(s["image_size"]), **options)
+
+
+def _turned_like(spec: synth.SceneSpec, corners: np.ndarray) -> synth.SceneSpec:
+    """*spec* with the board turned and mirrored as the photograph's corners
+    C1..C4 lie: of the four quarter turns, each mirrored or not, the one
+    whose corners' edges point most nearly the same ways."""
+    def edges(c: np.ndarray) -> np.ndarray:
+        v = np.array([c[3] - c[2], c[1] - c[2]])          # C3 -> C4 (along the board), C3 -> C2 (across)
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    want = edges(corners)
+    best = None
+    for yaw in (0.0, 90.0, 180.0, 270.0):
+        for mirror in (False, True):
+            s = replace(spec, board_yaw_deg=yaw, mirror=mirror)
+            got = edges(synth.plan_scene(np.random.default_rng(0), s).corners())
+            score = float((got * want).sum())
+            if best is None or score > best[0]:
+                best = (score, s)
+    return best[1]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -345,8 +345,16 @@ def _looked_points(tex: np.ndarray, look: Look, board: _Board, triangles: list, 
         line = np.array((30, 30, 32)) if field.mean() > 110 and lr.random() < 0.6 else np.array(
             ((238, 238, 232), (70, 170, 212), (40, 40, 40))[int(lr.integers(0, 3))], float)
         thick = max(1, int(round(look["outline"] * s)))
+        dots = lr.random() < 0.4            # and, on some boards, a dot beyond each tip
+        dot_r, dot_gap = float(lr.uniform(2.5, 5.0)), float(lr.uniform(6.0, 14.0))
         for tri, _ in triangles:
             cv2.polylines(tex, [_fix(tri * s)], True, tuple(float(c) for c in line), thick, cv2.LINE_AA, _SHIFT)
+            if dots:
+                base = (tri[0] + tri[1]) / 2
+                d = (tri[2] - base) / np.linalg.norm(tri[2] - base)
+                cx, cy = _circle(16)
+                c = tri[2] + d * (dot_gap + dot_r)
+                _fill(tex, np.stack([c[0] + dot_r * cx, c[1] + dot_r * cy], -1) * s, line, True)
     if look["mosaic"]:
         _mosaic(tex, look, board, triangles, cols, s)
     if board.bar_kind == "flush":   # the bar a strip of wood or a printed line, level with the surface

@@ -60,7 +60,8 @@ LOOK_RANGES: dict[str, tuple[float, tuple[float, float]]] = {
     # inlaid mosaic: striped bands along the points' sides and round the
     # surface, and a panel in the middle of each half
     "mosaic": (0.2, (0.5, 1.0)),
-    # a thin line of a contrasting colour round each point (mm wide)
+    # a thin line of a contrasting colour round each point (mm wide), on
+    # some boards with a dot beyond each point's tip
     "outline": (0.3, (0.6, 2.5)),
     # faint text over the whole picture, as stock photographs carry (opacity)
     "watermark": (0.12, (0.08, 0.25)),
