@@ -3,7 +3,9 @@
     python tools/point_reader_data.py OUT.npz --count 3000 --seed 1000
 
 (``--style-set randomized`` draws every frame's palettes, light and lens
-from wide ranges: domain randomisation, docs/vision-painter.md.)
+from wide ranges: domain randomisation, docs/vision-painter.md;
+``--real-look`` adds the looks of real boards and photographs and
+``--varied-board`` boards of other proportions.)
 
 Each frame comes from ``willughby.vision.synth`` (never from the dev set,
 which stays for evaluation), rendered, JPEG-compressed like a camera's, and
@@ -87,6 +89,20 @@ def strips_of(image, corners, config):
     return observe(image, corners, config).strips()
 
 
+def config_for(label, config):
+    """The reader's settings for a frame: the board's true layout, as a
+    layout finder that found it would give it (a board the painter drew in
+    other proportions, ``SceneSpec.varied_board``, has them in its label's
+    ``geometry``; the others are the standard board), and no search for the
+    layout: the network learns from the strips of the board's own points,
+    and finding them is the finder's business."""
+    if "geometry" in label:
+        config = config.with_values(label["geometry"])
+    if getattr(getattr(config, "layout", None), "find", False):
+        config = config.with_values({"layout": {"find": False}})
+    return config
+
+
 def folder_frames(folder: Path):
     """(image, label) of each clear labelled frame of *folder*, in name order."""
     for path in sorted(folder.glob("*.json")):
@@ -138,7 +154,7 @@ def main(argv=None) -> int:
     maps, aux, cls, pile, image_of = [], [], [], [], []
     t0 = time.perf_counter()
     for i, (img, label) in enumerate(frames):
-        st = strips_of(img, label["corners"], config)
+        st = strips_of(img, label["corners"], config_for(label, config))
         c, p = labels_of(label)
         maps.append(st.maps.astype(np.float16))
         aux.append(st.aux)
