@@ -280,6 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     history, step_times = [], []
     onnx_path = out / "point_reader.onnx"
     epochs_done = 0
+    export_error: str | None = "no epoch was trained"
     for epoch in range(args.epochs):
         last = history[-1]["seconds"] if history else 0.0
         if deadline is not None and epochs_done and time.perf_counter() + last * 1.1 + 20 > deadline:
@@ -313,9 +314,19 @@ def main(argv: list[str] | None = None) -> int:
               f"{np.median(step_times) * 1000:.1f} ms a step of {per_batch} frames)", flush=True)
         say(figures, f"epoch {epoch + 1}")
         net.cpu()
-        export(net, str(onnx_path), MAPS, AUX, rows=POINTS)
+        try:
+            export(net, str(onnx_path), MAPS, AUX, rows=POINTS)
+        except (RuntimeError, TypeError, ValueError, ImportError) as exc:   # said, and training goes on
+            export_error = f"{type(exc).__name__}: {exc}"
+            print(f"  the ONNX export failed ({export_error}); the weights are in {onnx_path}.pt", flush=True)
+        else:
+            export_error = None
         net.to(device)
 
+    if export_error is not None:
+        print(f"no ONNX file: {export_error}; the weights are in {onnx_path}.pt "
+              "(a FrameNet of tools/train_frame_reader.py loads them; train_point_reader.export writes the ONNX)", file=sys.stderr)
+        return 1
     # ---- 4. the exported file through cv2.dnn, as the reader runs it
     from willughby.vision import pointnet
     from willughby.vision.strips import Strips
