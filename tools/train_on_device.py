@@ -325,7 +325,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if export_error is not None:
         print(f"no ONNX file: {export_error}; the weights are in {onnx_path}.pt "
-              "(a FrameNet of tools/train_frame_reader.py loads them; train_point_reader.export writes the ONNX)", file=sys.stderr)
+              "(a FrameNet of tools/train_frame_reader.py loads them; train_point_reader.export writes the ONNX)",
+              file=sys.stderr)
         return 1
     # ---- 4. the exported file through cv2.dnn, as the reader runs it
     from willughby.vision import pointnet
