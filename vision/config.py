@@ -343,6 +343,31 @@ class OcclusionConfig:
     marker_pad_mm: float = _f(12.0, "nonneg")  # ... and this much round them is left out too (the paper's edge, its shadow)
     marker_column_share: float = _f(0.25, "share")  # a column this much of whose judged rows are a marker's is not judged
     l_weight: float = _f(0.7)        # lightness counts this much against colour (light varies more than hue)
+    # --- what a covering object does (occlusion.check_frame, cover_cues): chosen on the twelve real dev
+    #     photos (docs/vision-reader.md gives the leave-one-board-out figures), checked on the painter's frames
+    ring_seen: float = _f(0.75, "share")  # a crossed frame refuses alone with the calibration photo, or where the
+                                          # picture shows this share of the ring round it (a camera over the table) ...
+    onto_delta_e: float = _f(10.0)   # ... else what continues the crossing's colour (Lab, lightness at
+    onto_l_weight: float = _f(0.7)   # ... this weight), within its outline (no strong edge), onto the board ...
+    onto_mm: float = _f(20.0)        # ... must hold a disc this large (radius, mm) on the surface
+    onto_reach_mm: float = _f(160.0)  # ... (looked for this far round the crossing)
+    view_step_mm: float = _f(2.0)    # the surface and the frame, rectified top-down at this many mm per pixel ...
+    view_margin_mm: float = _f(24.0)  # ... with this much round the surface
+    men_band_mm: float = _f(110.0)   # the men's places: this far in from each long edge (three men) ...
+    men_reach_mm: float = _f(36.0)   # ... and a man beyond the men read
+    edge_pct: float = _f(90.0)       # strong edges: the points' gradient at this percentile ...
+    edge_strong: float = _f(0.5, "share")  # ... this share of it or more (the points' sides, men's rims; not grain)
+    cover_clear_mm: float = _f(8.0)  # a place this far from every strong edge hides the edges that cross it there
+    support_band_mm: float = _f(8.0)  # unlike the board: a colour found, within this depth ...
+    support_near_mm: float = _f(40.0)  # ... and farther than this along the board (not the object itself) ...
+    support_bin: float = _f(8.0)     # ... (binned by this many Lab units, lightness at l_weight) ...
+    support_share: float = _f(0.03, "share")  # ... in less than this share of the places there ...
+    grain_share: float = _f(0.3, "share")  # ... or smoother than this share of the grain the board's places of
+    grain_least: float = _f(1.5)     # ... its colour there have, where they have this much (L units against
+    grain_dark: float = _f(10.0)     # ... the light, L + this, times 50)
+    men_delta_e: float = _f(14.0)    # a place in a man read, this near the men's colours, is that man
+    cover_mm: float = _f(25.0)       # what covers the men's places holds a disc this large (radius, mm; a man's
+                                     # top or a point's base holds 18-22): refused
 
     def __post_init__(self) -> None:
         _check_fields(self, "vision.occlusion")

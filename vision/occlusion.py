@@ -1,4 +1,47 @@
-"""Is something (a hand, a forearm, a sleeve) lying across the board?
+"""Is the board covered: does something (a hand, an arm, a sleeve, a cup)
+hide men, or the places where men stand?
+
+A real board is not a painted one: hinges, brass corners, inlays, printed
+numbers, the rails' shadows, glare on varnish, a photo cut at the board's
+edge are the board's own and hide nothing.  So the check judges what a
+covering object *does*, three ways (:func:`check_frame`):
+
+1. **It crosses the frame from outside** (``frame_cues``, below): a stretch
+   of the frame unlike the rest of its side.  The frame's look alone is
+   trusted where it can be known: with the calibration photo's frame as the
+   reference (only what changed since can cross it), or where the picture
+   shows the frame and the table all round (``ring_seen`` of the ring the
+   strips sample: a camera over the table).  In a photo cut close to the
+   board, a crossing must also **go on over the board** as one thing: the
+   places connected to the crossing, of its colour (``onto_delta_e``) and
+   within its outline (no strong edge between), hold a disc of radius
+   ``onto_mm`` on the playing surface.  The board's own frame does not: a
+   hinge or a corner stops at the frame's edge, and the board beyond is
+   not of its colour.
+2. **It hides the points and the men** (:func:`cover_cues`): on the surface
+   rectified top-down (``view_step_mm``), where men stand (``men_band_mm``
+   from each long edge, a man further than the men read, not the bar), the
+   places far from every strong edge (``cover_clear_mm``: a point's sides
+   and a man's rim run everywhere there, and an object hides them) that are
+   also unlike the board at their depth -- a colour found nowhere else
+   along the board at that depth, beyond the place's own neighbourhood
+   (points and men recur along the board, a hand's colour does not), or
+   much smoother than the board's own places of that colour there (skin is
+   smooth, the wood of its colour has grain) -- less the men read (inside
+   their outlines and of the men's colours).  A disc of radius ``cover_mm``
+   fitting there is wider than any man's top or point's base: refused.  A
+   cup on the tips of empty points lies outside the men's places and is
+   not counted.  This is judged in a photo cut close to the board, and,
+   against the calibration photo, on what has changed since
+   (``reference_delta_e``); a camera over the table without one judges by
+   the frame (its shadows, not weighed against a photo never taken, would
+   otherwise be taken for something lying there).
+3. **It comes and goes**: with the calibration photo (:func:`rails_picture`
+   keeps its frame and its surface), a change on the frame's rows and
+   beyond them is an arm whatever the cues say, an unchanged frame is not
+   crossed, and only what changed on the surface can cover the men.
+
+What follows is the frame check itself (1).
 
 An arm reaches the board from outside it, so it crosses the board's frame.
 Seen from above, each side of the frame has one cross-section that repeats
@@ -30,7 +73,8 @@ column:
 
 Either cue alone, or both half-way, marks the column crossed.  An arm may
 cross a side aslant, so columns are also summed along slanted lines.  A run
-of crossed columns ``frame_run_mm`` long or longer is a refusal.
+of crossed columns ``frame_run_mm`` long or longer is a crossing (refused as
+1 above says).
 
 Men are not mistaken for a hand: the outlines of the men the reader found
 (``men``) are left out, the edge cue does not use the surface's own edge
@@ -42,12 +86,14 @@ strips run on past each corner over the frame's corner block, so an arm
 crossing at a corner is seen by both sides.
 
 Of the configuration, ``frame_height``, ``frame_band_outer`` (the frame is at
-least this wide), ``frame_corner_skip`` and ``frame_run_mm`` are used.  The
+least this wide), ``frame_corner_skip``, ``frame_run_mm`` and ``point_length``
+are used.  The
 method's own numbers are :class:`~willughby.vision.config.OcclusionConfig`,
 ``config.occlusion`` (the ``[vision.occlusion]`` table of a TOML file).  What
 the check cannot see it does not refuse: a frame
 wholly outside the picture, or an arm that matches frame, table and their
-edges alike.
+edges alike and lies on the frame alone; nor, over the men's places,
+something as small as a man or of a man's colour where the reader read one.
 
 >>> import numpy as np
 >>> from willughby.vision.config import VisionConfig
@@ -59,6 +105,7 @@ False
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -69,7 +116,7 @@ from .config import OcclusionConfig, VisionConfig
 from .errors import FrameError
 from .geometry import BoardGeometry, corners_array
 
-__all__ = ["FrameCheck", "check_frame", "frame_cues", "rails_picture", "SideCues"]
+__all__ = ["CoverCues", "FrameCheck", "check_frame", "cover_cues", "frame_cues", "rails_picture", "SideCues"]
 
 _SIDES = ("top", "bottom", "left", "right")
 _GAP = 36                  # empty columns between the sides in the panel (> the widest slant's shift)
@@ -77,15 +124,23 @@ _GAP = 36                  # empty columns between the sides in the panel (> the
 
 @dataclass(frozen=True)
 class FrameCheck:
-    """The result: whether the frame is crossed, on which side, how long the
-    longest crossed stretch is (mm; refused from ``frame_run_mm``), and the
+    """The result: whether the board is covered (refused), on which side
+    (of the frame crossed, or the long side nearer what covers the men's
+    places), how long the longest crossed stretch is (mm; a crossing from
+    ``frame_run_mm``) or how far along the side the cover spans, the
     strongest colour evidence of that side (its largest colour ratio, 1.0
-    being the colour cue's bar)."""
+    being the colour cue's bar), why it was refused, and the largest discs
+    (radius, mm) found in what covers the men's places and in what goes on
+    from a crossing over the board."""
 
     occluded: bool
     side: str | None
     run_mm: float
     contrast: float
+    reason: str | None = None        # "across the frame", "across the frame onto the board",
+                                     # "over the men's places", or None (not refused)
+    cover_mm: float = 0.0            # the largest disc (radius, mm) in what covers the men's places
+    onto_mm: float = 0.0             # ... in what crosses the frame and goes on over the points
 
 
 @dataclass
@@ -322,15 +377,45 @@ def _longest_run(flags: np.ndarray) -> tuple[int, int]:
 
 
 def rails_picture(config: VisionConfig, image: np.ndarray, corners, camera: Camera | None = None) -> np.ndarray:
-    """The frame round the playing surface as the check samples it (8-bit
-    BGR: rows outward from the surface, columns along the four sides).  Kept
-    from a photo known to be clear (the calibration photo), it is the
-    *reference* of :func:`check_frame`: what this board's frame, its shadow
-    and the table look like under this camera."""
+    """The board as the check samples it, from a photo known to be clear (the
+    calibration photo), kept as the *reference* of :func:`check_frame`: what
+    this board's frame, its shadow, the table and its playing surface look
+    like under this camera.  8-bit BGR: the frame round the surface in its
+    first rows (rows outward from the surface, columns along the four
+    sides), then the playing surface top-down (``view_step_mm`` per pixel)
+    in the rows below, from the left."""
     image = _as_bgr(image)
     if camera is None:
         camera = camera_from_corners(corners, (image.shape[1], image.shape[0]), BoardGeometry(config))
-    return _panel(config, image, corners, None, camera).bgr
+    rails = _panel(config, image, corners, None, camera).bgr
+    view = _view(config, image, corners)
+    surface = view.surface(view.bgr)
+    out = np.zeros((rails.shape[0] + surface.shape[0], max(rails.shape[1], surface.shape[1]), 3), np.uint8)
+    out[:rails.shape[0], :rails.shape[1]] = rails
+    out[rails.shape[0]:, :surface.shape[1]] = surface
+    return out
+
+
+def _split_reference(config: VisionConfig, reference: np.ndarray | None) -> tuple[np.ndarray | None,
+                                                                                  np.ndarray | None]:
+    """The frame's and the surface's parts of a reference (a rails picture
+    of this configuration's shape; one saved before the surface was kept
+    has the frame's part only); (None, None) for any other shape."""
+    if reference is None or reference.ndim != 3:
+        return None, None
+    geometry = BoardGeometry(config)
+    oc = config.occlusion
+    ns = int(round((oc.ring_out_mm - oc.ring_in_mm) / oc.step_mm))
+    ext = int(round(oc.corner_ext_mm / oc.step_mm))
+    cols = sum(int(round(L / oc.step_mm)) + 2 * ext + _GAP
+               for L in (geometry.width, geometry.width, geometry.depth, geometry.depth))
+    rows = int(round(geometry.depth / oc.view_step_mm))
+    scols = int(round(geometry.width / oc.view_step_mm))
+    if reference.shape == (ns, cols, 3):
+        return reference, None
+    if reference.shape == (ns + rows, max(cols, scols), 3):
+        return reference[:ns, :cols], reference[ns:, :scols]
+    return None, None
 
 
 def _changes(P: _Panel, judged: np.ndarray, reference: np.ndarray, oc: OcclusionConfig,
@@ -522,28 +607,537 @@ def frame_cues(config: VisionConfig, image: np.ndarray, corners,
     return results if all_slants else [best[i] for i in range(4)]
 
 
+# ------------------------------------------------------------------ what covers the points
+@dataclass
+class _View:
+    """The playing surface and ``view_margin_mm`` round it, rectified top-down
+    at ``view_step_mm`` per pixel (pixel (0, 0) is the margin's corner beyond
+    C3): Lab, and whether each pixel is in the picture."""
+
+    lab: np.ndarray
+    known: np.ndarray
+    step: float
+    margin: float
+    geometry: BoardGeometry
+    bgr: np.ndarray | None = None
+    edge: np.ndarray | None = None       # strong edges (and out of the picture), once asked for
+
+    def surface(self, a: np.ndarray) -> np.ndarray:
+        """The playing surface's part of a map of the view."""
+        r0 = self.px(0)
+        rows = int(round(self.geometry.depth / self.step))
+        cols = int(round(self.geometry.width / self.step))
+        return a[r0:r0 + rows, r0:r0 + cols]
+
+    def px(self, mm: float) -> int:
+        """The pixel row or column of a surface coordinate (mm)."""
+        return int(round((mm + self.margin) / self.step))
+
+
+def _edges(config: VisionConfig, view: _View) -> np.ndarray:
+    """The view's strong edges: a colour gradient of ``edge_strong`` of the
+    points' ``edge_pct`` percentile or more (the points' sides, the men's
+    rims, an arm's outline; not the wood's grain), and everything outside
+    the picture."""
+    if view.edge is None:
+        oc = config.occlusion
+        g = view.geometry
+        grad = np.zeros(view.known.shape, np.float32)
+        for c in range(3):
+            gx = cv2.Sobel(view.lab[..., c], cv2.CV_32F, 1, 0, ksize=3)
+            gy = cv2.Sobel(view.lab[..., c], cv2.CV_32F, 0, 1, ksize=3)
+            grad += gx * gx + gy * gy
+        grad = np.sqrt(grad) * 0.125
+        deep = min(config.point_length, g.depth / 2)
+        points = np.zeros(view.known.shape, bool)
+        points[view.px(0):view.px(deep), view.px(0):view.px(g.width)] = True
+        points[view.px(g.depth - deep):view.px(g.depth), view.px(0):view.px(g.width)] = True
+        points &= view.known
+        strong = oc.edge_strong * float(np.percentile(grad[points], oc.edge_pct)) if points.any() else 0.0
+        view.edge = (grad >= max(strong, 1e-3)) | ~view.known
+    return view.edge
+
+
+def _view(config: VisionConfig, image: np.ndarray, corners) -> _View:
+    geometry = BoardGeometry(config)
+    oc = config.occlusion
+    step, margin = oc.view_step_mm, oc.view_margin_mm
+    W, D = geometry.width, geometry.depth
+    size = (int(round((W + 2 * margin) / step)), int(round((D + 2 * margin) / step)))
+    src = corners_array(corners).astype(np.float32)
+    dst = ((geometry.surface_corners() + margin) / step).astype(np.float32)
+    H = cv2.getPerspectiveTransform(src, dst)
+    H_image = H.copy()
+    # a pixel of the view spans this many of the picture's (at the surface's middle): smooth the picture as
+    # much first, or the wood's grain and the felt's weave alias into edges
+    centre = np.array([[[(geometry.width / 2 + margin) / step, (geometry.depth / 2 + margin) / step]]], np.float32)
+    back = cv2.perspectiveTransform(centre + np.array([[[0, 0]], [[1, 0]], [[0, 1]]], np.float32).reshape(1, 3, 2),
+                                    np.linalg.inv(H))[0]
+    u, v = back[1] - back[0], back[2] - back[0]
+    span = float(np.sqrt(abs(u[0] * v[1] - u[1] * v[0])))
+    h, w = image.shape[:2]
+    # only the part of the picture the view shows
+    ends = np.array([[[0, 0], [size[0], 0], [size[0], size[1]], [0, size[1]]]], np.float32)
+    seen = cv2.perspectiveTransform(ends, np.linalg.inv(H))[0]
+    x0, y0 = np.clip(np.floor(seen.min(0)).astype(int) - 2, 0, [w - 1, h - 1])
+    x1, y1 = np.clip(np.ceil(seen.max(0)).astype(int) + 3, [x0 + 1, y0 + 1], [w, h])
+    source = image[y0:y1, x0:x1]
+    H = H @ np.array([[1.0, 0, x0], [0, 1.0, y0], [0, 0, 1.0]])
+    while span > 1.8 and min(source.shape[:2]) >= 16:
+        sh, sw = source.shape[:2]
+        source = cv2.pyrDown(source)
+        H = H @ np.diag([sw / source.shape[1], sh / source.shape[0], 1.0])
+        span /= 2
+    bgr = cv2.warpPerspective(source, H, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                              borderValue=(0, 0, 0))
+    if span > 1.2:
+        bgr = cv2.GaussianBlur(bgr, (3, 3), 0.5)
+    # in the picture: the picture's outline, less a pixel, drawn on the view
+    edge = np.array([[[0.5, 0.5], [w - 1.5, 0.5], [w - 1.5, h - 1.5], [0.5, h - 1.5]]], np.float32)
+    outline = cv2.perspectiveTransform(edge, H_image)[0]
+    known = np.zeros((size[1], size[0]), np.uint8)
+    if np.all(np.isfinite(outline)) and np.all(np.abs(outline) < 1e6):
+        cv2.fillConvexPoly(known, np.round(outline * 16).astype(np.int32), 1, shift=4)
+    known = cv2.erode(known, np.ones((3, 3), np.uint8)) > 0
+    # a photo padded with black to its shape (a rotated or stretched picture): the padding is not the scene
+    dark = bgr.max(axis=2) <= 6
+    if dark.any():
+        n, labels = cv2.connectedComponents((dark | ~known).astype(np.uint8), connectivity=4)
+        outside = np.zeros(n, bool)
+        outside[np.unique(labels[~known])] = True
+        outside[0] = False
+        known &= ~outside[labels]
+    lab = cv2.cvtColor(bgr.astype(np.float32) * (1 / 255.0), cv2.COLOR_BGR2Lab)
+    return _View(lab, known, step, margin, geometry, bgr)
+
+
+@dataclass
+class CoverCues:
+    """What lies over the points, as judged (for :func:`check_frame` and for
+    looking at): the largest disc (radius, mm) that fits in what hides the
+    points' edges and is unlike the board where the men stand (``cover_mm``;
+    0 where nothing), the nearer long side and the stretch along it (mm) it
+    spans, and the maps, on the rectified surface (``view_step_mm`` per
+    pixel): where men stand and were looked at (``zone``), far from every edge
+    (``clear``), a colour found nowhere else at that depth (``foreign``),
+    smoother than the board's grain there (``smooth``), the men read
+    (``men``) and the region judged covered (``region``)."""
+
+    cover_mm: float
+    side: str | None
+    extent_mm: float
+    zone: np.ndarray
+    clear: np.ndarray
+    foreign: np.ndarray
+    smooth: np.ndarray
+    men: np.ndarray
+    region: np.ndarray
+
+
+def _fold(a: np.ndarray, rows: int) -> np.ndarray:
+    """The top *rows* of the surface and the bottom *rows*, upside down, side
+    by side: depth from each long edge down the rows, both long edges across."""
+    return np.concatenate([a[:rows], a[a.shape[0] - rows:][::-1]], axis=1)
+
+
+def _unfold(f: np.ndarray, shape: tuple[int, int], rows: int, fill) -> np.ndarray:
+    out = np.full(shape, fill, dtype=f.dtype)
+    w = shape[1]
+    out[:rows] = f[:, :w]
+    out[shape[0] - rows:] = f[:, w:][::-1]
+    return out
+
+
+def _colour_support(lab: np.ndarray, grain: np.ndarray, ok: np.ndarray, want: np.ndarray, oc: OcclusionConfig,
+                    step: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per place wanted (folded rows, see ``_fold``): the share of the places
+    at about its depth (``support_band_mm``), farther than
+    ``support_near_mm`` along the board (or on the other long side), whose
+    colour falls in its bin (Lab binned by ``support_bin``, lightness
+    weighted by ``l_weight``; two grids half a bin apart, the better taken),
+    and the mean *grain* of those places.  The points and the men recur
+    along the board; a hand's colour does not, and where the board's wood of
+    a hand's colour recurs, it has grain and the hand has none.  Counted on
+    places twice ``step`` apart; share 1 and grain 0 where not wanted."""
+    rows0, cols0 = ok.shape
+    size = (cols0 // 2, rows0 // 2)
+    small = cv2.resize(lab, size, interpolation=cv2.INTER_AREA)
+    gsmall = cv2.resize(grain, size, interpolation=cv2.INTER_AREA)
+    okk = cv2.resize(ok.astype(np.uint8), size, interpolation=cv2.INTER_NEAREST) > 0
+    wanted = (cv2.resize(want.astype(np.uint8), size, interpolation=cv2.INTER_AREA) > 0) & okk
+    share_out = np.ones(ok.shape, np.float32)
+    grain_out = np.zeros(ok.shape, np.float32)
+    if not wanted.any():
+        return share_out, grain_out
+    step2 = 2 * step
+    rows, cols = okk.shape
+    half = cols // 2
+    block = max(1, int(round(oc.support_near_mm / 2 / step2)))
+    nb = (half + block - 1) // block
+    blk = np.concatenate([np.arange(half) // block, nb + np.arange(cols - half) // block])
+    nk = 2 * nb
+    near = 2                                      # blocks either side (each half a near-distance long)
+    band = max(0, int(round(oc.support_band_mm / step2)))
+    q = oc.support_bin
+    yy, xx = np.nonzero(okk)
+    kk = blk[xx]
+    gv = gsmall[yy, xx]
+    tot = np.bincount(yy * nk + kk, minlength=rows * nk).reshape(rows, nk).astype(np.float32)
+    tot = _band_sum(tot, band)
+    far_tot = np.maximum(tot.sum(1, keepdims=True) - _near_sum(tot, nb, near), 1.0)
+    wy, wx = np.nonzero(wanted)
+    wk = blk[wx]
+    best = np.full(wy.size, -1.0, np.float32)
+    best_grain = np.zeros(wy.size, np.float32)
+    pix = small * np.array([oc.l_weight, 1.0, 1.0], np.float32)
+    # the rows and blocks near each wanted place: its rows, the blocks within `near` of its own, its long side
+    r = wy[:, None, None] + np.arange(-band, band + 1)[None, :, None]
+    k = wk[:, None, None] + np.arange(-near, near + 1)[None, None, :]
+    valid = (r >= 0) & (r < rows) & (k >= 0) & (k < nk) & ((k < nb) == (wk < nb)[:, None, None])
+    r, k = np.clip(r, 0, rows - 1), np.clip(k, 0, nk - 1)
+    for off in (0.0, 0.5):
+        bins = np.floor(pix / q + off).astype(np.int64)
+        code = (bins[..., 0] * 64 + bins[..., 1] + 32) * 64 + bins[..., 2] + 32
+        uniq, winv = np.unique(code[wy, wx], return_inverse=True)      # only the bins of the places wanted
+        nc = len(uniq)
+        pos = np.searchsorted(uniq, code[yy, xx])
+        hit = uniq[np.minimum(pos, nc - 1)] == code[yy, xx]
+        index = (yy[hit] * nc + pos[hit]) * nk + kk[hit]
+        far = np.zeros(wy.size, np.float32)
+        far_grain = np.zeros(wy.size, np.float32)
+        for values, into in ((None, far), (gv[hit], far_grain)):
+            cnt = np.bincount(index, weights=values, minlength=rows * nc * nk).reshape(rows, nc, nk)
+            alls = _band_sum(cnt.sum(2), band)[wy, winv]
+            into[:] = alls - np.where(valid, cnt[r, winv[:, None, None], k], 0).sum((1, 2))
+        share = far / far_tot[wy, wk]
+        better = share > best
+        best = np.where(better, share, best)
+        best_grain = np.where(better, far_grain / np.maximum(far, 1.0), best_grain)
+    sup = np.ones((rows, cols), np.float32)
+    sup[wy, wx] = best
+    gra = np.zeros((rows, cols), np.float32)
+    gra[wy, wx] = best_grain
+    for small_map, out in ((sup, share_out), (gra, grain_out)):
+        big = np.repeat(np.repeat(small_map, 2, axis=0), 2, axis=1)
+        out[:big.shape[0], :big.shape[1]] = big
+    return share_out, grain_out
+
+
+def _band_sum(a: np.ndarray, band: int) -> np.ndarray:
+    """Sums over rows within *band* of each row (first axis)."""
+    if band <= 0:
+        return a
+    c = np.cumsum(np.concatenate([np.zeros((band + 1,) + a.shape[1:], a.dtype), a,
+                                  np.zeros((band,) + a.shape[1:], a.dtype)]), axis=0)
+    return c[2 * band + 1:] - c[:-2 * band - 1]
+
+
+def _near_sum(a: np.ndarray, nb: int, near: int) -> np.ndarray:
+    """Sums over the blocks within *near* of each block of the same long side
+    (last axis: the first *nb* blocks one side, the rest the other)."""
+    out = np.empty_like(a)
+    for part in (slice(0, nb), slice(nb, a.shape[-1])):
+        b = a[..., part]
+        pad = [(0, 0)] * (b.ndim - 1)
+        c = np.cumsum(np.pad(b, pad + [(near + 1, near)]), axis=-1)
+        out[..., part] = c[..., 2 * near + 1:] - c[..., :-2 * near - 1]
+    return out
+
+
+def _men_mask(lab: np.ndarray, men, oc: OcclusionConfig, step: float) -> np.ndarray:
+    """The places that are one of the men read: inside an outline the reader
+    drew (surface mm) and near one of the men's colours (the outlines' mean
+    colours, in one or two groups by lightness; a group of a fifth of them
+    or more), or within a few mm of such a place (his rim, his shadow).  An
+    outline the reader drew over a cup or a hand holds neither colour, and
+    its place is not excused."""
+    shape = lab.shape[:2]
+    polys = [np.asarray(m, np.float64).reshape(-1, 2) for m in men or []]
+    polys = [np.round(p / step * 4).astype(np.int32) for p in polys if len(p) >= 3]
+    if not polys:
+        return np.zeros(shape, bool)
+    which = np.zeros(shape, np.int32)
+    for i, p in enumerate(polys, start=1):
+        cv2.fillPoly(which, [p], i, shift=2)
+    ys, xs = np.nonzero(which)
+    if ys.size == 0:
+        return np.zeros(shape, bool)
+    ids = which[ys, xs]
+    n = len(polys) + 1
+    count = np.bincount(ids, minlength=n)
+    px = lab[ys, xs]
+    c = np.stack([np.bincount(ids, px[:, k], minlength=n) for k in range(3)], axis=1)[count >= 3]
+    c = c / count[count >= 3, None]
+    if len(c) == 0:
+        return np.zeros(shape, bool)
+    c = c[np.argsort(c[:, 0])]
+    groups = [c]
+    if len(c) >= 2:
+        gaps = np.diff(c[:, 0])
+        cut = int(np.argmax(gaps)) + 1
+        if gaps[cut - 1] > oc.men_delta_e:
+            groups = [c[:cut], c[cut:]]
+    weight = np.array([oc.l_weight, 1.0, 1.0], np.float32)
+    k = 2 * int(round(4.0 / step)) + 1
+    grow = np.ones((k, k), np.uint8)
+    inside = cv2.dilate((which > 0).astype(np.uint8), grow) > 0
+    iy, ix = np.nonzero(inside)
+    vals = lab[iy, ix] * weight
+    near = np.zeros(iy.size, bool)
+    for g in groups:
+        if len(g) >= max(2, 0.2 * len(c)) or len(c) < 2:
+            centre = np.median(g, axis=0) * weight
+            near |= ((vals - centre) ** 2).sum(-1) < oc.men_delta_e ** 2
+    out = np.zeros(shape, np.uint8)
+    out[iy[near], ix[near]] = 1
+    return (cv2.dilate(out, grow) > 0) & inside
+
+
+def cover_cues(config: VisionConfig, image: np.ndarray, corners, men: list[np.ndarray] | None = None,
+               view: _View | None = None, exact: bool = True, reference: np.ndarray | None = None) -> CoverCues:
+    """What lies over the places where men stand (see the module's
+    description): the region that hides the points' and men's edges (no
+    edge within ``cover_clear_mm``) and is unlike the board at its depth (a
+    colour that recurs nowhere else at that depth, or smoother than the
+    board's grain there), less the men read (*men*, their outlines in
+    surface mm); and the largest disc that fits in it.  With *reference*
+    (the surface's part of a :func:`rails_picture` of a clear photo from this
+    camera), only what has changed since (``reference_delta_e``) can cover:
+    the board's own shadows and blank places were there then.  Not *exact*: where
+    no disc that large can fit in what is blank and not a man, the colour and
+    grain are not weighed and ``cover_mm`` is 0."""
+    oc = config.occlusion
+    image = _as_bgr(image)
+    if view is None:
+        view = _view(config, image, corners)
+    g = view.geometry
+    W, D = g.width, g.depth
+    step = view.step
+    y0, x0 = view.px(0), view.px(0)
+    rows, cols = int(round(D / step)), int(round(W / step))
+    lab = view.lab[y0:y0 + rows, x0:x0 + cols]
+    known = view.known[y0:y0 + rows, x0:x0 + cols]
+    shape = (rows, cols)
+    # where men stand: the base of every point, and a man beyond the men read
+    deep = min(rows // 2, int(round(min(config.point_length, D / 2) / step)))
+    band = min(deep, int(round(oc.men_band_mm / step)))
+    zone = np.zeros(shape, bool)
+    zone[:band] = True
+    zone[rows - band:] = True
+    men_read = np.zeros(shape, np.uint8)
+    polys = [np.asarray(m, np.float64).reshape(-1, 2) for m in men or []]
+    polys = [np.round(p / step * 4).astype(np.int32) for p in polys if len(p) >= 3]
+    if polys:
+        cv2.fillPoly(men_read, polys, 1, shift=2)
+        reach = cv2.distanceTransform(1 - men_read, cv2.DIST_L2, 3) * step <= oc.men_reach_mm
+        reach[deep:rows - deep] = False
+        zone |= reach
+    left, right = g.bar_x
+    zone[:, max(0, int((left - oc.bar_pad_mm) / step)):int(np.ceil((right + oc.bar_pad_mm) / step))] = False
+    points = np.zeros(shape, bool)
+    points[:deep] = True
+    points[rows - deep:] = True
+    points &= known
+    zone &= known
+    empty = np.zeros(shape, bool)
+    if zone.sum() < 10:
+        return CoverCues(0.0, None, 0.0, zone, empty, empty, empty, empty, empty)
+    # edges: the points' sides, the men's rims (strong against the board's own)
+    edge = _edges(config, view)[y0:y0 + rows, x0:x0 + cols]
+    clear = np.minimum(cv2.distanceTransform((~edge).astype(np.uint8), cv2.DIST_L2, 5), 1e4) * step >= oc.cover_clear_mm
+    want = clear & zone
+    if reference is not None and reference.shape == (rows, cols, 3):
+        before = cv2.cvtColor(reference.astype(np.float32) * (1 / 255.0), cv2.COLOR_BGR2Lab)
+        diff = cv2.blur(lab, (3, 3)) - cv2.blur(before, (3, 3))
+        diff[..., 0] *= oc.l_weight
+        want &= (diff ** 2).sum(-1) >= oc.reference_delta_e ** 2
+
+    def too_small(where: np.ndarray) -> bool:
+        """Holds no disc the size of the bar: nothing there can cover the men (not weighed further)."""
+        radius = float(cv2.distanceTransform(np.pad(where.astype(np.uint8), 1), cv2.DIST_L2, 5).max()) * step
+        return not exact and radius + oc.cover_clear_mm < oc.cover_mm
+
+    if too_small(want):
+        return CoverCues(0.0, None, 0.0, zone, clear, empty, empty, empty, empty)
+    men_mask = _men_mask(lab, men, oc, step)
+    want &= ~men_mask
+    if too_small(want):
+        return CoverCues(0.0, None, 0.0, zone, clear, empty, empty, men_mask, empty)
+    # unlike the board at its depth: a colour found nowhere else there, or smoother than the board's own
+    # places of its colour there (skin is smooth, the wood of its colour has grain)
+    L = lab[..., 0]
+    lit = cv2.GaussianBlur(L, (0, 0), 1.5)
+    grain = cv2.blur(np.abs(L - lit), (5, 5)) / (cv2.blur(lit, (5, 5)) + oc.grain_dark) * 50.0
+    share, usual = _colour_support(_fold(lab, deep), _fold(grain, deep), _fold(points, deep), _fold(want, deep),
+                                   oc, step)
+    foreign = _unfold(share < oc.support_share, shape, deep, False) & points
+    smooth = _unfold((_fold(grain, deep) < oc.grain_share * usual) & (usual >= oc.grain_least), shape, deep,
+                     False) & points
+    region = (foreign | smooth) & want
+    if not region.any():
+        return CoverCues(0.0, None, 0.0, zone, clear, foreign, smooth, men_mask, region)
+    dist = cv2.distanceTransform(np.pad(region.astype(np.uint8), 1), cv2.DIST_L2, 5)[1:-1, 1:-1]
+    r, c = np.unravel_index(int(np.argmax(dist)), dist.shape)
+    cover = float(dist[r, c]) * step + oc.cover_clear_mm
+    n, labels = cv2.connectedComponents(region.astype(np.uint8), connectivity=8)
+    xs = np.nonzero((labels == labels[r, c]).any(axis=0))[0]
+    extent = float((xs.max() - xs.min() + 1) * step) if xs.size else 0.0
+    side = "top" if r < rows / 2 else "bottom"
+    return CoverCues(cover, side, extent, zone, clear, foreign, smooth, men_mask, region)
+
+
+def _side_box(config: VisionConfig, view: _View, name: str, t0: float, t1: float, s0: float,
+              s1: float) -> tuple[int, int, int, int]:
+    """The view's pixels (row0, row1, col0, col1) of the stretch *t0*..*t1*
+    of side *name*, *s0*..*s1* mm out from the surface (clipped)."""
+    W, D = view.geometry.width, view.geometry.depth
+    x0, y0, x1, y1 = {"top": (t0, -s1, t1, -s0), "bottom": (t0, D + s0, t1, D + s1),
+                      "left": (-s1, t0, -s0, t1), "right": (W + s0, t0, W + s1, t1)}[name]
+    h, w = view.known.shape
+    return (max(0, view.px(min(y0, y1))), min(h, view.px(max(y0, y1)) + 1),
+            max(0, view.px(min(x0, x1))), min(w, view.px(max(x0, x1)) + 1))
+
+
+def _onto_points(config: VisionConfig, view: _View, cue: SideCues, start: int, stop: int) -> float:
+    """How far something crossing the frame (the columns *start*:*stop* of
+    *cue*) goes on over the points: the largest disc (radius, mm) on the
+    surface inside the region connected to the crossing whose colour is the
+    crossing's (its median on the frame, ``onto_delta_e``, lightness weighted
+    ``onto_l_weight`` for the shading across an arm)."""
+    oc = config.occlusion
+    g = view.geometry
+    W, D = g.width, g.depth
+    t0, t1 = float(cue.t[start]), float(cue.t[stop - 1])
+    s0, s1 = 3.0, config.frame_band_outer
+    r0, r1, c0, c1 = _side_box(config, view, cue.name, t0, t1, s0, s1)
+    if c1 <= c0 or r1 <= r0:
+        return 0.0
+    seen = view.known[r0:r1, c0:c1]
+    if seen.sum() < 4:
+        return 0.0
+    weight = np.array([oc.onto_l_weight, 1.0, 1.0], np.float32)
+    samples = view.lab[r0:r1, c0:c1][seen] * weight
+    # what crosses may share the stretch with the frame beside it and its shadow: its colour, and the
+    # two colours the stretch splits into (two means from its darkest and lightest)
+    centres = [np.median(samples, axis=0)]
+    if len(samples) >= 8:
+        two = samples[[int(np.argmin(samples[:, 0])), int(np.argmax(samples[:, 0]))]].copy()
+        for _ in range(5):
+            near = ((samples[:, None, :] - two[None]) ** 2).sum(-1).argmin(1)
+            two = np.array([samples[near == i].mean(0) if (near == i).any() else two[i] for i in range(2)])
+        centres += list(two)
+    # looked at within reach of the crossing (an arm's length onto the board)
+    reach = int(round(oc.onto_reach_mm / view.step))
+    h, w = view.known.shape
+    wr0, wr1, wc0, wc1 = max(0, r0 - reach), min(h, r1 + reach), max(0, c0 - reach), min(w, c1 + reach)
+    edge = _edges(config, view)[wr0:wr1, wc0:wc1]
+    surface = np.zeros(edge.shape, bool)
+    surface[max(0, view.px(0) - wr0):max(0, view.px(D) - wr0), max(0, view.px(0) - wc0):max(0, view.px(W) - wc0)] = True
+    lab = view.lab[wr0:wr1, wc0:wc1] * weight
+    box = (slice(r0 - wr0, r1 - wr0), slice(c0 - wc0, c1 - wc0))
+    best = 0.0
+    for colour in centres:
+        # of its colour and within its outline (an edge stops it: the board's own colour beyond is not it)
+        like = (((lab - colour) ** 2).sum(-1) < oc.onto_delta_e ** 2) & ~edge
+        n, labels = cv2.connectedComponents(like.astype(np.uint8), connectivity=4)
+        seeds = np.unique(labels[box][like[box]])
+        seeds = seeds[seeds > 0]
+        if seeds.size == 0:
+            continue
+        keep = np.zeros(n, bool)
+        keep[seeds] = True
+        inside = (keep[labels] & surface).astype(np.uint8)
+        if inside.any():
+            best = max(best, float(cv2.distanceTransform(inside, cv2.DIST_L2, 5).max()) * view.step)
+    return best
+
+
+def _ring_seen(config: VisionConfig, shape: tuple[int, ...], corners) -> float:
+    """The share of the ring round the surface the frame check samples (out
+    to ``ring_out_mm``, on the surface's plane) that lies in the picture: all
+    of it from a camera over the table, much less in a photo cut close to the
+    board."""
+    geometry = BoardGeometry(config)
+    W, D, out = geometry.width, geometry.depth, config.occlusion.ring_out_mm
+    xs, ys = np.meshgrid(np.arange(-out, W + out, 6.0), np.arange(-out, D + out, 6.0))
+    ring = (xs < 0) | (xs > W) | (ys < 0) | (ys > D)
+    pts = np.column_stack([xs[ring], ys[ring]]).astype(np.float32).reshape(-1, 1, 2)
+    H = cv2.getPerspectiveTransform(geometry.surface_corners().astype(np.float32),
+                                    corners_array(corners).astype(np.float32))
+    img = cv2.perspectiveTransform(pts, H).reshape(-1, 2)
+    h, w = shape[:2]
+    inside = (img[:, 0] >= 0) & (img[:, 1] >= 0) & (img[:, 0] <= w - 1) & (img[:, 1] <= h - 1)
+    return float(inside.mean()) if inside.size else 0.0
+
+
+def _runs(flags: np.ndarray) -> list[tuple[int, int]]:
+    """(start, stop) of every run of True."""
+    f = np.concatenate([[0], flags.astype(np.int8), [0]])
+    d = np.diff(f)
+    return list(zip(np.nonzero(d == 1)[0].tolist(), np.nonzero(d == -1)[0].tolist()))
+
+
 def check_frame(config: VisionConfig, image: np.ndarray, corners,
                 men: list[np.ndarray] | None = None, camera: Camera | None = None,
                 reference: np.ndarray | None = None) -> FrameCheck:
-    """Look along the frame for something lying across it (see the module's
-    description).  *corners* are the playing surface's C1..C4 in *image*;
-    *men* are the outlines (surface mm, as the camera sees them) of men read
-    on the board: a man on an edge point, seen from the side, may overhang
-    the frame, and the frame under him is not looked at; *camera* (from
+    """Is the board covered (see the module's description)?  *corners* are
+    the playing surface's C1..C4 in *image*; *men* are the outlines (surface
+    mm, as the camera sees them) of men read on the board: a man on an edge
+    point, seen from the side, may overhang the frame, and the frame under
+    him is not looked at, nor is a man read taken for something covering the
+    points; *camera* (from
     :func:`~willughby.vision.camera.camera_from_corners`) puts the strips on
     the plane of the frame's top rather than the surface's; *reference*
     (:func:`rails_picture` of a clear photo of this board, from this camera,
     such as the calibration photo) keeps the board's own look from being
-    taken for an arm: only what has changed since can be one."""
+    taken for an arm: only what has changed since can be one, and what
+    changed on the frame and beyond it is an arm."""
+    oc = config.occlusion
+    image = _as_bgr(image)
+    if camera is None:
+        camera = camera_from_corners(corners, (image.shape[1], image.shape[0]), BoardGeometry(config))
+    rails_ref, surface_ref = _split_reference(config, reference)
+    referenced = rails_ref is not None
+    whole = _ring_seen(config, image.shape, corners) >= oc.ring_seen
+    view: _View | None = None
     worst = FrameCheck(False, None, 0.0, 0.0)
-    for cue in frame_cues(config, image, corners, men, camera, reference=reference):
-        run_mm = cue.run * config.occlusion.step_mm
+    cues = frame_cues(config, image, corners, men, camera, reference=rails_ref)
+    for cue in cues:
         contrast = float(cue.colour.max()) if cue.colour.size else 0.0
-        if run_mm >= config.frame_run_mm and run_mm > worst.run_mm:
-            worst = FrameCheck(True, cue.name, run_mm, contrast)
-        elif not worst.occluded and run_mm > worst.run_mm:
-            worst = FrameCheck(False, None, run_mm, contrast)
-    return worst
+        for start, stop in _runs(cue.crossed):
+            run_mm = (stop - start) * oc.step_mm
+            if run_mm < config.frame_run_mm:
+                if not worst.occluded and run_mm > worst.run_mm:
+                    worst = FrameCheck(False, None, run_mm, contrast)
+                continue
+            # the frame is judged alone where the calibration photo tells its own look, or where the
+            # picture shows it and the table round it (a camera over the table); in a photo cut close to
+            # the board the frame's own look (a hinge, a brass corner, the picture's edge) can look
+            # crossed: an arm also goes on over the points
+            if referenced or whole:
+                onto = math.inf
+            else:
+                view = view or _view(config, image, corners)
+                onto = _onto_points(config, view, cue, start, stop)
+            measured = onto if math.isfinite(onto) else 0.0
+            if onto >= oc.onto_mm and run_mm > worst.run_mm:
+                why = "across the frame onto the board" if math.isfinite(onto) else "across the frame"
+                worst = FrameCheck(True, cue.name, run_mm, contrast, why, worst.cover_mm, measured)
+            elif not worst.occluded and run_mm > worst.run_mm:
+                worst = FrameCheck(False, None, run_mm, contrast, None, 0.0, measured)
+    # what lies over the men's places: in a photo cut close to the board (whose frame tells little), or
+    # against the calibration photo (what has changed since); a camera over the table without one sees
+    # an arm on the frame and the table round it, and the board's own shadows are not weighed against
+    # the light of a photo that was never taken
+    if whole and surface_ref is None:
+        return worst
+    cover = cover_cues(config, image, corners, men, view or _view(config, image, corners), exact=False,
+                       reference=surface_ref)
+    if not worst.occluded and cover.cover_mm >= oc.cover_mm:
+        return FrameCheck(True, cover.side, cover.extent_mm, worst.contrast, "over the men's places",
+                          cover.cover_mm, worst.onto_mm)
+    return FrameCheck(worst.occluded, worst.side, worst.run_mm, worst.contrast, worst.reason, cover.cover_mm,
+                      worst.onto_mm)
 
 
 def main(argv=None) -> int:

@@ -187,9 +187,10 @@ def test_a_forearm_crossing_at_a_corner_is_refused():
 
 
 def test_something_on_the_surface_alone_does_not_cross_the_frame():
-    """Something lying on the surface alone (a cup, a die box) does not
-    cross the frame; this check is about the frame (a hand always reaches
-    the board from outside it)."""
+    """Something lying on the bar and the field between the rows of points
+    alone (a cup, a die box) does not cross the frame and hides no man and
+    no place a man stands; a camera seeing the frame and the table round it
+    judges an arm by the frame (a hand reaches the board from outside it)."""
     img = board()
     cv2.circle(img, tuple(int(v) for v in px([[265.0, 225.0]])[0]), int(40 * PPM), SKIN, -1)
     assert not check(img).occluded
