@@ -221,7 +221,7 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool]) -> lis
     import cv2
 
     from willughby.vision.config import VisionConfig
-    from willughby.vision.reader import learn_look, read_board
+    from willughby.vision.reader import board_config, learn_look, read_board
     from willughby.vision.refine import refine_corners
     from willughby.vision.synth import Scene, SceneSpec
     from willughby.vision.turns import CHANGE_DELTA_E, FAINT_DELTA_E, point_change_profiles, rectified
@@ -245,7 +245,8 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool]) -> lis
     if refine:
         corners = refine_corners(VisionConfig(), image, corners).corners.tolist()
     look = learn_look(image, corners) if calibrate else None
-    before_frame = rectified(image, corners)
+    # the start frame rectified as the reads will be: with the board's layout (calibrated, or found)
+    before_frame = rectified(image, corners, board_config(image, corners, VisionConfig(), look)[0])
     for n, case in enumerate(game):
         image, label = scene.render(case.after, np.random.default_rng(seed * 1000 + n), dice_values=case.dice)
         t0 = time.perf_counter()

@@ -52,6 +52,9 @@ class Rectified:
     lab: np.ndarray                    # uint8 Lab, the rectified surface and its margin
     corners: tuple[tuple[float, float], ...]
     frame_shape: tuple[int, ...]
+    #: the configuration it was rectified with (the board's own layout, where the reader found one):
+    #: the strips are cut with the same
+    config: Any = None
 
 
 def rectified(frame: np.ndarray, corners: Sequence[Sequence[float]], config: Any = None,
@@ -60,13 +63,19 @@ def rectified(frame: np.ndarray, corners: Sequence[Sequence[float]], config: Any
     and smoothed (:data:`CHANGE_BLUR_MM`, or *blur_mm*); where *reading* is
     the reader's reading of this frame with these corners and configuration,
     the surface it rectified (and its Lab) is used, not warped (or
-    converted) again."""
+    converted) again, and the configuration it read with (its board's own
+    layout) unless *config* is given; without a reading, *config* (or the
+    default) with the board's layout as the reader would read this frame
+    with it (``reader.board_config``: found once for these corners)."""
     import cv2
 
     from .config import VisionConfig
-    from .reader import rectify
+    from .reader import board_config, rectify
 
-    config = config or VisionConfig.default()
+    if reading is not None and config is None:
+        config = getattr(reading, "config", None)
+    if config is None or reading is None:
+        config = board_config(frame, corners, config or VisionConfig.default())[0]
     rect = getattr(reading, "rect", None)
     lab = getattr(reading, "rect_lab8", None) if rect is not None else None
     if rect is None:
@@ -77,7 +86,7 @@ def rectified(frame: np.ndarray, corners: Sequence[Sequence[float]], config: Any
     if sigma > 0:
         lab = cv2.GaussianBlur(lab, (0, 0), sigma)
     return Rectified(lab,
-                     tuple((float(x), float(y)) for x, y in corners), tuple(frame.shape))
+                     tuple((float(x), float(y)) for x, y in corners), tuple(frame.shape), config)
 
 
 def point_changes(before: np.ndarray | Rectified, after: np.ndarray | Rectified, corners: Sequence[Sequence[float]],
@@ -96,7 +105,9 @@ def point_change_profiles(before: np.ndarray | Rectified, after: np.ndarray | Re
     changed colour (as :func:`point_changes`), row by row of the strip from
     the board's edge (beyond it, by ``strips.STRIP_BEYOND`` mm) toward the
     middle: (24, strip length in pixels of ``strips.MM_PER_PX`` mm).  Their
-    means are :func:`point_changes`.  With several colour differences
+    means are :func:`point_changes`.  Without *config*, that of the
+    rectified frames given (:class:`Rectified`), else the default with the
+    board's layout as the reader finds it.  With several colour differences
     (*delta_e* a sequence, such as ``(CHANGE_DELTA_E, FAINT_DELTA_E)``), a
     tuple of profiles, one for each, from one comparison of the frames."""
     import cv2
@@ -105,7 +116,6 @@ def point_change_profiles(before: np.ndarray | Rectified, after: np.ndarray | Re
     from .geometry import BoardGeometry
     from .strips import STRIP_PX, _cut, cut_pixels, whole_pixel_strips
 
-    config = config or VisionConfig.default()
     several = isinstance(delta_e, (tuple, list))
     thresholds = [float(t) for t in delta_e] if several else [CHANGE_DELTA_E if delta_e is None else float(delta_e)]
     core = CHANGE_CORE if core is None else core
@@ -123,8 +133,13 @@ def point_change_profiles(before: np.ndarray | Rectified, after: np.ndarray | Re
     shapes = [f.frame_shape if isinstance(f, Rectified) else tuple(f.shape) for f in (before, after)]
     if shapes[0] != shapes[1]:
         raise ValueError(f"the frames before and after differ in size: {shapes[0]} and {shapes[1]}")
-    labs = [(f if f is not None else rectified(frame, corners, config)).lab
-            for f, frame in zip(frames, (before, after))]
+    if config is None:          # the configuration a frame was rectified with (its board's layout) ...
+        config = next((f.config for f in frames if f is not None and f.config is not None), None)
+    rects = [f if f is not None else rectified(frame, corners, config) for f, frame in zip(frames, (before, after))]
+    labs = [r.lab for r in rects]
+    if labs[0].shape != labs[1].shape:
+        raise ValueError("the frames before and after were rectified with different layouts of the board")
+    config = rects[0].config or VisionConfig.default()     # ... and the strips are cut with the same
     geometry = BoardGeometry(config)
     ones = np.ones((1, 3), np.float32)
     width = STRIP_PX[0]

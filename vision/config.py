@@ -18,6 +18,9 @@ numbers sit in a table of their own::
     [vision.refine]          # RefineConfig: finding the surface's edges from rough corners
     enabled = true
 
+    [vision.layout]          # LayoutConfig: the board's own points, bar and men found in the picture
+    find = false
+
 >>> VisionConfig().man_diameter
 36.0
 >>> VisionConfig().with_values({"dice": {"min_score": 0.9}}).dice.min_score
@@ -33,7 +36,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
-__all__ = ["VisionConfig", "VisionConfigError", "ReaderConfig", "DiceConfig", "OcclusionConfig", "RefineConfig"]
+__all__ = ["VisionConfig", "VisionConfigError", "ReaderConfig", "DiceConfig", "OcclusionConfig", "RefineConfig",
+           "LayoutConfig"]
 
 
 class VisionConfigError(ValueError):
@@ -388,6 +392,7 @@ class RefineConfig:
     enabled: bool = False            # refine along the board at the start of every read (read_board, observe);
                                      # the companion refines once, at calibration, instead
     max_move_px: float = _f(15.0)    # no corner moves further
+    rounds: int = _f(3)              # the rows found again from the corners moved, at most this many times in all
     side_samples: int = _f(24)       # places looked at on each of the points' 48 sides
     side_from: float = _f(0.2, "share")  # ... from this share of the way from a point's base to its tip
     side_to: float = _f(0.95, "share")   # ... to this
@@ -406,13 +411,76 @@ class RefineConfig:
 
 
 @dataclass(frozen=True)
+class LayoutConfig:
+    """The board's own layout (``vision/board_layout.py``, whose docstring
+    tells the method): where its points, its bar and its men's size are,
+    found in the picture rather than assumed, and where they were found.
+    Lengths in mm of the rectified surface the corners give (the
+    proportions' ``surface_width`` x ``surface_depth``)."""
+
+    find: bool = True                # find the layout in the picture (at calibration, and in a photo read
+                                     # without one); off: the proportions below and in [vision] are the board's
+    # --- a layout found (or measured by hand): what the reader reads with; empty: from the proportions
+    centres: tuple[float, ...] = _f((), "any")  # the 24 points' centres, mm along the surface from C3's edge
+                                                # (index: point - 1)
+    bar: tuple[float, ...] = _f((), "any")      # the bar's two edges, mm along the surface (equal: no bar)
+    # --- where the points' sides are looked for
+    band: tuple[float, ...] = _f((0.03, 0.30), "share", length=2)  # share of the depth from each long edge
+    slopes: tuple[float, ...] = _f((0.04, 0.2), length=2)  # a side's slant (half its base over its length): range
+    slope_step: float = _f(0.01)
+    pitch: tuple[float, ...] = _f((1 / 17.5, 1 / 11.8), "share", length=2)  # the points' pitch, share of the width
+    pitch_step_mm: float = _f(0.5)
+    half_base: tuple[float, ...] = _f((0.28, 0.52), "share", length=2)  # half a point's base, share of the pitch
+    half_base_step: float = _f(0.02, "share")
+    samples_per_mm: int = _f(2)      # the profiles' resolution
+    smooth_px: float = _f(1.0)       # Gaussian smoothing (sigma) of the rectified picture
+    highpass_mm: float = _f(9.0)     # a profile less its mean over this width: sharp sides stand out
+    z_range: tuple[float, ...] = _f((-2.0, 5.0), "any", length=2)  # a profile's values in spreads, clipped
+    tolerance_mm: float = _f(1.0, "nonneg")  # a side found this near where the model puts it counts
+    end_sigma_mm: float = _f(12.0)   # the rows' ends lie about this near the corners given, inside them (a prior:
+                                     # a board may have a border between its rail and its points) ...
+    end_beyond_sigma_mm: float = _f(6.0)  # ... and about this near beyond them (only as far as the corners are off)
+    # --- what is certain
+    min_evidence: float = _f(2.0)    # mean evidence (spreads) per side a group of six must show ...
+    max_disagree_mm: float = _f(8.0)  # ... and the two long sides' points agree this well (one row shifted and
+                                      # stretched onto the other)
+    men_share: float = _f(0.9)       # men's diameter, share of the pitch (men are about a point wide)
+    longest_point: float = _f(0.44, "share")  # a point's length read with is at most this share of the depth (the
+                                              # length found, half base over slope, is rough; the open field
+                                              # between the tips must stay)
+    # --- the surface's depth against its width (the corners alone cannot say how deep it is)
+    aspect_from_camera: bool = True  # from the corners' perspective where it fixes the camera's focal length ...
+    aspect: tuple[float, ...] = _f((0.65, 1.05), length=2)  # ... and lies within this (depth / width);
+                                                           # otherwise the proportions' surface_depth / surface_width
+    round_votes: float = _f(30.0)    # ... and more men's tops look round there (HoughCircles' votes for one)
+    aspect_tolerance: float = _f(0.07, "share")  # ... and the proportions' are kept where it is within this share of
+                                                # them (the corners' estimate scatters by a few per cent)
+
+    def __post_init__(self) -> None:
+        _check_fields(self, "vision.layout")
+        if self.centres and len(self.centres) != 24:
+            raise VisionConfigError(f"vision.layout.centres must hold 24 values (or none), not {len(self.centres)}")
+        if self.bar and (len(self.bar) != 2 or self.bar[1] < self.bar[0]):
+            raise VisionConfigError(f"vision.layout.bar must be two edges, left to right (or none), not {self.bar!r}")
+        for name in ("band", "slopes", "pitch", "half_base", "z_range", "aspect"):
+            lo, hi = getattr(self, name)
+            if lo >= hi:
+                raise VisionConfigError(f"vision.layout.{name} must run from low to high, not {(lo, hi)!r}")
+
+
+@dataclass(frozen=True)
 class VisionConfig:
     """Board geometry (millimetres) and the reader's settings.
 
-    The geometry defaults are those of a standard tournament-size board as in
-    the dev set (``docs/vision-labels.md``): a playing surface of 530 x 450 mm, halves of
-    240 mm with six points of 40 mm, a 50 mm bar, points 180 mm long, men
-    36 mm across.  A board of other proportions sets them in its TOML file.
+    The geometry defaults are one maker's proportions: a playing surface of
+    530 x 450 mm, halves of 240 mm with six points of 40 mm, a 50 mm bar,
+    points 180 mm long, men 36 mm across.  They are not assumed of the board
+    watched: its own layout is found in the picture (``board_layout``,
+    ``[vision.layout]``), and the reader reads with that -- the surface
+    scaled so that its points are ``point_width`` wide, the points and the
+    bar where they were found.  The proportions here are the frame the
+    corners are first rectified onto, and what is read with where the
+    picture shows nothing certain (the reading then says so).
     """
 
     # --- the board (mm)
@@ -443,11 +511,13 @@ class VisionConfig:
     frame_run_mm: float = 30.0       # a foreign stretch this long (mm) is something across the frame
     # --- markers
     marker_max_error: float = 4.0    # pixels: markers that disagree by more than this do not locate the board
-    # --- each stage's own method numbers ([vision.reader], [vision.dice], [vision.occlusion], [vision.refine])
+    # --- each stage's own method numbers ([vision.reader], [vision.dice], [vision.occlusion], [vision.refine],
+    #     [vision.layout])
     reader: ReaderConfig = field(default_factory=ReaderConfig)
     dice: DiceConfig = field(default_factory=DiceConfig)
     occlusion: OcclusionConfig = field(default_factory=OcclusionConfig)
     refine: RefineConfig = field(default_factory=RefineConfig)
+    layout: LayoutConfig = field(default_factory=LayoutConfig)
 
     def __post_init__(self) -> None:
         for f in fields(self):

@@ -1,6 +1,10 @@
 """Where things are on the board: the rectified playing surface, the 24
 points, the bar, and the slots men lie in.
 
+Where the points and the bar lie is the board's own where its layout was
+found in the picture (``board_layout``: ``config.layout.centres`` and
+``bar``); otherwise it follows the configured proportions.
+
 The rectified surface has its origin at corner C3 (touching point 13), x along
 the long edge towards C4 (point 24), y across towards C2/C1, in millimetres
 (``board-json.md``: C1 touches point 1, C2 point 12, C3 point 13, C4 point
@@ -47,16 +51,23 @@ class BoardGeometry:
 
     @property
     def bar_x(self) -> tuple[float, float]:
-        """Left and right edge of the bar."""
+        """Left and right edge of the bar (the board's own where its layout
+        was found, ``config.layout.bar``; else from the proportions)."""
         c = self.config
+        if c.layout.bar:
+            return float(c.layout.bar[0]), float(c.layout.bar[1])
         left = c.half_width + (c.surface_width - 2 * c.half_width - c.bar_width) / 2
         return left, left + c.bar_width
 
     def point_centre_x(self, point: int) -> float:
-        """The x of the middle of physical point *point* (1..24)."""
+        """The x of the middle of physical point *point* (1..24): the board's
+        own where its layout was found (``config.layout.centres``), else
+        from the proportions (points from each end, a bar in the middle)."""
         if not 1 <= point <= 24:
             raise ValueError(f"point must be 1..24, not {point}")
         c = self.config
+        if c.layout.centres:
+            return float(c.layout.centres[point - 1])
         if point <= 12:
             column = 12 - point          # point 12 is column 0 (leftmost), point 1 column 11
         else:

@@ -30,6 +30,7 @@ from typing import Any, Sequence
 import cv2
 import numpy as np
 
+from .board_layout import BoardLayout, confirms, find_layout
 from .camera import camera_from_corners
 from .config import VisionConfig
 from .dice import Die, find_dice
@@ -42,7 +43,7 @@ from .geometry import BoardGeometry, homography
 from .memory import keep_frame_memory
 
 __all__ = ["METHODS", "Reading", "Man", "read_board", "rectify", "detect_men", "BoardModel", "Look", "learn_look",
-           "observe", "Observation"]
+           "observe", "Observation", "board_config"]
 
 PILES = (0,)         # pile heights tried at a point's edge (0: men laid flat)
 # how to count the men on the points: the trained point reader preferring
@@ -90,6 +91,9 @@ class Reading:
     rect: np.ndarray | None = field(default=None, repr=False, compare=False)
     #: ... and the same in 8-bit Lab (``cv2.COLOR_BGR2Lab``), as the read converted it
     rect_lab8: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: the configuration the frame was read with: the one given, with this
+    #: board's own layout (``board_layout``) where it was found; *rect* is in its frame
+    config: VisionConfig | None = field(default=None, repr=False, compare=False)
 
     def to_board(self, men_per_side: int = MEN_PER_SIDE) -> dict[str, Any]:
         """The board document of this reading (``vision read``), with its
@@ -243,11 +247,17 @@ class Look:
     field: tuple[float, float, float]
     bar: tuple[float, float, float]
     rails: np.ndarray | None = field(default=None, compare=False, repr=False)
+    #: where this board's points, bar and men were found in the photo
+    #: (``board_layout.find_layout``, in the frame of the corners calibrated);
+    #: every read of the board uses it.  None: a look saved before layouts were found
+    layout: BoardLayout | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         r = lambda v: [round(float(x), 2) for x in v]  # noqa: E731
         doc = {"format": "willughby-look/1", "men": {k: r(v) for k, v in self.men.items()},
                "points": [r(p) for p in self.points], "field": r(self.field), "bar": r(self.bar)}
+        if self.layout is not None:
+            doc["layout"] = self.layout.to_json()
         if self.rails is not None:
             ok, png = cv2.imencode(".png", self.rails)
             if ok:
@@ -271,7 +281,8 @@ class Look:
                 rails = cv2.imdecode(raw, cv2.IMREAD_COLOR) if raw.size else None
                 if rails is None:
                     raise ValueError("rails_png is not a PNG picture")
-            look = cls(men, points, trip(doc["field"]), trip(doc["bar"]), rails)
+            layout = None if doc.get("layout") is None else BoardLayout.from_json(doc["layout"])
+            look = cls(men, points, trip(doc["field"]), trip(doc["bar"]), rails, layout)
             if len(points) != 2 or any(len(p) != 3 for p in points) or len(look.field) != 3 or len(look.bar) != 3:
                 raise ValueError("points, field and bar must be Lab colours")
             return look
@@ -391,7 +402,8 @@ def learn_board(config: VisionConfig, lab: np.ndarray, men: list[Man], margin: f
         palette[_POINT0 + k] = np.median(tips[parity == k], axis=0)
     least = rc.least_region_pixels
     palette[_FIELD] = _median_where(flat, layout.field, free, least)
-    palette[_BAR] = _median_where(flat, layout.bar, free, least)
+    # a board with no bar (two halves hinged edge to edge) has no bar's colour: the field's stands for it
+    palette[_BAR] = _median_where(flat, layout.bar, free, least) if layout.bar.size else palette[_FIELD]
     palette[_AROUND] = _median_where(flat, layout.around, free, least) if layout.around.size else palette[_FIELD]
     expected = cv2.LUT(layout.regions3, _lut(palette))
     # the men's colours: the middle of each round top, in two groups
@@ -482,11 +494,49 @@ def _refined(image: np.ndarray, corners: Sequence[Sequence[float]],
     return result.corners.tolist(), list(result.notes)
 
 
+def board_config(image: np.ndarray, corners: Sequence[Sequence[float]], config: VisionConfig,
+                 look: Look | None = None) -> tuple[VisionConfig, BoardLayout | None, list[str]]:
+    """The configuration to read this board with, the layout it holds and
+    what to say of it: the calibrated layout where *look* has one (a look
+    saved before layouts were found: the configured proportions, with a
+    note); else, where ``config.layout.find`` (and no layout is configured
+    by hand), the layout found in *image* (``board_layout.find_layout``:
+    the configured proportions where nothing certain is seen, and a note
+    saying so), once for a frame size and corners; else *config* as it is."""
+    if look is not None and look.layout is not None:
+        return look.layout.config(config), look.layout, []
+    if look is not None and config.layout.find and not config.layout.centres:
+        return config, None, ["the calibration holds no layout of the board (it was made before layouts were "
+                              "found): read with the configured proportions; calibrate again"]
+    if not config.layout.find or config.layout.centres:
+        return config, None, []
+    key = (config, tuple(image.shape), tuple(np.round(np.asarray(corners, np.float64).ravel() * 2).astype(int)))
+    layout = _FOUND.get(key)
+    if layout is None or not confirms(config, image, corners, layout):
+        layout = find_layout(config, image, corners)
+        if layout.found:                    # what was found is kept for the next frame of these corners
+            _FOUND[key] = layout
+            while len(_FOUND) > 8:
+                _FOUND.pop(next(iter(_FOUND)))
+    return layout.config(config), layout, list(layout.notes)
+
+
+#: the layouts found without a calibration, by configuration, frame size and
+#: corners (to half a pixel): a camera whose corners stay put watches one
+#: board, so its layout is found on the first frame and only confirmed on
+#: the next (``board_layout.confirms``), and frames compared across a turn
+#: are rectified alike
+_FOUND: dict[tuple, BoardLayout] = {}
+
+
 def observe(image: np.ndarray, corners: Sequence[Sequence[float]], config: VisionConfig,
             look: Look | None = None) -> Observation:
     """Rectify, learn the board's look and the men's colours, weigh the evidence
-    (the corners first refined where ``config.refine.enabled``)."""
+    (the corners first refined where ``config.refine.enabled``; the board's
+    own layout used, ``board_config``; ``Observation.config`` is the
+    configuration read with)."""
     corners, _ = _refined(image, corners, config)
+    config, _, _ = board_config(image, corners, config, look)
     return _observe(image, corners, config, look)
 
 
@@ -545,11 +595,14 @@ def learn_look(image: np.ndarray, corners: Sequence[Sequence[float]],
     """The calibration step: learn this board's look from one photo of the
     starting position (both colours of men) or of the empty board."""
     config = config or VisionConfig.default()
-    obs = observe(image, corners, config)
+    corners, _ = _refined(image, corners, config)
+    board, layout, _ = board_config(image, corners, config)
+    obs = _observe(image, corners, board)
     m = obs.model
     trip = lambda v: tuple(float(x) for x in v)  # noqa: E731
     return Look({k: trip(v) for k, v in m.men.items()}, (trip(m.points[0]), trip(m.points[1])),
-                trip(m.field), trip(m.bar), rails_picture(config, image, corners, obs.camera))
+                trip(m.field), trip(m.bar), rails_picture(board, image, corners, obs.camera),
+                layout)
 
 
 def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
@@ -568,6 +621,7 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     t0 = time.perf_counter()
     given = corners
     corners, refine_notes = _refined(image, corners, config)
+    config, _, layout_notes = board_config(image, corners, config, look)
     obs = _observe(image, corners, config, look)
     geometry, camera, margin, lab, tops, model = obs.geometry, obs.camera, obs.margin, obs.lab, obs.tops, obs.model
     s = config.scale
@@ -619,7 +673,7 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
             polys.extend(outlines(p, geometry, camera, count, best_row, config.man_thickness, pile))
     frame = check_frame(config, image, corners, polys, camera,
                         reference=look.rails if look is not None else None)
-    notes = list(refine_notes)
+    notes = list(refine_notes) + layout_notes
     if frame.occluded:
         notes.append(f"something lies across the frame ({frame.side} side, {frame.run_mm:.0f} mm)")
     for side, layout in sorted(laid_out.items()):
@@ -629,4 +683,4 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
                    occluded=frame.occluded, men=placed, dice=found, notes=notes,
                    millis=(time.perf_counter() - t0) * 1000, count_probs=count_probs, pile_probs=pile_probs,
                    rect=obs.rect if corners is given else None,
-                   rect_lab8=obs.lab8 if corners is given else None)
+                   rect_lab8=obs.lab8 if corners is given else None, config=config)

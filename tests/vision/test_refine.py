@@ -33,7 +33,8 @@ def test_a_flat_grey_picture_keeps_the_corners_and_says_so():
     result = refine_corners(CONFIG, image, given)
     assert not result.refined
     assert result.corners.tolist() == given
-    assert result.notes and "not clear enough" in result.notes[0]
+    assert any("not clear enough" in note for note in result.notes)
+    assert any("points were not found" in note for note in result.notes)
 
 
 @pytest.mark.parametrize("seed", [502, 511, 520])
@@ -92,3 +93,44 @@ def test_the_refine_table_of_a_toml_file_overrides(tmp_path):
         VisionConfig().with_values({"refine": {"max_move_px": -1}})
     with pytest.raises(VisionConfigError, match="side_from"):
         VisionConfig().with_values({"refine": {"side_from": 0.9, "side_to": 0.5}})
+
+
+# ------------------------------------------------------------------ this board's own rows (board_layout)
+def _wide_bar_frame(seed: int):
+    image, label = render(np.random.default_rng(seed), SceneSpec(occluded=False, n_dice=0, tilt_deg=15.0,
+                                                                bar_kind="raised", bar_width_mm=80.0,
+                                                                point_width_mm=37.0))
+    return image, np.array(label["corners"], np.float64)
+
+
+@pytest.mark.parametrize("seed", [1, 4])
+def test_corners_off_along_a_board_with_a_wide_bar_go_to_the_ends_of_its_own_rows(seed):
+    # the configured layout (a 50 mm bar, 40 mm points) is not this board's: its own rows say where
+    image, true = _wide_bar_frame(seed)
+    given = true + 8.0 * _along(true) * np.array([[1], [-1], [1], [-1]])
+    result = refine_corners(CONFIG, image, given)
+    assert np.abs(((result.corners - true) * _along(true)).sum(axis=1)).max() <= 1.0, result.corners - true
+    move, along = result.corners - given, _along(given)
+    assert np.abs(move[:, 0] * along[:, 1] - move[:, 1] * along[:, 0]).max() < 1e-3    # across: as given
+
+
+def test_each_long_side_is_refined_on_its_own():
+    # one corner marked off along its side (a box's halves at slightly different angles do the same to a
+    # whole row): that corner comes back, the others stay
+    image, true = _wide_bar_frame(1)
+    given = true.copy()
+    given[2] += 10.0 * _along(true)[2]
+    result = refine_corners(CONFIG, image, given)
+    assert np.linalg.norm(result.corners[2] - true[2]) <= 1.0
+    assert np.linalg.norm(result.corners[[0, 1, 3]] - true[[0, 1, 3]], axis=1).max() <= 1.0
+
+
+def test_a_row_ending_further_off_than_the_limit_keeps_its_corner_and_says_so():
+    # a border between the rail and the points (a felt case's margin) looks like this: the points begin
+    # 20 px inside the corner; the corner stays where it was given and the layout holds the border
+    image, true = _wide_bar_frame(1)
+    given = true.copy()
+    given[2] -= 20.0 * _along(true)[2]
+    result = refine_corners(CONFIG, image, given)
+    assert np.array_equal(result.corners[2], given[2])
+    assert any("C3" in note and "further off" in note for note in result.notes)
