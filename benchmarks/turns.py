@@ -315,6 +315,9 @@ def judge_all(seen: list[Seen], reader: Any, use_changes: bool = True) -> tuple[
         found = reader.judge([Candidate(p, b) for p, b in case.candidates], ev, before=case.before.to_board())
         got = _outcome(case, found.verdict, found.play, found.board)
         tally.add(case.legal, got)
+        if got == "right" and not case.legal and found.board is not None \
+                and found.board["light"] == case.after["light"] and found.board["dark"] == case.after["dark"]:
+            tally.illegal["board as it stands"] += 1      # ruled illegal with the board on the table named
         if got == "wrong":
             wrong.append({"turn": k, "truth": "legal" if case.legal else "illegal", "verdict": found.verdict,
                           "play": found.play, "truth_play": case.play, "p_other": round(found.p_other, 4),
@@ -382,11 +385,13 @@ def _reliability(pairs: list[tuple[float, bool]]) -> tuple[float, list[str]]:
 
 def _print_tally(name: str, t: Tally) -> None:
     for kind, c in (("legal", t.legal), ("illegal", t.illegal)):
-        total = sum(c.values())
+        total = c["right"] + c["asked"] + c["wrong"]
         if total:
+            exact = (f"  ({c['board as it stands']} with the board as it stands)"
+                     if kind == "illegal" and c["board as it stands"] else "")
             print(f"  {name:<26} {kind:<8} {total:5d} turns: right {c['right']:5d}  asked {c['asked']:4d} "
-                  f"({100 * c['asked'] / total:.1f}%)  wrong {c['wrong']:3d}")
-    total = sum(t.legal.values()) + sum(t.illegal.values())
+                  f"({100 * c['asked'] / total:.1f}%)  wrong {c['wrong']:3d}{exact}")
+    total = sum(c[k] for c in (t.legal, t.illegal) for k in ("right", "asked", "wrong"))
     asked = t.legal["asked"] + t.illegal["asked"]
     wrong = t.legal["wrong"] + t.illegal["wrong"]
     print(f"  {name:<26} all      {total:5d} turns: right {total - asked - wrong:5d}  asked {asked:4d} "
@@ -455,7 +460,7 @@ def main(argv: list[str] | None = None) -> int:
     ms = sorted(s.read_ms for s in seen)
     judge_ms = []
     from willughby.vision.turns import Candidate, TurnEvidence
-    for s in seen[:200]:
+    for s in seen[:400]:
         t1 = time.perf_counter()
         reader.judge([Candidate(p, b) for p, b in s.case.candidates],
                      TurnEvidence(s.count_probs, s.bar, s.settled, s.changes, pile_probs=s.pile_probs),
@@ -463,9 +468,10 @@ def main(argv: list[str] | None = None) -> int:
         judge_ms.append((time.perf_counter() - t1) * 1000)
     judge_ms.sort()
     jm = judge_ms[len(judge_ms) // 2] if judge_ms else 0.0
+    jp = judge_ms[min(len(judge_ms) - 1, int(0.95 * len(judge_ms)))] if judge_ms else 0.0
     print(f"\nms per turn on one core: reading the frame (and comparing it with the frame before) median "
           f"{ms[len(ms) // 2]:.1f}, p95 {ms[min(len(ms) - 1, int(0.95 * len(ms)))]:.1f}; weighing the boards "
-          f"median {jm:.2f}")
+          f"median {jm:.2f}, p95 {jp:.2f}; a turn in all median {ms[len(ms) // 2] + jm:.1f}")
     styles = Counter(tuple(sorted(s.style.items())) for s in seen)
     print(f"{len(styles)} board styles drawn")
     for w in wrong[:20]:

@@ -6,23 +6,43 @@ handful of boards can follow it: the results of the throw's legal plays
 convention 15). The point reader gives, for every point, a probability for
 each thing it may hold (empty, 1..15 light men, 1..15 dark men). A board's
 *likelihood* is the product over the points of the probability of what that
-board has there; the turn reader compares
+board has there.
 
-- every legal result of the throw (each *candidate*), and
-- "another board": the board the picture supports best among those no
-  legal play leads to (an illegal turn),
+In a race game (backgammon and its kin, :class:`MenWeights`) the turn
+reader weighs
+
+- every legal result of the throw (each *candidate*);
+- an *illegal turn*: every board no legal play leads to that leaves each
+  side as many men on the points as some legal play does (men are neither
+  made nor lost; a man a pip too far or short, a blot left standing, moves
+  no man off the board that a legal play keeps on it), by the picture's
+  whole weight on them (a sum over boards by the number of men, point by
+  point); and
+- a *misread*: where the legal plays differ, the best board with other
+  numbers of men (a man hidden in a stack or under a die, a die read as
+  men): no player makes it, a reading does;
 
 and decides, as a referee players trust would:
 
-- ``legal``: one candidate is overwhelmingly the most likely
-  (its posterior at least ``legal_min``);
-- ``illegal``: another board is overwhelmingly the most likely *and* is
-  itself read with confidence (``illegal_point_min``) at every point (those
-  unchanged since the frame before count as read), and it differs from
-  every legal play on the points, not only on the bar;
+- ``legal``: one candidate is overwhelmingly the most likely (its posterior
+  at least ``legal_min``) and the picture gives it at least
+  ``legal_point_min`` at every point whose picture changed;
+- ``illegal``: the boards a wrong move of the mover's men may leave are
+  overwhelmingly likelier than the legal plays (``wrong_move_min``); the
+  likeliest of them, the board *seen*, moves the mover's men where no legal
+  play puts them; every legal play is refuted at some point the picture
+  reads surely (``illegal_refute``), and not only where the picture did not
+  change.  The judgement gives the board seen and says, point by point, how
+  it differs from the nearest legal play; the engine says which rule it
+  breaks;
 - ``unsure``: anything else, with the candidates ranked by probability; the
   referee then asks the players. A frame that cannot be read (a hand over
   the board) is always ``unsure``, with ``settled`` false.
+
+In the games of piles (``turns_piles``) each point is weighed over its
+count and its pile together, and the picture's best board no play leads to
+is "another board" (an illegal turn): ruled at ``illegal_min`` with every
+point read at ``illegal_point_min``.
 
 The point reader's probabilities are sharpened or softened by a
 *temperature* fitted on generated frames of styles the network never learnt
@@ -32,7 +52,8 @@ written with its provenance to ``vision/data/turn_calibration.json``).
 Where the settled frame before the turn is at hand (same camera, same
 light), :func:`point_changes` (``vision.changes``) tells which points' pictures did not change;
 those keep the counts the referee already knows, and only what changed needs
-reading.
+reading; and in a race game how much a point's picture changed says whether
+men came or went there (``moved_share``, ``moved_seen``, ``still_seen``).
 
 >>> import numpy as np
 >>> probs = np.full((24, 31), 1e-4); probs[:, 0] = 1.0        # every point empty ...
@@ -64,7 +85,8 @@ from .classes import CLASSES, PILES, POINTS, board_classes, has_piles, pile_clas
 from .turns_piles import PileWeighing
 
 __all__ = ["TurnConfig", "Candidate", "TurnEvidence", "TurnJudgement", "TurnReader", "board_classes", "pile_classes", "has_piles",
-           "point_changes", "point_change_profiles", "Rectified", "rectified", "SAME_PLACE_PX", "CHANGE_DELTA_E", "FAINT_DELTA_E", "load_temperature", "load_calibration", "default_config", "CALIBRATION_PATH", "OTHER"]
+           "point_changes", "point_change_profiles", "Rectified", "rectified", "SAME_PLACE_PX", "CHANGE_DELTA_E", "FAINT_DELTA_E", "load_temperature", "load_calibration", "default_config", "CALIBRATION_PATH", "OTHER",
+           "MenWeights", "men_weights"]
 
 OTHER = "another board"       # the hypothesis of an illegal turn, as candidates list it
 CALIBRATION_PATH = Path(__file__).with_name("data") / "turn_calibration.json"
@@ -161,6 +183,41 @@ class TurnConfig:
     pile_new_man: float = 1e-3
     #: how many candidates an "unsure" lists
     show: int = 4
+    #: in a race game an illegal turn leaves each side as many men on the points as some legal play does (men
+    #: are neither made nor lost, and a wrong move hits, enters or bears off no more than a legal one): before the
+    #: picture is seen, each legal result is this many times as likely as any one such board (the prior of an
+    #: illegal turn, ``prior_illegal``, spread over about this many boards a legal play), and the picture's whole
+    #: weight on them, not its best one alone, is weighed against the legal plays'
+    illegal_boards: float = 100.0
+    #: the posterior a race game's illegal turn needs to be ruled (among the boards a wrong move of the mover's
+    #: men may leave, against the legal plays: ``MenWeights.p_ruled``) ...
+    wrong_move_min: float = 0.99
+    #: ... and it is ruled only where every legal play is given at most this probability at some point whose
+    #: picture changed where it differs from the board seen (each is refuted somewhere, not by many doubts, nor
+    #: by the absence of a change alone)
+    illegal_refute: float = 0.01
+    #: a race game's play is ruled legal only where the picture gives it at least this probability at every
+    #: point whose picture changed
+    legal_point_min: float = 0.01
+    #: the board seen is looked for among each point's readings within this many nats of its best one
+    illegal_window: float = 7.0
+    #: a race game's turn is ruled illegal only where the point reader reads what the referee knows: each
+    #: point whose picture did not change since the frame before (or, without it, each point where the board
+    #: before, every legal play and the board seen have the same men) read as what it holds at this or more ...
+    known_point_min: float = 0.05
+    #: ... and its doubts there summed (the negative log of each such point's probability) at most this
+    known_doubt_max: float = 8.0
+    #: ... and only where a misread count (men made or lost where the legal plays differ) is less likely than this
+    misread_max: float = 0.5
+    #: without the frame before, nothing is known to check the reader on: the board seen must be read at this
+    #: or more at every point
+    alone_point_min: float = 0.9
+    #: in a race game, where the frame before is at hand: a point whose picture changed by more than this share
+    #: had men come or go (``moved_seen`` of those that did, of the points whose picture changed at all) or
+    #: not (``still_seen`` of those where none did: a die thrown there, a shadow, a man moved beside it)
+    moved_share: float = 0.1
+    moved_seen: float = 0.9
+    still_seen: float = 0.2
 
 
 @dataclass(frozen=True)
@@ -298,21 +355,27 @@ class TurnReader:
             piles = has_piles(before) or any(has_piles(c.board) for c in candidates)
         pile_game = evidence.pile_probs is not None and piles
         weighing = PileWeighing(cfg)
-        piled = [] if pile_game else weighing.unexpected(evidence, candidates, before)
+        framed = evidence.changes is not None and before is not None
+        changed = (np.asarray(evidence.changes, np.float64) > cfg.unchanged_share if framed
+                   else np.ones(POINTS, bool))
+        # a pile read on a point whose picture did not change since the frame before is the reader's, not the
+        # table's: that point holds what the referee already knows
+        piled = [] if pile_game else [q for q in weighing.unexpected(evidence, candidates, before) if changed[q - 1]]
         if piled:
             ranked = [{"play": c.play, "board": dict(c.board), "p": 1.0 / len(candidates)} for c in candidates]
             return TurnJudgement("unsure", True, None, None, ranked[:cfg.show], 0.0, None,
                                  [f"men read piled on point{'s' if len(piled) > 1 else ''} "
                                   f"{', '.join(map(str, piled))}, where no board of this turn has a pile"])
         logp = self.log_probs(evidence.count_probs)
+        reader_probs = np.exp(logp)
         notes: list[str] = []
         keep = np.zeros(POINTS, bool)
         unseen = np.zeros(POINTS, bool)
-        cand_classes = [board_classes(c.board) for c in candidates]
+        cand_classes = list(_classes_of([c.board for c in candidates]))
         if pile_game:
             cand_classes = [cls * PILES + pile_classes(c.board) for c, cls in zip(candidates, cand_classes)]
-        if evidence.changes is not None and before is not None:
-            keep = np.asarray(evidence.changes, np.float64) <= cfg.unchanged_share
+        if framed:
+            keep = ~changed
             if pile_game:
                 keep, unseen = weighing.kept(keep, evidence, before, cand_classes)
             known = board_classes(before)
@@ -322,6 +385,8 @@ class TurnReader:
             notes.append(f"{int(keep.sum())} of 24 points unchanged since the frame before")
         if pile_game:
             logp = weighing.joint(logp, evidence, keep, before, unseen)
+        elif framed:
+            logp = self._weigh_changes(logp, np.asarray(evidence.changes, np.float64), keep, board_classes(before))
         rows = np.arange(POINTS)
         bar_seen = {k: int(evidence.bar.get(k, 0)) for k in ("light", "dark")}
 
@@ -330,6 +395,11 @@ class TurnReader:
             miss = sum(abs(int(b.get(k, 0)) - bar_seen[k]) for k in ("light", "dark"))
             return miss * math.log(cfg.bar_mismatch)
 
+        if not pile_game:
+            stack = np.array(cand_classes)
+            bar_terms = np.array([bar_term(c.board) for c in candidates])
+            return self._weigh_men(candidates, stack, logp[rows, stack].sum(axis=1) + bar_terms, logp, keep,
+                                   bar_terms, bar_seen, before, men, notes, reader_probs)
         cand_ll = np.array([float(logp[rows, cls].sum()) + bar_term(c.board)
                             for c, cls in zip(candidates, cand_classes)])
         # another board: the best the picture supports that no legal play leads to
@@ -388,6 +458,65 @@ class TurnReader:
             notes.append(f"no legal play fits, but points {', '.join(weak[:6])} are not read surely enough to rule")
         return TurnJudgement("unsure", True, None, None, ranked[:cfg.show], p_other, other_board, notes)
 
+    def _weigh_changes(self, logp: np.ndarray, changes: np.ndarray, keep: np.ndarray, known: np.ndarray) -> np.ndarray:
+        """Each changed point's probabilities weighed with how much its picture changed: a point where men
+        came or went mostly changes by ``moved_share`` or more, one where nothing did (a die, a shadow, a
+        man moved beside it) mostly less.  Returns the points' log-probabilities, each row renormalised."""
+        cfg = self.config
+        big = changes > cfg.moved_share
+        moved = np.where(big, math.log(cfg.moved_seen), math.log1p(-cfg.moved_seen))
+        still = np.where(big, math.log(cfg.still_seen), math.log1p(-cfg.still_seen))
+        term = np.where(np.arange(CLASSES)[None, :] == known[:, None], still[:, None], moved[:, None])
+        out = np.where(keep[:, None], logp, logp + term)
+        out -= np.logaddexp.reduce(out, axis=1, keepdims=True)
+        return out
+
+    def _weigh_men(self, candidates: Sequence[Candidate], cand_classes: np.ndarray, cand_ll: np.ndarray,
+                   logp: np.ndarray, keep: np.ndarray, bar_terms: list[float], bar_seen: Mapping[str, int],
+                   before: Mapping[str, Any] | None, men: int, notes: list[str],
+                   reader_probs: np.ndarray | None = None) -> TurnJudgement:
+        """A race game's turn (no piles): each legal result, an illegal turn and a misread weighed
+        (:class:`MenWeights`); ruled legal, illegal, or asked (see the module)."""
+        cfg = self.config
+        weights = men_weights(logp, keep, cand_classes, cand_ll, bar_terms, _mover(before, candidates), before,
+                              reader_probs)
+        post, p_illegal, p_misread = weights.posterior(cfg)
+        p_other = p_illegal + p_misread
+        best = int(np.argmax(post))
+        legal = post[best] >= cfg.legal_min and weights.holds(logp, cand_classes[best], cfg.legal_point_min)
+        if not legal or p_other >= 1e-3:
+            weights.find_seen(logp, cand_classes, cand_ll, cfg.illegal_window)
+        order = np.argsort(-post, kind="stable")[:cfg.show]
+        ranked = [{"play": candidates[i].play, "board": dict(candidates[i].board), "p": float(post[i])} for i in order]
+        seen_board = None
+        if weights.seen is not None:
+            seen_board = _board_of(weights.seen, candidates[weights.like].board.get("bar") or {}, men)
+        if (p_misread > p_illegal or seen_board is None) and weights.misread is not None:
+            other_board = _board_of(weights.misread, bar_seen, men)
+        else:
+            other_board = seen_board
+        if other_board is not None and p_other >= 1e-3:
+            ranked.append({"play": OTHER, "board": other_board, "p": p_other})
+            ranked.sort(key=lambda r: -r["p"])
+        if legal:
+            c = candidates[best]
+            return TurnJudgement("legal", True, c.play, dict(c.board), ranked[:cfg.show], p_other, other_board, notes)
+        why = weights.why_not_illegal(cfg)
+        if why is None:
+            assert weights.seen is not None and seen_board is not None
+            notes.append(_what_differs(weights.seen, cand_classes[weights.near], candidates[weights.near].play))
+            return TurnJudgement("illegal", True, None, seen_board, ranked[:cfg.show], p_other, other_board, notes)
+        if why:
+            which = weights.unmoved if weights.unmoved is not None else weights.same_mover
+            notes.append(why.replace("{play}", candidates[which].play if which is not None else ""))
+        elif post[best] >= cfg.legal_min:
+            notes.append(f"{candidates[best].play} is the likeliest play, but the picture gives it under "
+                         f"{cfg.legal_point_min:g} at a point whose picture changed")
+        elif p_other >= 0.5:
+            notes.append("the picture fits no legal play, but no board a wrong move of the mover's men leaves "
+                         "fits it either: a point must be misread")
+        return TurnJudgement("unsure", True, None, None, ranked[:cfg.show], p_other, other_board, notes)
+
     @staticmethod
     def _best_other(logp: np.ndarray, cand_classes: list[np.ndarray], candidates: Sequence[Candidate],
                     bar_seen: Mapping[str, int]) -> tuple[np.ndarray | None, float]:
@@ -414,3 +543,407 @@ class TurnReader:
                     found = (trial, ll)
                 break
         return found
+
+
+# -- the boards with a legal play's men on the points ------------------------------------------------------------
+
+_SIDE_MEN = 16                               # 0..15 men of a side on the points
+_OPTIONS = 6                                 # the most readings of a point the search for the board seen tries
+_LIGHT_N = np.array([k if 1 <= k <= 15 else 0 for k in range(CLASSES)])
+_DARK_N = np.array([k - 15 if k > 15 else 0 for k in range(CLASSES)])
+_APART = np.subtract.outer(np.arange(_SIDE_MEN), np.arange(_SIDE_MEN))       # i - j
+_STEP = (_APART >= 1) & (_APART <= 15)
+
+
+def _classes_of(boards: Sequence[Mapping[str, Any]]) -> np.ndarray:
+    """The classes of many board documents at once ((N, 24), as :func:`board_classes` gives each)."""
+    try:
+        light = np.array([b["light"] for b in boards], np.int64)
+        dark = np.array([b["dark"] for b in boards], np.int64)
+    except (KeyError, TypeError, ValueError):
+        light = dark = None
+    if light is None or light.shape != (len(boards), POINTS) or dark.shape != light.shape \
+            or ((light > 0) & (dark > 0)).any() or (light > 15).any() or (dark > 15).any() \
+            or (light < 0).any() or (dark < 0).any():
+        return np.array([board_classes(b) for b in boards]).reshape(-1, POINTS)    # (its errors name the point)
+    return np.where(light > 0, light, np.where(dark > 0, 15 + dark, 0))
+
+
+def _men_on_points(classes: np.ndarray) -> tuple[int, int]:
+    """How many light and dark men a board's classes put on the points."""
+    return int(_LIGHT_N[classes].sum()), int(_DARK_N[classes].sum())
+
+
+@dataclass
+class MenWeights:
+    """What the picture says of a race game's turn, before any threshold.
+
+    An illegal turn leaves each side as many men on the points as some legal
+    play does: men are neither made nor lost, and a wrong move (a man a pip
+    too far or short, a blot left standing, a man moved that may not move)
+    hits, enters and bears off no more than a legal one.  A board with other
+    numbers of men is what a misread count shows (a man hidden in a tall
+    stack or under a die, a die read as men), not what a player can do.  So
+    three kinds of hypothesis are weighed: each legal result; another board
+    with a legal play's men on the points (an illegal turn), by the
+    picture's whole weight on all of them; and, where the legal plays
+    differ, the best board with other numbers of men (a misread).
+
+    A turn is ruled illegal on those of them a wrong move of the mover's own
+    men may leave (the opponent's men move only when hit: "that man is
+    taken", land.hit): a point the opponent held with two men or more as it
+    stood, a blot standing or hit where the mover's man stands or where a
+    legal play hits it (a man moved on beyond it), and only where the
+    mover's men are not where a legal play leaves them.  An opponent's man
+    that looks gone while the mover's men stand as a legal play leaves them
+    is a man hidden (a die thrown on him), far likelier than a wrong move."""
+
+    #: each legal result's log-likelihood (its bar weighed)
+    cand_ll: np.ndarray
+    #: the log of the picture's weight on all the boards no play leads to with a legal play's men on the points ...
+    illegal_ll: float
+    #: ... and on those of them where the opponent's men stood still but for blots hit (an illegal turn's)
+    ruled_ll: float
+    #: where the legal plays differ, the likeliest board with other numbers of men on the points there, and its
+    #: log-likelihood (None, -inf: none)
+    misread: np.ndarray | None
+    misread_ll: float
+    #: the points whose picture did not change since the frame before (they keep their men)
+    keep: np.ndarray
+    #: for each point, the classes a wrong move of the mover's men may leave there (None: any)
+    allowed: np.ndarray | None = None
+    #: the likeliest board an illegal turn may leave (:meth:`find_seen`) ...
+    seen: np.ndarray | None = None
+    seen_ll: float = -math.inf
+    #: ... the legal result nearest it (fewest points apart, then the likelier), and the one with its men on
+    #: the points nearest it (whose bar and men off are the seen board's)
+    near: int = 0
+    like: int = 0
+    #: the most probability the picture gives any legal result at the surest point whose picture changed where
+    #: it differs from the board seen
+    refute: float = 1.0
+    #: a legal result that differs from the seen board only where the picture did not change, if any
+    unmoved: int | None = None
+    #: whose turn it is, where known
+    mover: str | None = None
+    #: the point reader's own probabilities (before the frame before weighs them), where they are known
+    reader: np.ndarray | None = None
+    #: the board before's classes, where known, and the legal results' ((N, 24))
+    known: np.ndarray | None = None
+    stack: np.ndarray | None = None
+    #: the points' log-probabilities weighed (the frame before's evidence in them)
+    logp: np.ndarray | None = None
+    #: a legal result that leaves the mover's men as the seen board has them (only the opponent's differ)
+    same_mover: int | None = None
+
+    def posterior(self, cfg: TurnConfig) -> tuple[np.ndarray, float, float]:
+        """Each legal result's posterior, an illegal turn's and a misread's. Before the picture, an
+        illegal turn is ``prior_illegal`` likely, spread over ``illegal_boards`` boards a legal play (each
+        legal result as likely as any other); a misread is ``prior_illegal`` / ``other_boards``."""
+        n = len(self.cand_ll)
+        scores = np.append(self.cand_ll + math.log((1 - cfg.prior_illegal) / n),
+                           [self.illegal_ll + math.log(cfg.prior_illegal / (cfg.illegal_boards * n)),
+                            self.misread_ll + math.log(cfg.prior_illegal / cfg.other_boards)])
+        post = np.exp(scores - scores.max())
+        post /= post.sum()
+        return post[:n], float(post[n]), float(post[n + 1])
+
+    def p_ruled(self, cfg: TurnConfig) -> float:
+        """The posterior of an illegal turn among the boards it may leave, against the legal plays."""
+        legal = float(np.logaddexp.reduce(self.cand_ll)) + math.log(1 - cfg.prior_illegal)
+        wrong = self.ruled_ll + math.log(cfg.prior_illegal / cfg.illegal_boards)
+        return 1.0 / (1.0 + math.exp(min(700.0, legal - wrong))) if wrong > -math.inf else 0.0
+
+    def holds(self, logp: np.ndarray, classes: np.ndarray, least: float) -> bool:
+        """Whether the picture gives *classes* at least *least* at every point whose picture changed."""
+        changed = ~self.keep
+        return not changed.any() or float(np.exp(logp[np.flatnonzero(changed), classes[changed]]).min()) >= least
+
+    def find_seen(self, logp: np.ndarray, cand_classes: np.ndarray, cand_ll: np.ndarray, window: float) -> None:
+        """Find the likeliest board an illegal turn may leave (each point's reading within *window* nats of
+        its best), and how it stands to the legal results (*cand_classes*, (N, 24))."""
+        stack = np.asarray(cand_classes, np.int64).reshape(-1, POINTS)
+        taken = {row.tobytes() for row in stack}
+        light, dark = _LIGHT_N[stack].sum(axis=1), _DARK_N[stack].sum(axis=1)
+        totals = set(zip(light.tolist(), dark.tolist()))
+        allowed = logp if self.allowed is None else np.where(self.allowed, logp, -math.inf)
+        found = _best_boards(allowed, ~self.keep, window, min(len(taken) + 1, 6), totals)
+        hit = next(((ll, cls) for ll, cls in found if cls.astype(np.int64).tobytes() not in taken), None)
+        if hit is None:
+            return
+        self.seen_ll, self.seen = hit
+        apart = stack != self.seen                                   # (N, 24): where each legal result differs
+        order = np.lexsort((-np.asarray(cand_ll), apart.sum(axis=1)))
+        self.near = int(order[0])
+        t = _men_on_points(self.seen)
+        same = (light == t[0]) & (dark == t[1])
+        self.like = int(next(i for i in order if same[i]))
+        prob = np.exp(logp)
+        given = prob[np.arange(POINTS), stack]                       # what the picture gives each legal result
+        # each legal result refuted where the picture changed: the absence of a change is no ground for ruling
+        # (a man laid on a tall stack, or taken off it, may change its picture too little to show)
+        self.refute = float(np.where(apart & ~self.keep, given, 1.0).min(axis=1).max())
+        unmoved = np.flatnonzero(~(apart & ~self.keep).any(axis=1))
+        self.unmoved = int(unmoved[0]) if len(unmoved) else None
+        mine = _mover_mask(stack, self.mover)
+        same_men = np.flatnonzero((np.where(mine, stack, 0) == np.where(_mover_mask(self.seen, self.mover),
+                                                                         self.seen, 0)).all(axis=1))
+        self.same_mover = int(same_men[0]) if len(same_men) else None
+
+    def why_not_illegal(self, cfg: TurnConfig) -> str | None:
+        """None where the turn is ruled illegal (:meth:`find_seen` first); else why not, in words ("" where
+        the picture fits a legal play)."""
+        p = self.p_ruled(cfg)
+        if p < cfg.wrong_move_min:
+            return ("the picture fits no legal play well, but not surely enough to rule the turn illegal"
+                    if p >= 0.5 else "")
+        if self.seen is None:
+            return "no legal play fits, but no one board a wrong move leaves is read well enough to rule"
+        if self.unmoved is not None:
+            # the absence of a change is no ground for ruling: men of nearly the board's colour moved may not show
+            return "a legal play ({play}) moves men only where the picture did not change"
+        if self.same_mover is not None:
+            # the turn is the mover's: his men stand as a legal play leaves them, and an opponent's man that
+            # looks gone is likelier hidden (a die, a hand's shadow) or knocked than played
+            return "the mover's men stand as a legal play ({play}) leaves them; only the opponent's look different"
+        if self.refute > cfg.illegal_refute:
+            return "no legal play fits, but not every one is refuted by a point read surely"
+        doubt = self.known_doubt()
+        if doubt is not None and not self.keep.any():
+            # without the frame before nothing is known of the points to check the reader on: the board seen
+            # must itself be read surely at every point (as the games of piles rule)
+            worst, _, point = doubt
+            if worst < cfg.alone_point_min:
+                return (f"no legal play fits, but without the frame before every point must be read surely to "
+                        f"rule (point {point} at {worst:.2g})")
+        elif doubt is not None:
+            worst, total, point = doubt
+            if worst < cfg.known_point_min or total > cfg.known_doubt_max:
+                # the reader is checked where the referee knows the board: where it misreads those points it
+                # may as surely misread the others (men of the board's colour, a light it never saw)
+                return (f"no legal play fits, but the camera misreads points it knows (point {point} at "
+                        f"{worst:.2g}): not trusted to rule the turn illegal")
+        if self.misread_near_seen(cfg) >= cfg.misread_max:
+            return "no legal play fits, but a misread count (men made or lost) fits the picture better"
+        return None
+
+    def misread_near_seen(self, cfg: TurnConfig) -> float:
+        """The posterior of a misread (:meth:`posterior`) where it is looked for also at the points where
+        the board seen differs from a legal play: the picture's best reading there, the seen board's
+        elsewhere, where that has other numbers of men than every legal play."""
+        if self.seen is None or self.logp is None or self.stack is None:
+            return self.posterior(cfg)[2]
+        where = (self.stack != self.stack[0]).any(axis=0) | (self.stack != self.seen).any(axis=0)
+        best = self.seen.copy()
+        best[where] = np.argmax(self.logp[where], axis=1)
+        light, dark = _LIGHT_N[self.stack].sum(axis=1), _DARK_N[self.stack].sum(axis=1)
+        t = _men_on_points(best)
+        if ((light == t[0]) & (dark == t[1])).any():
+            return self.posterior(cfg)[2]
+        ll = float(self.logp[np.arange(POINTS), best].sum())
+        return replace(self, misread=best, misread_ll=max(ll, self.misread_ll)).posterior(cfg)[2]
+
+    def known_doubt(self) -> tuple[float, float, int] | None:
+        """How the point reader reads the points whose men the referee knows, the points whose picture did
+        not change since the frame before (without it, every point, as the board seen has it): the least
+        probability it gives what one holds, the sum of the negative logs, and the point (1..24) of the least;
+        None where the seen board is not found yet or the reader's own probabilities are not at hand."""
+        if self.reader is None or self.known is None or self.seen is None:
+            return None
+        if self.keep.any():
+            points, truth = self.keep, self.known
+        else:
+            # without the frame before nothing is known of the points: the board seen itself must be read surely
+            points, truth = np.ones(POINTS, bool), self.seen
+        given = self.reader[np.flatnonzero(points), truth[points]]
+        worst = int(np.argmin(given))
+        return (float(given[worst]), float(-np.log(np.maximum(given, 1e-300)).sum()),
+                int(np.flatnonzero(points)[worst]) + 1)
+
+
+def _mover(before: Mapping[str, Any] | None, candidates: Sequence[Candidate]) -> str | None:
+    """Whose turn it is: the board before's ``turn``, else the side whose men some legal play puts on a
+    point that had fewer of them (None where no play moves a man)."""
+    turn = (before or {}).get("turn")
+    if turn in ("light", "dark"):
+        return str(turn)
+    if before is not None:
+        for c in candidates:
+            for side in ("light", "dark"):
+                if any(int(a) > int(b) for a, b in zip(c.board[side], before[side])):
+                    return side
+    return None
+
+
+def _allowed(before: Mapping[str, Any], mover: str, cand_classes: np.ndarray) -> np.ndarray:
+    """For each point, the classes a wrong move of *mover*'s men may leave there: a point the opponent
+    holds with two men or more as it stood; elsewhere any number of the mover's men, and the opponent's
+    blot, if he had one, standing or hit: by the mover's man standing on it, or in passing (a man moved on
+    beyond it) where a legal play hits it."""
+    opponent = "dark" if mover == "light" else "light"
+    own = np.arange(1, 16) + (0 if mover == "light" else 15)
+    out = np.zeros((POINTS, CLASSES), bool)
+    for q in range(POINTS):
+        theirs = int(before[opponent][q])
+        if theirs:
+            was = theirs + (0 if opponent == "light" else 15)
+            out[q, was] = True
+        if theirs <= 1:
+            out[q, own] = True
+            out[q, 0] = theirs == 0 or bool((cand_classes[:, q] != was).any())
+    return out
+
+
+def _mover_mask(classes: np.ndarray, mover: str | None) -> np.ndarray:
+    """Where classes are the mover's men (all men, where the mover is not known)."""
+    if mover is None:
+        return classes > 0
+    lo, hi = (1, 15) if mover == "light" else (16, 30)
+    return (classes >= lo) & (classes <= hi)
+
+
+def men_weights(logp: np.ndarray, keep: np.ndarray, cand_classes: np.ndarray, cand_ll: np.ndarray,
+                bar_terms: Sequence[float], mover: str | None = None, before: Mapping[str, Any] | None = None,
+                reader: np.ndarray | None = None) -> MenWeights:
+    """The weights of a race game's turn (:class:`MenWeights`, less the seen board): *logp* the points'
+    log-probabilities (those in *keep* held to the board before), *cand_classes* the legal results'
+    classes ((N, 24)), *cand_ll* their log-likelihoods with their bar's term *bar_terms*; *mover* and
+    *before* say what a wrong move may leave (without them, any board); *reader* the point reader's own
+    probabilities, which the points the referee knows check."""
+    stack = np.asarray(cand_classes, np.int64).reshape(-1, POINTS)
+    rows = np.arange(POINTS)
+    free = ~np.asarray(keep, bool)
+    fixed = np.argmax(logp, axis=1)
+    light, dark = _LIGHT_N[stack].sum(axis=1), _DARK_N[stack].sum(axis=1)
+    # the bar follows from the points and the men off: each number of men on the points is weighed with the
+    # best bar of the legal results that leave it
+    state_bar: dict[tuple[int, int], float] = {}
+    for t, b in zip(zip(light.tolist(), dark.tolist()), bar_terms):
+        state_bar[t] = max(state_bar.get(t, -math.inf), float(b))
+    # the legal results among the boards weighed (those that hold the unchanged points' men), each once
+    inside = np.unique(stack[~(stack[:, ~free] != fixed[~free]).any(axis=1)], axis=0)
+    with np.errstate(divide="ignore"):
+        legal = float(np.logaddexp.reduce(
+            logp[rows, inside].sum(axis=1)
+            + np.array([state_bar[(int(x), int(y))] for x, y in zip(_LIGHT_N[inside].sum(axis=1),
+                                                                    _DARK_N[inside].sum(axis=1))]))) \
+            if len(inside) else -math.inf
+
+    def weight_of_others(lp: np.ndarray) -> float:
+        mass, scale = _men_mass(lp, free, fixed)
+        with np.errstate(divide="ignore"):
+            whole = float(np.logaddexp.reduce([math.log(mass[t]) + scale + b if mass[t] > 0 else -math.inf
+                                               for t, b in state_bar.items()]))
+        rest = -math.expm1(legal - whole) if whole > -math.inf else 0.0
+        return whole + math.log(rest) if rest > 1e-9 else -math.inf
+
+    illegal_ll = weight_of_others(logp)
+    allowed = _allowed(before, mover, stack) if mover is not None and before is not None else None
+    ruled_ll = illegal_ll
+    if allowed is not None:
+        # (the points held to the board before hold what the opponent had there: allowed)
+        ruled_ll = weight_of_others(np.where(allowed | ~free[:, None], logp, -np.inf))
+    # a misread, where the legal plays differ: their common reading elsewhere, the picture's best there
+    disputed = (stack != stack[0]).any(axis=0)
+    misread, misread_ll = None, -math.inf
+    if disputed.any():
+        best = stack[0].copy()
+        best[disputed] = np.argmax(logp[disputed], axis=1)
+        if _men_on_points(best) not in state_bar:
+            misread, misread_ll = best, float(logp[rows, best].sum())
+    return MenWeights(np.asarray(cand_ll, np.float64), illegal_ll, ruled_ll, misread, misread_ll,
+                      np.asarray(keep, bool), allowed, mover=mover, reader=reader,
+                      known=board_classes(before) if before is not None else None, stack=stack, logp=logp)
+
+
+def _men_mass(logp: np.ndarray, free: np.ndarray, fixed: np.ndarray) -> tuple[np.ndarray, float]:
+    """The picture's weight on every board that holds the *fixed* classes at
+    the points not *free*, by how many men of each side it puts on the
+    points: a (16, 16) array [light, dark] and a log scale, so that
+    ``log(mass[l, d]) + scale`` is the log of the sum, over those boards with
+    l light and d dark men on the points, of the product of their points'
+    probabilities.  Point by point, adding a point's n light men (dark men)
+    shifts the light (dark) axis by n: a matrix product each."""
+    rows = np.flatnonzero(free)
+    held = np.flatnonzero(~free)
+    state = np.zeros((_SIDE_MEN, _SIDE_MEN))
+    l0, d0 = _men_on_points(fixed[held])
+    if l0 >= _SIDE_MEN or d0 >= _SIDE_MEN:
+        return state, 0.0
+    state[l0, d0] = 1.0
+    scale = float(logp[held, fixed[held]].sum())
+    if not len(rows):
+        return state, scale
+    sub = logp[rows]
+    top = sub.max(axis=1)
+    lin = np.exp(sub - top[:, None])
+    scale += float(top.sum())
+    light = np.where(_STEP, lin[:, np.clip(_APART, 0, 15)], 0.0)          # light[p, i, j] = lin[p, i - j]
+    dark = np.where(_STEP, lin[:, np.clip(_APART + 15, 0, CLASSES - 1)], 0.0)
+    for q in range(len(rows)):
+        state = lin[q, 0] * state + light[q] @ state + state @ dark[q].T
+        m = float(state.max())
+        state /= m
+        scale += math.log(m)
+    return state, scale
+
+
+def _best_boards(logp: np.ndarray, free: np.ndarray, window: float, keep: int,
+                 targets: set[tuple[int, int]]) -> list[tuple[float, np.ndarray]]:
+    """The *keep* likeliest boards with a number of men on the points in
+    *targets*, likeliest first, as (log-likelihood, classes): each point not
+    *free* holds its likeliest class, each free one a class within *window*
+    nats of it.  A Viterbi search over the free points that keeps the best
+    few boards for each number of light and dark men so far."""
+    neg = -math.inf
+    rows = np.flatnonzero(free)
+    fixed = np.argmax(logp, axis=1)
+    held = np.flatnonzero(~free)
+    l0, d0 = _men_on_points(fixed[held])
+    base = float(logp[held, fixed[held]].sum())
+    score = np.full((_SIDE_MEN, _SIDE_MEN, keep), neg)
+    if l0 >= _SIDE_MEN or d0 >= _SIDE_MEN:
+        return []
+    score[l0, d0, 0] = base
+    steps = []
+    for p in rows:
+        row = logp[p]
+        options = np.flatnonzero(row >= row.max() - window)
+        if len(options) > _OPTIONS:                  # a point read that loosely: its likeliest few
+            options = np.sort(options[np.argpartition(-row[options], _OPTIONS - 1)[:_OPTIONS]])
+        parts = np.full((len(options), _SIDE_MEN, _SIDE_MEN, keep), neg)
+        for o, k in enumerate(options):
+            dl, dd = int(_LIGHT_N[k]), int(_DARK_N[k])
+            parts[o, dl:, dd:] = score[:_SIDE_MEN - dl, :_SIDE_MEN - dd] + row[k]
+        flat = np.moveaxis(parts, 0, 2).reshape(_SIDE_MEN, _SIDE_MEN, -1)      # [l, d, option * keep + rank]
+        if flat.shape[2] > keep:
+            pick = np.argpartition(-flat, keep - 1, axis=2)[:, :, :keep]
+            score = np.take_along_axis(flat, pick, axis=2)
+        else:                                      # one reading only: the boards so far, each one further
+            pick = None
+            score = flat
+        steps.append((p, options, pick))
+    ends = sorted(((float(score[l, d, r]), l, d, r) for l, d in targets if l < _SIDE_MEN and d < _SIDE_MEN
+                   for r in range(keep) if score[l, d, r] > neg), reverse=True)
+    out = []
+    for ll, l, d, r in ends[:keep]:
+        cls = fixed.copy()
+        for p, options, pick in reversed(steps):
+            j = r if pick is None else int(pick[l, d, r])
+            k = int(options[j // keep])
+            cls[p] = k
+            l, d, r = l - int(_LIGHT_N[k]), d - int(_DARK_N[k]), j % keep
+        out.append((ll, cls))
+    return out
+
+
+def _class_text(k: int) -> str:
+    return "no man" if k == 0 else (f"{k} light m{'a' if k == 1 else 'e'}n" if k <= 15
+                                     else f"{k - 15} dark m{'a' if k == 16 else 'e'}n")
+
+
+def _what_differs(seen: np.ndarray, near: np.ndarray, play: str) -> str:
+    """The points where the board seen is not the nearest legal play's, in words."""
+    parts = [f"point {q + 1} holds {_class_text(int(seen[q]))} where {play} leaves {_class_text(int(near[q]))}"
+             for q in np.flatnonzero(seen != near)]
+    return "no legal play leads to the board seen: " + "; ".join(parts)

@@ -73,8 +73,10 @@ def test_a_board_no_play_leads_to_read_unsurely_is_asked_never_ruled_illegal(c):
     wrong["light"][4] -= 1
     wrong["light"][3] += 1
     ev = _evidence(wrong)
-    ev.count_probs[3] = 0.1 / 30
-    ev.count_probs[3, board_classes(wrong)[3]] = 0.9
+    for i, legal in ((3, 0), (4, 2)):             # the points that tell it from 8/5 6/5, read at 90% only
+        ev.count_probs[i] = 1e-4 / 29
+        ev.count_probs[i, board_classes(wrong)[i]] = 0.9
+        ev.count_probs[i, legal] = 0.1
     assert c.on_reading(wrong, None, evidence=ev) is None
     assert c.state()["rulings"] == [] and c.state()["question"] is not None
 
