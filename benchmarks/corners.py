@@ -17,7 +17,7 @@ benchmark prints:
   boards read exactly, from the corners as given and refined;
 * the milliseconds refinement takes (median, p95), single-threaded.
 
-Figures only, no pass or fail (DESIGN.md, convention 14).  The dev set is
+Figures only, no pass or fail (figures only, never pass or fail).  The dev set is
 measured, never tuned on.  Generated frames are drawn without a hand over
 the board (``occluded=False``): the reader refuses those whatever the corners.
 """
@@ -25,6 +25,7 @@ the board (``occluded=False``): the reader refuses those whatever the corners.
 from __future__ import annotations
 
 import argparse
+import os
 import json
 import sys
 from dataclasses import replace
@@ -40,7 +41,7 @@ from willughby.vision.refine import refine_corners
 from willughby.vision.synth import SceneSpec, render
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_DEV = HERE.parent.parent / "shared" / "vision-dev"
+DEFAULT_DEV = Path(os.environ.get("WILLUGHBY_VISION_DEV", "."))
 
 
 def _frames(kind: str, count: int, seed: int, dev: Path):
@@ -79,7 +80,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--count", type=int, default=100, help="generated frames of each style set (default 100)")
     ap.add_argument("--seed", type=int, default=31, help="first seed of the generated frames (default 31)")
-    ap.add_argument("--dev", default=str(DEFAULT_DEV), help="the labelled dev frames (default ../shared/vision-dev)")
+    ap.add_argument("--dev", default=str(DEFAULT_DEV), help="the labelled dev frames (default $WILLUGHBY_VISION_DEV; docs/vision-labels.md)")
     ap.add_argument("--amplitudes", default="0,3,6,10", help="px each corner is moved by at most (default 0,3,6,10)")
     ap.add_argument("--sets", default="training,held-out-fit,dev", help="which frames (default all three)")
     args = ap.parse_args(argv)

@@ -1,6 +1,6 @@
 """Photographs of real boards, read and judged as turns, the shipped reader beside a candidate.
 
-Each labelled photo (``--photos DIR``, default ``../shared/vision-real-dev``
+Each labelled photo (``--photos DIR``, default ``$WILLUGHBY_REAL_PHOTOS``
 where the maintainers keep it; docs/vision-labels.md) is judged the way a
 user's turn is, by ``willughby judge --after-image ... --corners ... --json``
 in this process, over turns built from its label (``labelled_turns.py``,
@@ -43,6 +43,7 @@ Progress goes to standard error (photo k of n).
 from __future__ import annotations
 
 import argparse
+import os
 import contextlib
 import functools
 import json
@@ -66,7 +67,7 @@ from labelled_turns import (Turn, after_position, build_turn_set, corners_text, 
 from willughby.vision.config import VisionConfig, VisionConfigError  # noqa: E402
 from willughby.vision.evaluate import compare  # noqa: E402
 
-DEFAULT_PHOTOS = HERE.parent.parent / "shared" / "vision-real-dev"
+DEFAULT_PHOTOS = Path(os.environ.get("WILLUGHBY_REAL_PHOTOS", "."))
 KINDS = ("legal", "illegal")
 OUTCOMES = ("right", "asked", "wrong")
 

@@ -1,6 +1,6 @@
 """The labelled dev frames judged as turns through ``willughby judge --after-image``.
 
-Each labelled frame (the dev set: ``--dev DIR``, default ``../shared/vision-dev``
+Each labelled frame (the dev set: ``--dev DIR``, default ``$WILLUGHBY_VISION_DEV``
 where the maintainers keep it; docs/vision-labels.md) shows a board. From its
 label this builds turns as a referee would meet them (``labelled_turns.py``,
 shared with ``real_photos.py``):
@@ -20,12 +20,13 @@ accuracy of the frames read. Frames with a hand over the board must come out
 unstacking games are judged as backgammon boards here (those games are not
 refereed yet); their counts still have to be read right.
 
-    python benchmarks/turns_dev.py --dev ../shared/vision-dev [--jitter 6]
+    python benchmarks/turns_dev.py --dev DIR [--jitter 6]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import json
 import random
 import sys
@@ -40,7 +41,7 @@ sys.path.insert(0, str(HERE))
 from labelled_turns import (Turn, after_position, build_turns, corners_text, judge_turn,  # noqa: E402
                             labelled_pictures, moved_corners, score)
 
-DEFAULT_DEV = HERE.parent.parent / "shared" / "vision-dev"
+DEFAULT_DEV = Path(os.environ.get("WILLUGHBY_VISION_DEV", "."))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,6 +23,7 @@ and 43).  ``--edge-gap 4`` makes the generated men stand up to
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -31,7 +32,7 @@ from willughby.vision.evaluate import evaluate
 from willughby.vision.synth import SceneSpec, write_dataset
 
 HERE = Path(__file__).resolve().parent
-DEFAULT_DEV = HERE.parent.parent / "shared" / "vision-dev"
+DEFAULT_DEV = Path(os.environ.get("WILLUGHBY_VISION_DEV", "."))
 TRAINING_SEEDS = {1000, 2000, 3000, 4000, 5000, 6000, 7100, 9000, 9100, 9200, 9500, 9600, 9700, 9800, 9900, 9950}
 CHOSEN_ON_SEEDS = {41, 43}      # the frames the starts step's margin was chosen on (vision/starts.py)
 
@@ -39,7 +40,7 @@ CHOSEN_ON_SEEDS = {41, 43}      # the frames the starts step's margin was chosen
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dev", default=str(DEFAULT_DEV), help="a folder of labelled frames, the dev set (docs/vision-labels.md); "
-                    "default ../shared/vision-dev, where the maintainers keep it")
+                    "default $WILLUGHBY_VISION_DEV; docs/vision-labels.md")
     ap.add_argument("--count", type=int, default=200, help="generated images (default 200)")
     ap.add_argument("--seed", type=int, default=7, help="seed of the generated set (default 7)")
     ap.add_argument("--edge-gap", type=float, default=0.0,

@@ -15,7 +15,7 @@ app under waitress with 16 threads, as ``serve`` ran it before the asyncio
 front -- at 50 streams.
 
 Loopback only; bounded in count and time (about a minute in all); stops by
-itself. A report, never a pass/fail test (DESIGN.md, 14)::
+itself. A report, never a pass/fail test (figures only)::
 
     python benchmarks/watchers.py
     python benchmarks/watchers.py --counts 50,200 --seconds 5 --no-baseline
