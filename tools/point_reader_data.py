@@ -36,6 +36,7 @@ import cv2
 import numpy as np
 
 from willughby.vision.config import VisionConfig
+from willughby.vision.geometry import BoardGeometry
 from willughby.vision.reader import observe
 from willughby.vision.synth import (POSITION_KINDS, RANDOMIZED, STYLE_SETS, SceneSpec, SynthError, add_scene_options,
                                     render, scene_options)
@@ -89,6 +90,25 @@ def strips_of(image, corners, config):
     return observe(image, corners, config).strips()
 
 
+def reader_strips(image, label, config):
+    """The strips of a labelled frame as the reader cuts them when it finds
+    the board's layout itself (``observe`` with ``layout.find``: the
+    corners refined, the points found, the surface scaled so a point is
+    ``point_width`` wide and its depth as the finder takes it), so the
+    network learns what it will be shown; where the finder places any
+    point more than a quarter of a point from the truth, or finds nothing,
+    the true layout (``config_for``) instead, so no strip is learnt under
+    another point's label."""
+    truth = config_for(label, config)
+    if getattr(getattr(config, "layout", None), "find", False):
+        obs = observe(image, label["corners"], config)
+        found = obs.config.layout.centres if obs.config is not None else ()
+        true = truth.layout.centres or tuple(BoardGeometry(truth).point_centre_x(p) for p in range(1, 25))
+        if found and max(abs(a - b) for a, b in zip(found, true)) <= truth.point_width / 4:
+            return obs.strips()
+    return observe(image, label["corners"], truth).strips()
+
+
 def config_for(label, config):
     """The reader's settings for a frame: the board's true layout, as a
     layout finder that found it would give it (a board the painter drew in
@@ -97,7 +117,13 @@ def config_for(label, config):
     layout: the network learns from the strips of the board's own points,
     and finding them is the finder's business."""
     if "geometry" in label:
-        config = config.with_values(label["geometry"])
+        true = config.with_values(label["geometry"])
+        if hasattr(config, "layout"):
+            # as the reader reads a board whose layout it found: the surface
+            # scaled so that a point is ``point_width`` wide (``layout_config``)
+            from willughby.vision.board_layout import layout_of
+            return layout_of(true).config(config)
+        config = true
     if getattr(getattr(config, "layout", None), "find", False):
         config = config.with_values({"layout": {"find": False}})
     return config
@@ -154,7 +180,7 @@ def main(argv=None) -> int:
     maps, aux, cls, pile, image_of = [], [], [], [], []
     t0 = time.perf_counter()
     for i, (img, label) in enumerate(frames):
-        st = strips_of(img, label["corners"], config_for(label, config))
+        st = reader_strips(img, label, config)
         c, p = labels_of(label)
         maps.append(st.maps.astype(np.float16))
         aux.append(st.aux)

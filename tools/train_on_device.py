@@ -114,9 +114,8 @@ def _frame(job: tuple[int, int, dict[str, Any], bool]) -> tuple[int, Any, float]
     import cv2
 
     from willughby.vision.config import VisionConfig
-    from willughby.vision.reader import observe
     from willughby.vision.synth import SceneSpec, SynthError, render
-    from point_reader_data import config_for, labels_of, tall_position
+    from point_reader_data import labels_of, reader_strips, tall_position
 
     t0 = time.perf_counter()
     i, seed, fields, tall = job
@@ -126,7 +125,7 @@ def _frame(job: tuple[int, int, dict[str, Any], bool]) -> tuple[int, Any, float]
         if tall:
             spec = replace(spec, position=tall_position(rng))
         image, label = render(rng, spec)
-        strips = observe(image, label["corners"], config_for(label, VisionConfig())).strips()
+        strips = reader_strips(image, label, VisionConfig())
         cls, pile = labels_of(label)
     except (SynthError, ValueError, ArithmeticError, cv2.error) as exc:   # a frame that cannot be read: left out, said
         return i, f"{type(exc).__name__}: {exc}", time.perf_counter() - t0
