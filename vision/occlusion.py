@@ -116,7 +116,7 @@ from .config import OcclusionConfig, VisionConfig
 from .errors import FrameError
 from .geometry import BoardGeometry, corners_array
 
-__all__ = ["CoverCues", "FrameCheck", "check_frame", "cover_cues", "frame_cues", "rails_picture", "SideCues"]
+__all__ = ["CoverCues", "FrameCheck", "check_frame", "covered_why", "cover_cues", "frame_cues", "rails_picture", "SideCues"]
 
 _SIDES = ("top", "bottom", "left", "right")
 _GAP = 36                  # empty columns between the sides in the panel (> the widest slant's shift)
@@ -141,6 +141,17 @@ class FrameCheck:
                                      # "over the men's places", or None (not refused)
     cover_mm: float = 0.0            # the largest disc (radius, mm) in what covers the men's places
     onto_mm: float = 0.0             # ... in what crosses the frame and goes on over the points
+
+
+def covered_why(check: FrameCheck) -> str:
+    """Why a frame was refused, in a player's words: what was seen, where,
+    and how far it reaches (the reading's note, and the turn's)."""
+    where = f"{check.side} side" if check.side else "the board"
+    if check.reason == "over the men's places":
+        return f"something covers the men's places ({where}, {check.run_mm:.0f} mm along it)"
+    if check.reason == "across the frame onto the board":
+        return f"something lies across the frame and over the points ({where}, {check.run_mm:.0f} mm)"
+    return f"something lies across the frame ({where}, {check.run_mm:.0f} mm)"
 
 
 @dataclass

@@ -37,7 +37,7 @@ from .dice import Die, find_dice
 from .counting import PointFit, fit_point, outlines
 from . import pointnet
 from .starts import MEN_PER_SIDE
-from .occlusion import check_frame, rails_picture
+from .occlusion import check_frame, covered_why, rails_picture
 from .strips import Strips, point_strips
 from .geometry import BoardGeometry, homography
 from .memory import keep_frame_memory
@@ -76,6 +76,8 @@ class Reading:
     location_confidence: dict[str, float]
     settled: bool
     occluded: bool = False
+    #: why the frame was refused as covered, in a player's words (None where it was not)
+    occluded_why: str | None = None
     men: list[Man] = field(default_factory=list)
     dice: list[Die] = field(default_factory=list)
     millis: float = 0.0
@@ -674,13 +676,14 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     frame = check_frame(config, image, corners, polys, camera,
                         reference=look.rails if look is not None else None)
     notes = list(refine_notes) + layout_notes
-    if frame.occluded:
-        notes.append(f"something lies across the frame ({frame.side} side, {frame.run_mm:.0f} mm)")
+    occluded_why = covered_why(frame) if frame.occluded else None
+    if occluded_why:
+        notes.append(occluded_why)
     for side, layout in sorted(laid_out.items()):
         notes.append(f"{side}'s men read as the {layout} start: the picture nearly fitted it, and games begin so")
     confidence = float(min(conf.values())) if conf else 1.0
     return Reading(light, dark, bar, stacked, confidence, conf, not frame.occluded,
-                   occluded=frame.occluded, men=placed, dice=found, notes=notes,
+                   occluded=frame.occluded, occluded_why=occluded_why, men=placed, dice=found, notes=notes,
                    millis=(time.perf_counter() - t0) * 1000, count_probs=count_probs, pile_probs=pile_probs,
                    rect=obs.rect if corners is given else None,
                    rect_lab8=obs.lab8 if corners is given else None, config=config)

@@ -268,8 +268,8 @@ class TurnEvidence:
             changes = np.asarray(profiles, np.float64).mean(axis=1)
         if getattr(reading, "count_probs", None) is None:
             raise ValueError("the reading has no point probabilities (read with the point reader)")
-        why = "" if reading.settled else ("something lies across the board" if reading.occluded
-                                          else "the frame is not settled")
+        why = "" if reading.settled else ((getattr(reading, "occluded_why", None) or "something lies across the board")
+                                          if reading.occluded else "the frame is not settled")
         piles = getattr(reading, "pile_probs", None)
         return cls(np.asarray(reading.count_probs, np.float64), dict(reading.bar), bool(reading.settled),
                    changes, why, pile_probs=None if piles is None else np.asarray(piles, np.float64),

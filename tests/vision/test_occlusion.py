@@ -21,6 +21,7 @@ from willughby.vision.geometry import BoardGeometry
 from willughby.vision.occlusion import FrameCheck, check_frame, frame_cues
 from willughby.vision.reader import read_board
 from willughby.vision.synth import SceneSpec, render
+from willughby.vision.turns import TurnEvidence
 
 from .devset import dev_image
 from .scenes import marker_patches
@@ -275,7 +276,10 @@ def test_an_arm_across_the_frame_is_refused_and_not_read():
     armed = _painted_arm(image, label["corners"])
     reading = read_board(armed, label["corners"])
     assert reading.occluded and not reading.settled
-    assert any("across the frame" in note for note in reading.notes)
+    assert reading.occluded_why and reading.occluded_why in reading.notes
+    assert reading.occluded_why.startswith("something lies across the frame")
+    # a turn judged from this frame asks, saying what the reading saw
+    assert TurnEvidence.from_reading(reading).why_unsettled == reading.occluded_why
 
 
 # ------------------------------------------------------------------ the interface

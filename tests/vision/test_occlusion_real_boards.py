@@ -14,7 +14,7 @@ import pytest
 
 from willughby.vision.config import VisionConfig
 from willughby.vision.geometry import BoardGeometry
-from willughby.vision.occlusion import check_frame, rails_picture
+from willughby.vision.occlusion import check_frame, covered_why, rails_picture
 from willughby.vision.reader import read_board
 
 CONFIG = VisionConfig()
@@ -265,3 +265,19 @@ def test_a_cup_on_the_tips_of_empty_points_covers_no_men():
     x = (GEO.point_centre_x(3) + GEO.point_centre_x(4)) / 2
     result = _calibrated(cup(board(), (x, D - CONFIG.point_length + 15)))
     assert not result.occluded, result
+
+
+# ------------------------------------------------------------------ what the player is told
+def test_a_refusal_says_what_was_seen_and_where():
+    """The reading's note (and a turn's, when it asks) names what covers the
+    board as the check found it: an arm across the frame, one going on over
+    the points, or something over the men's places, with the side."""
+    across = check(arm(board(), (195.0, 720.0), (175.0, 330.0)))
+    assert covered_why(across).startswith("something lies across the frame (bottom side, ")
+    img, cut_corners = cut_close(arm(board(), (195.0, 720.0), (175.0, 330.0)))
+    onto = check_frame(CONFIG, img, cut_corners, men_outlines())
+    assert "across the frame and over the points" in covered_why(onto)
+    x, y = GEO.slot_centre(8, 1)
+    cupped = _calibrated(cup(board(), (x, y)))
+    why = covered_why(cupped)
+    assert why.startswith("something covers the men's places (") and why.endswith(" mm along it)"), why
