@@ -61,19 +61,12 @@ corners)``, its numbers in ``LayoutConfig``):
    and length (``w / s``), the men's size (``men_share`` of the pitch: men
    are about a point wide; the round tops found in the dev photos measure
    0.9-1.0 of it, and reading with them read no better).
-6. **The surface's depth.**  Four corners say where the surface is, not how
-   deep it is against its width: the frame's depth is the configured
-   proportions' guess.  Where the corners' perspective fixes the camera's
-   focal length (square pixels, the principal point at the middle), it also
-   fixes the true proportion (``camera_aspect``), and that is used when it
-   is one a board can have (``aspect``), clearly not the configured one
-   (beyond ``aspect_tolerance``: the estimate scatters by a few per cent,
-   and a board read a few per cent too deep or shallow reads worse than at
-   the configured proportion) and the men agree: more of their round tops
-   look round (``_round_tops``) at the camera's proportion than at the
-   configured one (a lens or a crop that moved the picture's middle
-   misleads the camera's estimate; a man's top is round on every board).
-   Otherwise the configured proportion, and ``notes`` says so.
+6. **The surface's depth** (``surface_depth``): by the camera where the
+   corners' perspective fixes it and the men's round tops agree
+   (``depth_from_camera``), else the configured proportion
+   (``depth_from`` "configured"), and ``notes`` says so; the reader then
+   has the men's columns measure it (``surface_depth.depth_from_men``,
+   which needs the men read at this layout).
 
 ``BoardLayout.config`` gives the reader's configuration for this board:
 the surface scaled so that the points have the configured ``point_width``
@@ -99,8 +92,9 @@ import numpy as np
 from .config import VisionConfig
 from .errors import CalibrationError
 from .geometry import BoardGeometry, corners_array
+from .surface_depth import DEPTH_FROM, depth_from_camera
 
-__all__ = ["BoardLayout", "Row", "camera_aspect", "confirms", "find_layout", "layout_config", "layout_of"]
+__all__ = ["BoardLayout", "Row", "confirms", "find_layout", "layout_config", "layout_of"]
 
 _GROUP = 6                 # points in a quarter
 _PAD_MM = 60.0             # how far a comb's origin may lie outside the profile
@@ -159,6 +153,9 @@ class BoardLayout:
     rows: tuple[Row, ...] = ()                # (top: points 13..24, bottom: points 12..1) where found
     notes: tuple[str, ...] = ()
     millis: float = field(default=0.0, compare=False)
+    #: where its depth came from: "camera" (the corners' perspective), "men" (the men's columns,
+    #: ``men_depth``) or "configured" (the configured proportions')
+    depth_from: str = "configured"
 
     @property
     def evidence(self) -> float:
@@ -176,7 +173,7 @@ class BoardLayout:
                 "bar": [r(v) for v in self.bar], "pitch": round(float(self.pitch), 5),
                 "point_width": r(self.point_width),
                 "point_length": r(self.point_length), "man_diameter": r(self.man_diameter),
-                "frame": [r(self.width), r(self.depth)], "notes": list(self.notes)}
+                "frame": [r(self.width), r(self.depth)], "depth_from": self.depth_from, "notes": list(self.notes)}
 
     @classmethod
     def from_json(cls, doc: Any) -> "BoardLayout":
@@ -192,8 +189,12 @@ class BoardLayout:
             numbers = [float(doc[k]) for k in ("pitch", "point_width", "point_length", "man_diameter")]
             if not all(np.isfinite(v) and v > 0 for v in numbers + [width, depth]):
                 raise ValueError("sizes must be positive")
+            depth_from = str(doc.get("depth_from", "configured"))
+            if depth_from not in DEPTH_FROM:
+                raise ValueError(f"depth_from must be one of {', '.join(DEPTH_FROM)}, not {depth_from!r}")
             return cls(centres, (bar[0], bar[1]), *numbers, width=width, depth=depth,
-                       found=bool(doc["found"]), notes=tuple(str(n) for n in doc.get("notes", ())))
+                       found=bool(doc["found"]), notes=tuple(str(n) for n in doc.get("notes", ())),
+                       depth_from=depth_from)
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise CalibrationError(f"the calibration's layout is not a board layout: {exc}") from None
 
@@ -543,47 +544,6 @@ def confirms(config: VisionConfig, image: np.ndarray, corners: Sequence[Sequence
 
 
 # ------------------------------------------------------------------ 6: the surface's depth
-def camera_aspect(corners: np.ndarray, image_size: tuple[int, int], width: float, depth: float) -> float | None:
-    """The surface's depth over its width, from the perspective of its four
-    corners, or None where they do not fix it.  The corners' homography onto
-    a ``width`` x ``depth`` frame is ``K [r1 r2 t]`` with each column scaled
-    by how far the frame's unit is from the true one along it; with square
-    pixels and the principal point at the picture's middle, r1 and r2 being
-    orthogonal gives the focal length (where the view is not straight down),
-    and their being of equal length then gives the true proportion.  A
-    picture whose pixels were stretched after it was taken breaks this, and
-    is usually seen in no focal length fitting the orthogonality."""
-    src = np.float32([[width, depth], [0, depth], [0, 0], [width, 0]])
-    H = cv2.getPerspectiveTransform(src, corners.astype(np.float32)).astype(np.float64)
-    w, h = image_size
-    a = H.copy()
-    a[0] -= w / 2.0 * H[2]
-    a[1] -= h / 2.0 * H[2]
-    a1, a2 = a[:, 0], a[:, 1]
-    den = a1[2] * a2[2]
-    if abs(den) < 1e-15:
-        return None
-    f2 = -(a1[0] * a2[0] + a1[1] * a2[1]) / den
-    if not (0.5 * w) ** 2 <= f2 <= (5.0 * w) ** 2:
-        return None
-    n1 = np.sqrt((a1[0] ** 2 + a1[1] ** 2) / f2 + a1[2] ** 2)
-    n2 = np.sqrt((a2[0] ** 2 + a2[1] ** 2) / f2 + a2[2] ** 2)
-    return float(depth / width * n2 / n1)
-
-
-def _round_tops(lc, image: np.ndarray, corners: np.ndarray, width: float, depth: float, radius: float) -> int:
-    """How many round tops of a man's size (*radius*, mm) the surface shows
-    rectified onto a *width* x *depth* frame (a man's top is a circle
-    whichever way it is seen: it looks round only at the true proportion)."""
-    dst = np.float32([[width, depth], [0, depth], [0, 0], [width, 0]])
-    H = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
-    rect = cv2.warpPerspective(image, H, (int(round(width)), int(round(depth))), flags=cv2.INTER_LINEAR)
-    grey = cv2.GaussianBlur(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), (0, 0), lc.smooth_px)
-    found = cv2.HoughCircles(grey, cv2.HOUGH_GRADIENT, dp=1, minDist=0.8 * radius, param1=80,
-                             param2=lc.round_votes, minRadius=int(0.8 * radius), maxRadius=int(np.ceil(1.3 * radius)))
-    return 0 if found is None else len(found[0])
-
-
 # ------------------------------------------------------------------ 4, 5: the layout
 def find_layout(config: VisionConfig, image: np.ndarray, corners: Sequence[Sequence[float]]) -> BoardLayout:
     """Where this board's points, bar and men are (the module's docstring),
@@ -617,24 +577,7 @@ def find_layout(config: VisionConfig, image: np.ndarray, corners: Sequence[Seque
     half = float(np.mean([w for r in rows for w in r.half_base]))
     slope = float(np.mean([r.slope for r in rows]))
     # the surface's true depth, in the units of its width (the points' length with it)
-    notes: list[str] = []
-    aspect = camera_aspect(c, (image.shape[1], image.shape[0]), width, depth) if lc.aspect_from_camera else None
-    k = 1.0
-    if aspect is not None and lc.aspect[0] <= aspect <= lc.aspect[1]:
-        if abs(aspect * width / depth - 1) > lc.aspect_tolerance:
-            # the men's round tops must agree: more of them look round at the camera's proportion
-            radius = lc.men_share * pitch / 2
-            at_camera = _round_tops(lc, image, c, width, depth * aspect * width / depth, radius)
-            at_configured = _round_tops(lc, image, c, width, depth, radius)
-            if at_camera > at_configured:
-                k = aspect * width / depth
-            else:
-                notes.append(f"the surface's depth is the configured proportions': the corners' perspective makes "
-                             f"it {aspect:.2f} of the width, but the men look no rounder so "
-                             f"({at_camera} round tops against {at_configured})")
-    else:
-        notes.append("the surface's depth is the configured proportions': "
-                     + ("the corners' perspective does not fix it" if aspect is None else
-                        f"the corners' perspective makes it {aspect:.2f} of the width, which no board is"))
+    k, depth_from, notes = depth_from_camera(lc, image, c, width, depth, pitch)
     return BoardLayout(tuple(centres), (bar[0], max(bar)), pitch, min(2 * half, pitch), half / slope * k,
-                       lc.men_share * pitch, width, depth * k, True, rows, tuple(notes), millis=ms())
+                       lc.men_share * pitch, width, depth * k, True, rows, notes, millis=ms(),
+                       depth_from=depth_from)

@@ -455,6 +455,15 @@ class LayoutConfig:
     round_votes: float = _f(30.0)    # ... and more men's tops look round there (HoughCircles' votes for one)
     aspect_tolerance: float = _f(0.07, "share")  # ... and the proportions' are kept where it is within this share of
                                                 # them (the corners' estimate scatters by a few per cent)
+    # --- ... else from the men's columns (men on a point touch: they repeat every man's diameter; men_depth.py)
+    men_depth: bool = True           # measure the depth by the men where the corners do not fix it
+    column_men: float = _f(2.5)      # a column reaches this many men's diameters from the edge ...
+    period_gap: float = _f(0.1, "share")  # ... with no gap in the men seen longer than this share of a diameter
+    period_band: float = _f(0.5, "share")  # the middle share of the point's width followed along it
+    period_reach: float = _f(0.6, "share")  # ... from the edge to this share of the depth
+    period_range: tuple[float, ...] = _f((0.55, 1.6), length=2)  # a column's repeat is looked for between these
+                                                               # shares of a man's diameter ...
+    period_strength: float = _f(0.2, "share")  # ... and counts where its autocorrelation is at least this
 
     def __post_init__(self) -> None:
         _check_fields(self, "vision.layout")
@@ -462,7 +471,7 @@ class LayoutConfig:
             raise VisionConfigError(f"vision.layout.centres must hold 24 values (or none), not {len(self.centres)}")
         if self.bar and (len(self.bar) != 2 or self.bar[1] < self.bar[0]):
             raise VisionConfigError(f"vision.layout.bar must be two edges, left to right (or none), not {self.bar!r}")
-        for name in ("band", "slopes", "pitch", "half_base", "z_range", "aspect"):
+        for name in ("band", "slopes", "pitch", "half_base", "z_range", "aspect", "period_range"):
             lo, hi = getattr(self, name)
             if lo >= hi:
                 raise VisionConfigError(f"vision.layout.{name} must run from low to high, not {(lo, hi)!r}")

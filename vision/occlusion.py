@@ -116,7 +116,8 @@ from .config import OcclusionConfig, VisionConfig
 from .errors import FrameError
 from .geometry import BoardGeometry, corners_array
 
-__all__ = ["CoverCues", "FrameCheck", "check_frame", "covered_why", "cover_cues", "frame_cues", "rails_picture", "SideCues"]
+__all__ = ["CoverCues", "FrameCheck", "check_frame", "covered_why", "cover_cues", "frame_cues", "rails_picture",
+           "SideCues"]
 
 _SIDES = ("top", "bottom", "left", "right")
 _GAP = 36                  # empty columns between the sides in the panel (> the widest slant's shift)

@@ -37,6 +37,7 @@ from .dice import Die, find_dice
 from .counting import PointFit, fit_point, outlines
 from . import pointnet
 from .starts import MEN_PER_SIDE
+from .surface_depth import depth_from_men
 from .occlusion import check_frame, covered_why, rails_picture
 from .strips import Strips, point_strips
 from .geometry import BoardGeometry, homography
@@ -516,6 +517,9 @@ def board_config(image: np.ndarray, corners: Sequence[Sequence[float]], config: 
     layout = _FOUND.get(key)
     if layout is None or not confirms(config, image, corners, layout):
         layout = find_layout(config, image, corners)
+        if layout.found and layout.depth_from == "configured" and config.layout.men_depth:
+            # the corners did not fix the surface's depth: the men's columns measure it
+            layout = depth_from_men(layout, _observe(image, corners, layout.config(config)))
         if layout.found:                    # what was found is kept for the next frame of these corners
             _FOUND[key] = layout
             while len(_FOUND) > 8:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from willughby.engine.rules import preset_rules, start_position
-from willughby.vision.board_layout import (BoardLayout, camera_aspect, confirms, find_layout, layout_config,
+from willughby.vision.board_layout import (BoardLayout, confirms, find_layout, layout_config,
                                            layout_of)
 from willughby.vision.calibration import calibrate_from_photo
 from willughby.vision.config import VisionConfig, VisionConfigError
@@ -19,6 +19,7 @@ from willughby.vision.errors import CalibrationError
 from willughby.vision.evaluate import _counts
 from willughby.vision.geometry import BoardGeometry
 from willughby.vision.reader import Look, read_board
+from willughby.vision.surface_depth import camera_aspect
 from willughby.vision.synth import SceneSpec, render
 
 CONFIG = VisionConfig()
