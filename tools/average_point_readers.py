@@ -10,6 +10,14 @@ better than either and costs nothing more to run, unlike running both::
 
 *--weight* is B's share.  The .pt files are those ``train_point_reader.py``
 writes beside its ONNX file; the averaged weights are written the same way.
+Two ONNX files of the frame network (the shipped one, and what
+``train_on_device.py`` or ``train_frame_reader.py`` exports) are read back
+into it (``point_reader_weights.frame_net_from_onnx``: BatchNorm folded at
+export) and averaged the same way::
+
+    /tmp/trainenv/bin/python tools/average_point_readers.py vision/data/point_reader.onnx /tmp/tod/point_reader.onnx \
+        --out /tmp/mean.onnx
+
 Needs PyTorch, as training does.
 """
 
@@ -41,13 +49,25 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if not 0 <= args.weight <= 1:
         ap.error(f"--weight must be 0..1, not {args.weight}")
+    onnx = [str(p).endswith(".onnx") for p in (args.a, args.b)]
+    if any(onnx) and not all(onnx):
+        ap.error("give two .onnx files (frame networks) or two .pt files (point networks), not one of each")
     try:
-        sd = average(torch.load(args.a, map_location="cpu"), torch.load(args.b, map_location="cpu"), args.weight)
+        if all(onnx):
+            from point_reader_weights import frame_net_from_onnx
+            from train_frame_reader import POINTS
+
+            net = frame_net_from_onnx(args.a)
+            sd = average(net.state_dict(), frame_net_from_onnx(args.b).state_dict(), args.weight)
+            rows = {"rows": POINTS}
+        else:
+            sd = average(torch.load(args.a, map_location="cpu"), torch.load(args.b, map_location="cpu"), args.weight)
+            net, rows = PointNet(), {}
     except (OSError, RuntimeError, ValueError) as exc:
         ap.error(str(exc))
-    net = PointNet()
     net.load_state_dict(sd)
-    export(net, args.out, MAPS, AUX)
+    net.eval()
+    export(net, args.out, MAPS, AUX, **rows)
     print(f"wrote {args.out}")
     return 0
 
