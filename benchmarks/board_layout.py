@@ -5,6 +5,7 @@ what it does for the reader.
     python benchmarks/board_layout.py --count 40 --seed 7
     python benchmarks/board_layout.py --count 40 --seed 31 --style-set held-out-test --varied
     python benchmarks/board_layout.py --count 30 --seed 900 --varied --jitter 15
+    python benchmarks/board_layout.py --count 40 --seed 900 --varied --squeeze 0.8
     python benchmarks/board_layout.py --photos FOLDER --jitter 15 --repeats 6
 
 Painted boards (the painter's; ``--varied``: boards of other proportions,
@@ -14,7 +15,13 @@ into the label's corners' frame), and each frame read three ways, the
 occlusion check's refusals aside (they are that check's): with the layout
 found (the reader as shipped), with the configured proportions
 (``[vision.layout] find = false``), and with the true layout.  Corners may
-be moved ``--jitter`` px (each corner 6 px or more, every way).
+be moved ``--jitter`` px (each corner 6 px or more, every way); the picture
+may be squeezed across (``--squeeze F``, its width times F, as photos
+stored square are: its pixels no longer square, the corners' perspective
+no longer fixes the surface's depth, and the men's columns must).  The
+layout found is the reader's (``reader.board_config``: the points found,
+the depth by the camera or the men's columns), and the surface's depth
+found is compared with the true one.
 
 Labelled photographs (``--photos``, the labels of docs/vision-labels.md):
 the layout found with the labels' corners, how far the configured
@@ -30,6 +37,7 @@ import glob
 import json
 import statistics
 import sys
+from collections import Counter
 import time
 from pathlib import Path
 
@@ -40,7 +48,7 @@ from willughby.vision.board_layout import find_layout, layout_config, layout_of
 from willughby.vision.config import VisionConfig
 from willughby.vision.evaluate import _counts
 from willughby.vision.geometry import BoardGeometry
-from willughby.vision.reader import read_board
+from willughby.vision.reader import _FOUND, board_config, read_board
 
 BASE = VisionConfig()
 FIXED = BASE.with_values({"layout": {"find": False}})
@@ -84,18 +92,25 @@ def painted(args) -> None:
     from willughby.vision.synth import SceneSpec, render
 
     tallies = {k: _Tally() for k in ("found", "configured", "true")}
-    errors, ms, found = [], [], 0
+    errors, ms, found, depth_errors, sources = [], [], 0, [], Counter()
     for i in range(args.count):
         rng = np.random.default_rng([args.seed, i])
         image, label = render(rng, SceneSpec(varied_board=args.varied, occluded=False, style_set=args.style_set))
+        if args.squeeze != 1.0:
+            h, w = image.shape[:2]
+            image = cv2.resize(image, (int(round(w * args.squeeze)), h), interpolation=cv2.INTER_AREA)
+            label = {**label, "corners": [[x * args.squeeze, y] for x, y in label["corners"]]}
         corners = _moved(label["corners"], np.random.default_rng([args.seed, i, 7]), args.jitter)
         truth = layout_of(BASE.with_values(label.get("geometry", {})))
         t0 = time.perf_counter()
-        layout = find_layout(BASE, image, corners)
+        _FOUND.clear()
+        _, layout, _ = board_config(image, corners.tolist(), BASE)
         ms.append((time.perf_counter() - t0) * 1000)
         if layout.found:
             found += 1
             errors.append(np.abs(_in_label_frame(layout.centres, corners, label["corners"]) - truth.centres))
+            depth_errors.append(layout.depth / layout.width / (truth.depth / truth.width) - 1)
+            sources[layout.depth_from] += 1
         for name, config in (("found", layout.config(BASE)), ("configured", FIXED),
                              ("true", layout_config(BASE, truth))):
             tallies[name].add(label, read_board(image, corners.tolist(), config.with_values(
@@ -106,6 +121,11 @@ def painted(args) -> None:
           f"{', ' + args.style_set if args.style_set else ''}, corners moved up to {args.jitter:g} px")
     print(f"layout found on {found}/{args.count}; points' centres off by median {np.median(e):.2f} mm, "
           f"p95 {np.percentile(e, 95):.2f}, max {e.max():.1f}; finding it: median {statistics.median(ms):.0f} ms")
+    if depth_errors:
+        d = np.abs(depth_errors) * 100
+        print(f"the surface's depth against its width off by median {np.median(d):.1f}%, p90 "
+              f"{np.percentile(d, 90):.1f}%, max {d.max():.1f}%; from "
+              + ", ".join(f"{k} {v}" for k, v in sorted(sources.items())))
     for name, tally in tallies.items():
         print(f"  read with the {name} layout: {tally.line()}")
 
@@ -161,8 +181,14 @@ def main(argv=None) -> int:
     ap.add_argument("--varied", action="store_true", help="painted boards of varied proportions")
     ap.add_argument("--style-set", default=None)
     ap.add_argument("--jitter", type=float, default=0.0, help="move each corner up to this many px")
+    ap.add_argument("--squeeze", type=float, default=1.0, help="painted pictures' width times this (default 1)")
+    ap.add_argument("--no-men-depth", action="store_true",
+                    help="the depth by the camera or the configured proportions only (the baseline)")
     ap.add_argument("--repeats", type=int, default=3, help="corners moved this many times a photo")
     args = ap.parse_args(argv)
+    if args.no_men_depth:
+        global BASE
+        BASE = BASE.with_values({"layout": {"men_depth": False}})
     cv2.setNumThreads(1)
     photos(args) if args.photos else painted(args)
     return 0
