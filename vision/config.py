@@ -372,6 +372,9 @@ class OcclusionConfig:
     men_delta_e: float = _f(14.0)    # a place in a man read, this near the men's colours, is that man
     cover_mm: float = _f(25.0)       # what covers the men's places holds a disc this large (radius, mm; a man's
                                      # top or a point's base holds 18-22): refused
+    round_cover: tuple[float, ...] = _f((1.45, 2.1), length=2)  # a round top this many men's radii across ...
+    round_votes: float = _f(30.0)    # ... with this many votes (HoughCircles' accumulator, at 1 px a mm) ...
+    round_smooth_mm: float = _f(1.5)  # ... in the lightness smoothed by this much, over the men's places: a cup
 
     def __post_init__(self) -> None:
         _check_fields(self, "vision.occlusion")

@@ -31,7 +31,10 @@ covering object *does*, three ways (:func:`check_frame`):
    their outlines and of the men's colours).  A disc of radius ``cover_mm``
    fitting there is wider than any man's top or point's base: refused.  A
    cup on the tips of empty points lies outside the men's places and is
-   not counted.  This is judged in a photo cut close to the board, and,
+   not counted.  And a round top half as wide again as a man or more
+   (``round_covers``: an upright dice cup seen from above) over the men's
+   places is refused too: a cup the men's own colour is otherwise taken
+   for men read, and no man's top is that wide.  This is judged in a photo cut close to the board, and,
    against the calibration photo, on what has changed since
    (``reference_delta_e``); a camera over the table without one judges by
    the frame (its shadows, not weighed against a photo never taken, would
@@ -117,7 +120,7 @@ from .errors import FrameError
 from .geometry import BoardGeometry, corners_array
 
 __all__ = ["CoverCues", "FrameCheck", "check_frame", "covered_why", "cover_cues", "frame_cues", "rails_picture",
-           "SideCues"]
+           "round_covers", "SideCues"]
 
 _SIDES = ("top", "bottom", "left", "right")
 _GAP = 36                  # empty columns between the sides in the panel (> the widest slant's shift)
@@ -139,7 +142,8 @@ class FrameCheck:
     run_mm: float
     contrast: float
     reason: str | None = None        # "across the frame", "across the frame onto the board",
-                                     # "over the men's places", or None (not refused)
+                                     # "over the men's places", "a round top wider than a man",
+                                     # or None (not refused)
     cover_mm: float = 0.0            # the largest disc (radius, mm) in what covers the men's places
     onto_mm: float = 0.0             # ... in what crosses the frame and goes on over the points
 
@@ -150,6 +154,9 @@ def covered_why(check: FrameCheck) -> str:
     where = f"{check.side} side" if check.side else "the board"
     if check.reason == "over the men's places":
         return f"something covers the men's places ({where}, {check.run_mm:.0f} mm along it)"
+    if check.reason == "a round top wider than a man":
+        return (f"something round and wider than a man stands over the men's places ({where}, "
+                f"{check.run_mm:.0f} mm across): a dice cup?")
     if check.reason == "across the frame onto the board":
         return f"something lies across the frame and over the points ({where}, {check.run_mm:.0f} mm)"
     return f"something lies across the frame ({where}, {check.run_mm:.0f} mm)"
@@ -1143,13 +1150,44 @@ def check_frame(config: VisionConfig, image: np.ndarray, corners,
     # the light of a photo that was never taken
     if whole and surface_ref is None:
         return worst
-    cover = cover_cues(config, image, corners, men, view or _view(config, image, corners), exact=False,
-                       reference=surface_ref)
+    view = view or _view(config, image, corners)
+    cover = cover_cues(config, image, corners, men, view, exact=False, reference=surface_ref)
     if not worst.occluded and cover.cover_mm >= oc.cover_mm:
         return FrameCheck(True, cover.side, cover.extent_mm, worst.contrast, "over the men's places",
                           cover.cover_mm, worst.onto_mm)
+    if not worst.occluded:
+        rounds = round_covers(config, view)
+        if rounds:
+            x, y, r = max(rounds, key=lambda c: c[2])
+            side = "top" if y < BoardGeometry(config).depth / 2 else "bottom"
+            return FrameCheck(True, side, 2 * r, worst.contrast, "a round top wider than a man", cover.cover_mm,
+                              worst.onto_mm)
     return FrameCheck(worst.occluded, worst.side, worst.run_mm, worst.contrast, worst.reason, cover.cover_mm,
                       worst.onto_mm)
+
+
+def round_covers(config: VisionConfig, view: _View) -> list[tuple[float, float, float]]:
+    """Round tops much wider than any man over the men's places, as an
+    upright dice cup shows from above (``round_cover`` of a man's radius
+    across, with ``round_votes``, in the view's lightness at 1 px a mm):
+    ``(x, y, r)`` in mm of the playing surface.  No man's top is that wide,
+    and a point's base is no circle; in a photo of one frame, a cup the
+    colour of the men is otherwise a man read."""
+    oc = config.occlusion
+    g = view.geometry
+    scale = view.step                                   # view pixels to 1 px a mm
+    L = np.clip(view.lab[..., 0] * 2.55, 0, 255).astype(np.uint8)
+    L = cv2.resize(L, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
+    grey = cv2.GaussianBlur(L, (0, 0), oc.round_smooth_mm)
+    r = config.man_diameter / 2
+    found = cv2.HoughCircles(grey, cv2.HOUGH_GRADIENT, dp=1, minDist=r, param1=80, param2=oc.round_votes,
+                             minRadius=int(oc.round_cover[0] * r), maxRadius=int(math.ceil(oc.round_cover[1] * r)))
+    out = []
+    for x, y, rr in ([] if found is None else found[0]):
+        x, y = float(x) - view.margin, float(y) - view.margin
+        if 0 <= x <= g.width and (0 <= y <= oc.men_band_mm or g.depth - oc.men_band_mm <= y <= g.depth):
+            out.append((x, y, float(rr)))
+    return out
 
 
 def main(argv=None) -> int:

@@ -14,7 +14,7 @@ import pytest
 
 from willughby.vision.config import VisionConfig
 from willughby.vision.geometry import BoardGeometry
-from willughby.vision.occlusion import check_frame, covered_why, rails_picture
+from willughby.vision.occlusion import _view, check_frame, covered_why, rails_picture, round_covers
 from willughby.vision.reader import read_board
 
 CONFIG = VisionConfig()
@@ -281,3 +281,20 @@ def test_a_refusal_says_what_was_seen_and_where():
     cupped = _calibrated(cup(board(), (x, y)))
     why = covered_why(cupped)
     assert why.startswith("something covers the men's places (") and why.endswith(" mm along it)"), why
+
+
+def test_a_cup_the_colour_of_the_men_standing_on_them_is_refused_as_a_round_top_wider_than_a_man():
+    """A dice cup of the men's own ivory over point 8's men, in a phone
+    photo cut close: what is blank and unlike the board is taken for men
+    read, but no man's top is half as wide again as a man, so it is
+    refused, and the player is told what was seen."""
+    x, y = GEO.slot_centre(8, 1)
+    img, cut_corners = cut_close(cup(board(), (x, y), radius_mm=30.0, colour=IVORY), 4.0)
+    result = check_frame(CONFIG, img, cut_corners, men_outlines())
+    assert result.occluded and result.reason == "a round top wider than a man", result
+    assert result.cover_mm < CONFIG.occlusion.cover_mm            # the blank-region rule alone would read it
+    assert covered_why(result).startswith("something round and wider than a man stands over the men's places")
+    # the clear board, cut close the same way: its men are men, not cups
+    clear, clear_corners = cut_close(board(), 4.0)
+    found = round_covers(CONFIG.with_values({}), _view(CONFIG, clear, clear_corners))
+    assert found == [] and not check_frame(CONFIG, clear, clear_corners, men_outlines()).occluded
