@@ -48,7 +48,7 @@ from willughby.vision.board_layout import find_layout, layout_config, layout_of
 from willughby.vision.config import VisionConfig
 from willughby.vision.evaluate import _counts
 from willughby.vision.geometry import BoardGeometry
-from willughby.vision.reader import _FOUND, board_config, read_board
+from willughby.vision.reader import board_config, forget_layouts, read_board
 
 BASE = VisionConfig()
 FIXED = BASE.with_values({"layout": {"find": False}})
@@ -103,7 +103,7 @@ def painted(args) -> None:
         corners = _moved(label["corners"], np.random.default_rng([args.seed, i, 7]), args.jitter)
         truth = layout_of(BASE.with_values(label.get("geometry", {})))
         t0 = time.perf_counter()
-        _FOUND.clear()
+        forget_layouts()
         _, layout, _ = board_config(image, corners.tolist(), BASE)
         ms.append((time.perf_counter() - t0) * 1000)
         if layout.found:

@@ -44,7 +44,7 @@ from .geometry import BoardGeometry, homography
 from .memory import keep_frame_memory
 
 __all__ = ["METHODS", "Reading", "Man", "read_board", "rectify", "detect_men", "BoardModel", "Look", "learn_look",
-           "observe", "Observation", "board_config"]
+           "observe", "Observation", "board_config", "forget_layouts"]
 
 PILES = (0,)         # pile heights tried at a point's edge (0: men laid flat)
 # how to count the men on the points: the trained point reader preferring
@@ -533,6 +533,12 @@ def board_config(image: np.ndarray, corners: Sequence[Sequence[float]], config: 
 #: the next (``board_layout.confirms``), and frames compared across a turn
 #: are rectified alike
 _FOUND: dict[tuple, BoardLayout] = {}
+
+
+def forget_layouts() -> None:
+    """Forget the layouts found without a calibration, so the next frame's
+    is searched for afresh (a benchmark timing the search, a test)."""
+    _FOUND.clear()
 
 
 def observe(image: np.ndarray, corners: Sequence[Sequence[float]], config: VisionConfig,

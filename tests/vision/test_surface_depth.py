@@ -47,7 +47,7 @@ def test_a_deep_board_in_a_stretched_photo_is_read_as_deep_as_it_is(seed):
     assert truth == pytest.approx(1.0, abs=0.02)
     found = find_layout(CONFIG, image, corners)
     assert found.found and found.depth_from == "configured", found.notes
-    reader._FOUND.clear()
+    reader.forget_layouts()
     _, layout, notes = reader.board_config(image, corners, CONFIG)
     assert layout.depth_from == "men", notes
     assert layout.depth / layout.width == pytest.approx(truth, rel=0.06)
