@@ -1,4 +1,4 @@
-"""The ``willughby`` command (``../shared/specs/cli.md``): the parser, the
+"""The ``willughby`` command (``docs/command-line.md``): the parser, the
 page's ``demo`` and ``serve``; the engine's ``variants``, ``moves`` and
 ``judge`` are in :mod:`willughby.companion.cli_games`.
 

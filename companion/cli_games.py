@@ -1,5 +1,5 @@
 """The engine's part of the ``willughby`` command: ``variants``, ``moves`` and
-``judge`` for every family of game (``../shared/specs/cli.md``).
+``judge`` for every family of game (``docs/command-line.md``).
 
 - the race games: a board document (or a GNU Backgammon Position ID), the
   legal plays, a ruling; ``judge --after-image`` reads the board after from a

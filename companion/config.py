@@ -1,5 +1,6 @@
 """The companion's configuration: one TOML file, every setting with a default
-that runs without hardware (DESIGN.md).
+that runs without hardware (the fakes of ``willughby.hardware``;
+``hardware/willughby.example.toml`` names every setting).
 
 ```toml
 [companion]

@@ -2,7 +2,8 @@
 
 The page answers them as 400, 404 and 409 (``Companion.declared_errors``,
 ``web_ui/contract.py``); anything else the companion raises is a fault.
-Each refines the built-in it is a kind of (DESIGN.md convention 6).
+Each refines the built-in it is a kind of, so a caller that catches the
+built-in catches it too.
 
 >>> issubclass(CompanionError, ValueError), issubclass(UnknownError, LookupError)
 (True, True)

@@ -5,8 +5,9 @@ camera (:meth:`JudgingMixin.on_reading`), a board entered by a person
 (:meth:`~JudgingMixin.submit_board`), or the answer to a question
 (:meth:`~JudgingMixin.answer`). A reading is matched against the throw's
 legal plays (the engine's outcomes): with the camera's evidence, the turn
-reader weighs the legal boards against the picture (DESIGN.md convention
-15); without it, a reading every location of which is sure enough
+reader weighs the legal boards against the picture (a turn is judged, not
+a frame: ``docs/vision-reader.md``, "The turn reader and its figures");
+without it, a reading every location of which is sure enough
 (:data:`CONFIDENT`) is ruled as it stands. A reading that is unsure, or one
 man from a legal play, becomes a question on the page -- the reading and
 the closest legal plays (:data:`CHOICES`) -- never a silent guess. A ruling
@@ -72,7 +73,7 @@ class JudgingMixin:
         With *evidence* (the camera's :class:`~willughby.vision.turns.TurnEvidence`)
         the turn is judged by the turn reader: the throw's legal boards weighed
         against the picture, ruled only when the picture settles it, asked
-        otherwise (DESIGN.md convention 15)."""
+        otherwise (``docs/vision-reader.md``, "The turn reader and its figures")."""
         with self._lock:
             m = self._need_game()
             if who == "camera" and self._family is not None and not self._family.camera_reads:
