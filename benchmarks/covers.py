@@ -32,10 +32,10 @@ CLOTH = ((70, 40, 25), (40, 40, 40), (40, 40, 150), (215, 215, 210), (60, 110, 6
 CUPS = ((30, 45, 75), (20, 20, 20), (35, 35, 140), (60, 90, 120), (200, 200, 195))
 
 
-def _frame_to_image(config: VisionConfig, corners: Sequence[Sequence[float]]) -> np.ndarray:
-    w, d = config.surface_width, config.surface_depth
-    src = np.float32([[w, d], [0, d], [0, 0], [w, 0]])           # C1..C4 in the surface's mm
-    return cv2.getPerspectiveTransform(src, np.float32(corners))
+def frame_to_image(config: VisionConfig, corners: Sequence[Sequence[float]]) -> np.ndarray:
+    """The homography from the surface's mm (*config*'s proportions) to the picture."""
+    return cv2.getPerspectiveTransform(BoardGeometry(config).surface_corners().astype(np.float32),
+                                       np.float32(corners))
 
 
 def _to_px(H: np.ndarray, pts_mm: np.ndarray) -> np.ndarray:
@@ -123,7 +123,7 @@ def cover_photo(image: np.ndarray, label: dict[str, Any], config: VisionConfig, 
     if not spots:
         raise ValueError("the label shows no man on a point to cover")
     colour, p, j, x, y = rng.choice(spots)
-    H = _frame_to_image(cfg, corners)
+    H = frame_to_image(cfg, corners)
     target, edge = _to_px(H, np.array([[x, y], [x + cfg.man_diameter / 2, y]]))
     px_per_mm = float(np.linalg.norm(edge - target)) / (cfg.man_diameter / 2) * (cfg.man_diameter / 38.0)
     # a man is about 38 mm across: the board's millimetres are scaled to its points, not true

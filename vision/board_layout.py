@@ -154,7 +154,7 @@ class BoardLayout:
     notes: tuple[str, ...] = ()
     millis: float = field(default=0.0, compare=False)
     #: where its depth came from: "camera" (the corners' perspective), "men" (the men's columns,
-    #: ``men_depth``) or "configured" (the configured proportions')
+    #: ``surface_depth.depth_from_men``) or "configured" (the configured proportions')
     depth_from: str = "configured"
 
     @property
@@ -543,8 +543,7 @@ def confirms(config: VisionConfig, image: np.ndarray, corners: Sequence[Sequence
     return True
 
 
-# ------------------------------------------------------------------ 6: the surface's depth
-# ------------------------------------------------------------------ 4, 5: the layout
+# ------------------------------------------------------------------ 4, 5, 6: the layout (6: surface_depth.py)
 def find_layout(config: VisionConfig, image: np.ndarray, corners: Sequence[Sequence[float]]) -> BoardLayout:
     """Where this board's points, bar and men are (the module's docstring),
     in mm of the frame *corners* give; the configured proportions, with a

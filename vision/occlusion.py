@@ -34,8 +34,8 @@ covering object *does*, three ways (:func:`check_frame`):
    not counted.  And a round top half as wide again as a man or more
    (``round_covers``: an upright dice cup seen from above) over the men's
    places is refused too: a cup the men's own colour is otherwise taken
-   for men read, and no man's top is that wide.  This is judged in a photo cut close to the board, and,
-   against the calibration photo, on what has changed since
+   for men read, and no man's top is that wide.  This is judged in a photo
+   cut close to the board, and, against the calibration photo, on what has changed since
    (``reference_delta_e``); a camera over the table without one judges by
    the frame (its shadows, not weighed against a photo never taken, would
    otherwise be taken for something lying there).
@@ -1158,8 +1158,8 @@ def check_frame(config: VisionConfig, image: np.ndarray, corners,
     if not worst.occluded:
         rounds = round_covers(config, view)
         if rounds:
-            x, y, r = max(rounds, key=lambda c: c[2])
-            side = "top" if y < BoardGeometry(config).depth / 2 else "bottom"
+            _, y, r = max(rounds, key=lambda c: c[2])
+            side = "top" if y < view.geometry.depth / 2 else "bottom"
             return FrameCheck(True, side, 2 * r, worst.contrast, "a round top wider than a man", cover.cover_mm,
                               worst.onto_mm)
     return FrameCheck(worst.occluded, worst.side, worst.run_mm, worst.contrast, worst.reason, cover.cover_mm,

@@ -1,9 +1,9 @@
 """The surface's depth against its width.
 
 Four corners say where the playing surface is, not how deep it is against
-its width.  Two things in the picture do (DESIGN.md, convention 10: each a
-function of the configuration and what was seen; their numbers in
-``LayoutConfig``):
+its width.  Two things in the picture do (each a function of the
+configuration and what was seen, as every stage of the reader is; their
+numbers in ``LayoutConfig``):
 
 **The camera** (``depth_from_camera``).  Where the corners' perspective
 fixes the camera's focal length (square pixels, the principal point at the
@@ -66,6 +66,8 @@ __all__ = ["ColumnPeriod", "DEPTH_FROM", "camera_aspect", "column_periods", "dep
 
 #: where a layout's depth came from: the corners' perspective, the men's columns, or the configured proportions
 DEPTH_FROM = ("camera", "men", "configured")
+#: how a note saying the configured proportions were kept begins (the men's depth replaces it)
+_CONFIGURED = "the surface's depth is the configured proportions': "
 
 
 # ------------------------------------------------------------------ the camera
@@ -118,7 +120,7 @@ def depth_from_camera(lc: Any, image: np.ndarray, corners: np.ndarray, width: fl
     notes: list[str] = []
     aspect = camera_aspect(corners, (image.shape[1], image.shape[0]), width, depth) if lc.aspect_from_camera else None
     if aspect is None or not lc.aspect[0] <= aspect <= lc.aspect[1]:
-        notes.append("the surface's depth is the configured proportions': "
+        notes.append(_CONFIGURED
                      + ("the corners' perspective does not fix it" if aspect is None else
                         f"the corners' perspective makes it {aspect:.2f} of the width, which no board is"))
         return 1.0, "configured", tuple(notes)
@@ -130,7 +132,7 @@ def depth_from_camera(lc: Any, image: np.ndarray, corners: np.ndarray, width: fl
     at_configured = round_tops(lc, image, corners, width, depth, radius)
     if at_camera > at_configured:
         return aspect * width / depth, "camera", ()
-    return 1.0, "configured", (f"the surface's depth is the configured proportions': the corners' perspective "
+    return 1.0, "configured", (_CONFIGURED + f"the corners' perspective "
                                f"makes it {aspect:.2f} of the width, but the men look no rounder so "
                                f"({at_camera} round tops against {at_configured})",)
 
@@ -229,6 +231,6 @@ def depth_from_men(layout: "BoardLayout", obs: Any) -> "BoardLayout":
     note = (f"the surface's depth from the men's columns: {len(columns)} column(s) repeat every "
             f"{period:.1f} mm along the point where a man is {config.man_diameter:.0f} mm wide, so the "
             f"surface is {k:.2f} times as deep as the configured proportions'")
-    notes = tuple(n for n in layout.notes if not n.startswith("the surface's depth is the configured")) + (note,)
+    notes = tuple(n for n in layout.notes if not n.startswith(_CONFIGURED)) + (note,)
     return replace(layout, depth=layout.depth * k, point_length=layout.point_length * k, depth_from="men",
                    notes=notes)

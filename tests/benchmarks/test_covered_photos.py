@@ -17,7 +17,7 @@ from willughby.vision.config import VisionConfig
 from willughby.vision.geometry import BoardGeometry
 from willughby.vision.reader import board_config
 
-from .test_real_photos import SPEC, START, _load, painted  # noqa: F401  (the fixture)
+from .test_real_photos import _load, painted  # noqa: F401  (the fixture)
 
 covers = _load("covers")
 bench = _load("covered_photos")
@@ -33,9 +33,7 @@ def test_each_cover_hides_at_least_half_of_the_man_it_names(painted, kind):  # n
     label, image = _label_and_image(painted)
     cfg, _, _ = board_config(image, label["corners"], CONFIG)
     g = BoardGeometry(cfg)
-    to_image = cv2.getPerspectiveTransform(
-        np.float32([[cfg.surface_width, cfg.surface_depth], [0, cfg.surface_depth], [0, 0], [cfg.surface_width, 0]]),
-        np.float32(label["corners"]))
+    to_image = covers.frame_to_image(cfg, label["corners"])
     for seed in range(3):
         picture, where, mask = covers.cover_photo(image, label, CONFIG, kind, random.Random(seed))
         assert picture.shape == image.shape and mask.shape == image.shape[:2] and where.startswith(kind + " over ")
