@@ -203,6 +203,11 @@ class Seen:
     pile_probs: np.ndarray | None = None
     profiles: np.ndarray | None = None     # each point's change along its strip (``point_change_profiles``)
     faint_profiles: np.ndarray | None = None   # the same at a fainter colour difference (``FAINT_DELTA_E``)
+    game: int = 0                              # which game, and which turn of it (0 the first)
+    turn: int = 0
+    features: np.ndarray | None = None         # the point reader's features of each point (``board_head``)
+    start_features: np.ndarray | None = None   # ... and of the game's start frame, with its probabilities
+    start_probs: np.ndarray | None = None
 
 
 def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool]) -> list[Seen]:
@@ -247,6 +252,7 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool]) -> lis
     look = learn_look(image, corners) if calibrate else None
     # the start frame rectified as the reads will be: with the board's layout (calibrated, or found)
     before_frame = rectified(image, corners, board_config(image, corners, VisionConfig(), look)[0])
+    at_start = read_board(image, corners, look=look)       # what the reader learns the board from (--learn)
     for n, case in enumerate(game):
         image, label = scene.render(case.after, np.random.default_rng(seed * 1000 + n), dice_values=case.dice)
         t0 = time.perf_counter()
@@ -261,7 +267,8 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool]) -> lis
         out.append(Seen(case, np.asarray(reading.count_probs), dict(reading.bar), bool(reading.settled), changes,
                         read, dict(reading.location_confidence), ms,
                         {k: label["style"].get(k) for k in ("wood", "men", "points", "field", "lighting")},
-                        np.asarray(reading.pile_probs), profiles, faint))
+                        np.asarray(reading.pile_probs), profiles, faint, index, n, reading.point_features,
+                        at_start.point_features, at_start.net_count_probs))
         if case.legal:
             before_frame = here           # a wrong move is put right: the next turn starts from the legal board
     return out
@@ -274,7 +281,7 @@ def see(games: list[list[TurnCase]], style_set: str, seed: int, workers: int,
     the same games, so the judging can be tried again under other settings."""
     import pickle
 
-    key = (style_set, seed, jitter, refine, look, [[(c.before.id(), c.dice, c.legal) for c in g] for g in games])
+    key = ("features", style_set, seed, jitter, refine, look, [[(c.before.id(), c.dice, c.legal) for c in g] for g in games])
     if os.environ.get(MODEL_ENV):
         key += (os.environ[MODEL_ENV],)
     if cache is not None and cache.is_file():
@@ -405,6 +412,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--style-set", default="held-out-test", help="the styles the games are drawn in")
     ap.add_argument("--wrong", type=float, default=0.1, help="share of turns with a wrong move first (0.1)")
     ap.add_argument("--seed", type=int, default=16, help="seed of the games and their drawing")
+    ap.add_argument("--learn", action="store_true",
+                    help="also judge each game in order while learning the board, by stretch of the game")
+    ap.add_argument("--wrong-answers", type=int, default=0,
+                    help="with --learn, also a run where the first N answers of each game are wrong on purpose")
     ap.add_argument("--cache", type=Path, help="keep the frames' readings in this file, and reuse them")
     ap.add_argument("--jitter", type=float, default=0.0,
                     help="move each corner, once a game, up to this many pixels (a finger on a phone)")
@@ -443,6 +454,18 @@ def main(argv: list[str] | None = None) -> int:
     _print_tally("turn reader, frame before", with_before)
     _print_tally("turn reader, frame alone", judge_all(seen, reader, use_changes=False)[0])
     _print_tally("present rule (baseline)", present_all(seen))
+    if args.learn:
+        from learning_turns import judge_learning, print_learning
+
+        print("\nturns by stretch of the game, with the frame before; learning = the reader adapted to the board "
+              "from its start frame and every turn settled since (vision/board_head.py)")
+        runs = [(False, 0), (True, 0)] + ([(True, args.wrong_answers)] if args.wrong_answers > 0 else [])
+        for learn, wrong_answers in runs:
+            tally, learnt_wrong = judge_learning(seen, reader, _outcome, learn, wrong_answers)
+            name = ("cold (no learning)" if not learn else "learning" if not wrong_answers
+                    else f"learning, first {wrong_answers} answers wrong")
+            print_learning(name, tally)
+            wrong.extend(learnt_wrong)
     right = sum(int((s.read == truth_classes(s.case)).sum()) for s in seen)
     locs = 24 * len(seen)
     boards = sum(bool((s.read == truth_classes(s.case)).all()) for s in seen)

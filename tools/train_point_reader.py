@@ -81,6 +81,29 @@ def export(net: nn.Module, out: str, maps_shape: tuple[int, ...], aux_len: int, 
     torch.onnx.export(net, dummy, out, input_names=["maps", "aux"], output_names=["count", "pile"],
                       dynamic_axes={"maps": {0: "n"}, "aux": {0: "n"}, "count": {0: "n"}, "pile": {0: "n"}},
                       opset_version=13, dynamo=False)
+    add_features_output(out)
+
+
+def add_features_output(path: str) -> bool:
+    """Give the ONNX file at *path* a third output, ``features``: what the
+    layers before the two outputs make of each point (the input of the
+    count's last layer, ``FEATURES`` numbers a point), which the reader
+    adapts to a board on (``willughby.vision.board_head``).  The weights and
+    the other outputs are unchanged.  False where it has one already."""
+    import onnx
+
+    model = onnx.load(path)
+    if any(o.name == "features" for o in model.graph.output):
+        return False
+    producer = {o: n for n in model.graph.node for o in n.output}
+    softmax = producer["count"]
+    gemm = producer[softmax.input[0]]
+    model.graph.node.append(onnx.helper.make_node("Identity", [gemm.input[0]], ["features"], name="features"))
+    model.graph.output.append(onnx.helper.make_tensor_value_info("features", onnx.TensorProto.FLOAT,
+                                                                 ["n", FEATURES]))
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+    return True
 
 
 def one_cycle(net: nn.Module, lr: float, steps: int):

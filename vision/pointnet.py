@@ -35,7 +35,7 @@ from . import starts
 from .errors import VisionError
 from .strips import Strips
 
-__all__ = ["MODEL_PATH", "PointReading", "read_points", "decide", "prefer_starts", "probabilities", "available"]
+__all__ = ["MODEL_PATH", "PointReading", "read_points", "decide", "prefer_starts", "probabilities", "probabilities_and_features", "available"]
 
 MODEL_PATH = Path(__file__).with_name("data") / "point_reader.onnx"
 _PILE_OF = (0, 2, 3)
@@ -73,14 +73,25 @@ def available(path: Path = MODEL_PATH) -> bool:
     return path.is_file()
 
 
-def _forward(strips: Strips, path: Path) -> tuple[np.ndarray, np.ndarray]:
+def _forward(strips: Strips, path: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     if len(strips.maps) != POINTS:
         raise VisionError(f"the point reader reads a whole frame, {POINTS} strips, not {len(strips.maps)}")
     net = _net(str(path))
     net.setInput(np.ascontiguousarray(strips.maps, np.float32), "maps")
     net.setInput(np.ascontiguousarray(strips.aux, np.float32), "aux")
+    if "features" in _outputs(str(path)):
+        count, pile, features = net.forward(["count", "pile", "features"])
+        return count, pile, features
     count, pile = net.forward(["count", "pile"])
-    return count, pile
+    return count, pile, None
+
+
+@lru_cache(maxsize=2)
+def _outputs(path: str) -> tuple[str, ...]:
+    """The network's outputs: count and pile, and ``features`` (what the
+    layers before them make of each point) in a network exported since
+    the reader learns boards (``board_head``)."""
+    return tuple(_net(path).getUnconnectedOutLayersNames())
 
 
 def probabilities(strips: Strips, path: Path = MODEL_PATH,
@@ -96,14 +107,22 @@ def probabilities(strips: Strips, path: Path = MODEL_PATH,
     second look is a whole second pass (about 16 ms, on most frames with a
     pile), and over six sets (760 clear boards) it read 3 more of them
     exactly (docs/vision-reader.md)."""
-    count, pile = _forward(strips, path)
+    count, pile, _ = _forward(strips, path)
     unsure = np.flatnonzero(count.max(axis=1) < second_look)
     if unsure.size:
-        count2, pile2 = _forward(strips.mirrored(), path)
+        count2, pile2, _ = _forward(strips.mirrored(), path)
         count, pile = count.copy(), pile.copy()
         count[unsure] = (count[unsure] + count2[unsure]) / 2
         pile[unsure] = (pile[unsure] + pile2[unsure]) / 2
     return count, pile
+
+
+def probabilities_and_features(strips: Strips, path: Path = MODEL_PATH
+                               ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """As :func:`probabilities` (one look), and each point's features
+    ((24, 160): the input of the count's last layer, which ``board_head``
+    adapts to a board on); None for a network without that output."""
+    return _forward(strips, path)
 
 
 def _decode(logp: np.ndarray, capacity: tuple[int, int]) -> list[int]:

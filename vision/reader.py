@@ -25,11 +25,12 @@ import binascii
 import time
 from functools import lru_cache
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import cv2
 import numpy as np
 
+from .board_head import BoardHead, board_classes_of
 from .board_layout import BoardLayout, confirms, find_layout
 from .camera import camera_from_corners
 from .config import VisionConfig
@@ -97,6 +98,11 @@ class Reading:
     #: the configuration the frame was read with: the one given, with this
     #: board's own layout (``board_layout``) where it was found; *rect* is in its frame
     config: VisionConfig | None = field(default=None, repr=False, compare=False)
+    #: each point's features in the point reader ((24, 160), ``pointnet.probabilities_and_features``) and
+    #: its own count probabilities before what it learnt of this board (``Look.head``) was applied: what
+    #: the board's head learns from once the referee knows the board (``learn_board``)
+    point_features: np.ndarray | None = field(default=None, repr=False, compare=False)
+    net_count_probs: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def to_board(self, men_per_side: int = MEN_PER_SIDE) -> dict[str, Any]:
         """The board document of this reading (``vision read``), with its
@@ -254,6 +260,9 @@ class Look:
     #: (``board_layout.find_layout``, in the frame of the corners calibrated);
     #: every read of the board uses it.  None: a look saved before layouts were found
     layout: BoardLayout | None = field(default=None, compare=False, repr=False)
+    #: what the point reader learnt of this board (``board_head``): from the calibration photo where its
+    #: board is known (the start), and from every frame the referee settled since; None: nothing learnt
+    head: BoardHead | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         r = lambda v: [round(float(x), 2) for x in v]  # noqa: E731
@@ -261,6 +270,8 @@ class Look:
                "points": [r(p) for p in self.points], "field": r(self.field), "bar": r(self.bar)}
         if self.layout is not None:
             doc["layout"] = self.layout.to_json()
+        if self.head is not None:
+            doc["head"] = self.head.to_json()
         if self.rails is not None:
             ok, png = cv2.imencode(".png", self.rails)
             if ok:
@@ -269,7 +280,7 @@ class Look:
 
     @classmethod
     def from_json(cls, doc: Any) -> "Look":
-        from .errors import CalibrationError
+        from .errors import CalibrationError, VisionError
         try:
             if doc.get("format") != "willughby-look/1":
                 raise ValueError("not a willughby-look/1 object")
@@ -285,11 +296,12 @@ class Look:
                 if rails is None:
                     raise ValueError("rails_png is not a PNG picture")
             layout = None if doc.get("layout") is None else BoardLayout.from_json(doc["layout"])
-            look = cls(men, points, trip(doc["field"]), trip(doc["bar"]), rails, layout)
+            head = None if doc.get("head") is None else BoardHead.from_json(doc["head"])
+            look = cls(men, points, trip(doc["field"]), trip(doc["bar"]), rails, layout, head)
             if len(points) != 2 or any(len(p) != 3 for p in points) or len(look.field) != 3 or len(look.bar) != 3:
                 raise ValueError("points, field and bar must be Lab colours")
             return look
-        except (AttributeError, KeyError, TypeError, ValueError, binascii.Error) as exc:
+        except (AttributeError, KeyError, TypeError, ValueError, binascii.Error, VisionError) as exc:
             raise CalibrationError(f"the calibration's colours are not a board look: {exc}") from None
 
 
@@ -603,18 +615,27 @@ def _count_by_fit(config: VisionConfig, obs: Observation) -> tuple[list[tuple[st
 
 
 def learn_look(image: np.ndarray, corners: Sequence[Sequence[float]],
-               config: VisionConfig | None = None) -> Look:
+               config: VisionConfig | None = None, known: Mapping[str, Any] | None = None) -> Look:
     """The calibration step: learn this board's look from one photo of the
-    starting position (both colours of men) or of the empty board."""
+    starting position (both colours of men) or of the empty board.  With
+    *known*, the board the photo shows (a board document: ``light`` and
+    ``dark``, 24 counts each; the game's start, which the referee knows),
+    the point reader also learns this board's points (``Look.head``)."""
     config = config or VisionConfig.default()
     corners, _ = _refined(image, corners, config)
     board, layout, _ = board_config(image, corners, config)
     obs = _observe(image, corners, board)
     m = obs.model
     trip = lambda v: tuple(float(x) for x in v)  # noqa: E731
+    head = None
+    if known is not None and pointnet.available():
+        count, _, features = pointnet.probabilities_and_features(obs.strips())
+        if features is not None:
+            head = BoardHead.empty()
+            head.learn(features, count, board_classes_of(list(known["light"]), list(known["dark"])), start=True)
     return Look({k: trip(v) for k, v in m.men.items()}, (trip(m.points[0]), trip(m.points[1])),
                 trip(m.field), trip(m.bar), rails_picture(board, image, corners, obs.camera),
-                layout)
+                layout, head)
 
 
 def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
@@ -663,7 +684,10 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     laid_out: dict[str, str] = {}
     if method in ("net", "net-alone") or (method == "auto" and pointnet.available()):
         capacity = (MEN_PER_SIDE - bar["light"], MEN_PER_SIDE - bar["dark"])
-        count_probs, pile_probs = pointnet.probabilities(obs.strips())
+        count_probs, pile_probs, features = pointnet.probabilities_and_features(obs.strips())
+        net_probs = count_probs
+        if look is not None and look.head is not None:
+            count_probs = look.head.apply(count_probs, features)
         points = pointnet.decide(count_probs, pile_probs, capacity)
         if method != "net-alone":
             points = pointnet.prefer_starts(count_probs, pile_probs, points, capacity)
@@ -672,7 +696,7 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
                     for r in points]
         best_row = rc.net_row
     else:
-        count_probs = pile_probs = None
+        count_probs = pile_probs = features = net_probs = None
         readings, best_row = _count_by_fit(config, obs)
     for p, (colour, count, pile, c) in enumerate(readings, start=1):
         if count:
@@ -695,5 +719,6 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     return Reading(light, dark, bar, stacked, confidence, conf, not frame.occluded,
                    occluded=frame.occluded, occluded_why=occluded_why, men=placed, dice=found, notes=notes,
                    millis=(time.perf_counter() - t0) * 1000, count_probs=count_probs, pile_probs=pile_probs,
+                   point_features=features, net_count_probs=net_probs,
                    rect=obs.rect if corners is given else None,
                    rect_lab8=obs.lab8 if corners is given else None, config=config)

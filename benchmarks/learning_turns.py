@@ -1,0 +1,149 @@
+"""Turns judged as the referee at the table judges them while it learns the
+board (``willughby.vision.board_head``), for ``benchmarks/turns.py --learn``.
+
+Each game is judged in order. Before its first turn the reader learns the
+game's start frame (the calibration photo of the starting position, whose
+board the referee knows); after each turn it learns the frame whose board
+is then known: a play ruled legal (the board that play leaves), or a turn
+the players were asked about (their answer, the board the frame truly
+shows). Nothing is learnt from a frame that could not be read, nor from a
+turn ruled illegal (the board is put right by hand), nor from an answer the
+camera contradicts (it read another board at ``CONTRADICTS`` or more at some
+point): that answer is set aside, as the companion keeps it to be looked at.
+
+``wrong_answers`` makes the players answer wrongly on purpose, the first
+that many questions of each game (a man of the true board moved one point,
+or the likeliest other candidate), to show that a learnt mistake is not
+repeated: the figures with it must show no more wrong rulings.
+
+Because the adapted reading is the network's probabilities corrected on its
+features, the frames are read once (``turns.see`` keeps the features) and
+judged again here, with and without learning, in the same run.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+STRETCHES = ((1, 10, "turns 1-10"), (11, 30, "turns 11-30"), (31, 10 ** 9, "turns 31 on"))
+CONTRADICTS = 0.99
+
+
+@dataclass
+class LearningTally:
+    by_stretch: dict[str, Counter] = field(default_factory=lambda: {name: Counter() for *_, name in STRETCHES})
+    set_aside: int = 0          # answers the camera contradicted, not learnt
+    learnt: int = 0             # frames learnt (the start's included)
+    learn_ms: list[float] = field(default_factory=list)
+
+    def add(self, turn: int, outcome: str) -> None:
+        for lo, hi, name in STRETCHES:
+            if lo <= turn <= hi:
+                self.by_stretch[name][outcome] += 1
+
+
+def _classes(board: dict[str, Any]) -> np.ndarray:
+    from willughby.vision.board_head import board_classes_of
+
+    return board_classes_of(list(board["light"]), list(board["dark"]))
+
+
+def _wrong_answer(truth: np.ndarray, ranked: list[dict[str, Any]]) -> np.ndarray:
+    """A board a player might wrongly answer: the likeliest other candidate, else a man moved a point."""
+    for r in ranked:
+        board = r.get("board")
+        if board is not None and "light" in board:
+            c = _classes(board)
+            if (c != truth).any():
+                return c
+    out = truth.copy()
+    p = int(np.flatnonzero(out)[0])
+    q = p + 1 if p + 1 < 24 and out[p + 1] == 0 else p - 1
+    if out[p] in (1, 16):
+        out[q], out[p] = out[p], 0
+    else:
+        out[p] -= 1
+        out[q] = 1 if out[p] < 16 else 16
+    return out
+
+
+def judge_learning(seen: list[Any], reader: Any, outcome: Any, learn: bool = True, wrong_answers: int = 0,
+                   head_config: Any = None) -> tuple[LearningTally, list[dict[str, Any]]]:
+    """Each game of *seen* (``turns.Seen``) judged in order by *reader*,
+    learning as the module says where *learn*; *outcome* is
+    ``turns._outcome``. Returns the tally by stretch and the wrong rulings."""
+    import time
+
+    from willughby.vision.board_head import BoardHead
+    from willughby.vision.turns import Candidate, TurnEvidence
+
+    tally = LearningTally()
+    wrong: list[dict[str, Any]] = []
+    games: dict[int, list[Any]] = {}
+    for s in seen:
+        games.setdefault(s.game, []).append(s)
+    for g, turns in sorted(games.items()):
+        turns.sort(key=lambda s: s.turn)
+        head = BoardHead.empty(head_config)
+        first = turns[0]
+        if learn and first.start_features is not None:
+            t0 = time.perf_counter()
+            head.learn(first.start_features, first.start_probs, _classes(first.case.before.to_board()), start=True)
+            tally.learn_ms.append((time.perf_counter() - t0) * 1000)
+            tally.learnt += 1
+        answered_wrong = 0
+        for s in turns:
+            case = s.case
+            probs = head.apply(s.count_probs, s.features) if learn else s.count_probs
+            ev = TurnEvidence(probs, s.bar, s.settled, s.changes, pile_probs=s.pile_probs)
+            found = reader.judge([Candidate(p, b) for p, b in case.candidates], ev, before=case.before.to_board())
+            got = outcome(case, found.verdict, found.play, found.board)
+            tally.add(s.turn + 1, got)
+            if got == "wrong":
+                wrong.append({"game": g, "turn": s.turn + 1, "truth": "legal" if case.legal else "illegal",
+                              "verdict": found.verdict, "play": found.play, "learning": learn,
+                              "wrong_answers": wrong_answers})
+            if not learn or not s.settled or s.features is None:
+                continue
+            known = None
+            if found.verdict == "legal" and found.board is not None:
+                known = _classes(found.board)
+            elif found.verdict == "unsure":
+                known = _classes(case.after)
+                if answered_wrong < wrong_answers:
+                    known = _wrong_answer(known, found.ranked)
+                    answered_wrong += 1
+                seen_classes = probs.argmax(axis=1)
+                sure = probs.max(axis=1) >= CONTRADICTS
+                if ((seen_classes != known) & sure).any():
+                    tally.set_aside += 1
+                    known = None
+            if known is not None:
+                t0 = time.perf_counter()
+                head.learn(s.features, s.count_probs, known)
+                tally.learn_ms.append((time.perf_counter() - t0) * 1000)
+                tally.learnt += 1
+    return tally, wrong
+
+
+def print_learning(name: str, t: LearningTally) -> None:
+    for *_, stretch in STRETCHES:
+        c = t.by_stretch[stretch]
+        total = c["right"] + c["asked"] + c["wrong"]
+        if total:
+            print(f"  {name:<34} {stretch:<12} {total:5d} turns: right {c['right']:5d}  asked {c['asked']:4d} "
+                  f"({100 * c['asked'] / total:.1f}%)  wrong {c['wrong']:3d}")
+    all_c: Counter = Counter()
+    for c in t.by_stretch.values():
+        all_c.update(c)
+    total = sum(all_c[k] for k in ("right", "asked", "wrong"))
+    print(f"  {name:<34} {'whole game':<12} {total:5d} turns: right {all_c['right']:5d}  asked {all_c['asked']:4d} "
+          f"({100 * all_c['asked'] / max(total, 1):.1f}%)  wrong {all_c['wrong']:3d}")
+    if t.learn_ms:
+        ms = sorted(t.learn_ms)
+        print(f"  {'':<34} {t.learnt} frames learnt, {t.set_aside} answers set aside (the camera contradicted "
+              f"them); learning a frame median {ms[len(ms) // 2]:.1f} ms, largest {ms[-1]:.1f} ms")
