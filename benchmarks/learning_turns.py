@@ -38,6 +38,7 @@ class LearningTally:
     by_stretch: dict[str, Counter] = field(default_factory=lambda: {name: Counter() for *_, name in STRETCHES})
     set_aside: int = 0          # answers the camera contradicted, not learnt
     learnt: int = 0             # frames learnt (the start's included)
+    wrong_answers: int = 0      # answers given wrongly on purpose
     learn_ms: list[float] = field(default_factory=list)
 
     def add(self, turn: int, outcome: str) -> None:
@@ -117,6 +118,7 @@ def judge_learning(seen: list[Any], reader: Any, outcome: Any, learn: bool = Tru
                 if answered_wrong < wrong_answers:
                     known = _wrong_answer(known, found.ranked)
                     answered_wrong += 1
+                    tally.wrong_answers += 1
                 seen_classes = probs.argmax(axis=1)
                 sure = probs.max(axis=1) >= CONTRADICTS
                 if ((seen_classes != known) & sure).any():
@@ -145,5 +147,6 @@ def print_learning(name: str, t: LearningTally) -> None:
           f"({100 * all_c['asked'] / max(total, 1):.1f}%)  wrong {all_c['wrong']:3d}")
     if t.learn_ms:
         ms = sorted(t.learn_ms)
-        print(f"  {'':<34} {t.learnt} frames learnt, {t.set_aside} answers set aside (the camera contradicted "
-              f"them); learning a frame median {ms[len(ms) // 2]:.1f} ms, largest {ms[-1]:.1f} ms")
+        given = f" of {t.wrong_answers} answers given wrongly," if t.wrong_answers else ""
+        print(f"  {'':<34} {t.learnt} frames learnt;{given} {t.set_aside} answers set aside (the camera "
+              f"contradicted them); learning a frame median {ms[len(ms) // 2]:.1f} ms, largest {ms[-1]:.1f} ms")

@@ -236,6 +236,7 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool]) -> lis
     if model:                           # --model: a candidate point reader instead of the shipped one
         from willughby.vision import pointnet
         pointnet.probabilities.__defaults__ = (Path(model), pointnet.SECOND_LOOK)
+        pointnet.probabilities_and_features.__defaults__ = (Path(model),)
     index, game, style_set, seed, jitter, refine, calibrate = job
     rng = np.random.default_rng(seed)
     fields = _game_spec(rng, style_set)

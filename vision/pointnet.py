@@ -79,19 +79,13 @@ def _forward(strips: Strips, path: Path) -> tuple[np.ndarray, np.ndarray, np.nda
     net = _net(str(path))
     net.setInput(np.ascontiguousarray(strips.maps, np.float32), "maps")
     net.setInput(np.ascontiguousarray(strips.aux, np.float32), "aux")
-    if "features" in _outputs(str(path)):
+    # count and pile, and ``features`` (what the layers before them make of each point) in a network
+    # exported since the reader learns boards (``board_head``)
+    if "features" in net.getUnconnectedOutLayersNames():
         count, pile, features = net.forward(["count", "pile", "features"])
         return count, pile, features
     count, pile = net.forward(["count", "pile"])
     return count, pile, None
-
-
-@lru_cache(maxsize=2)
-def _outputs(path: str) -> tuple[str, ...]:
-    """The network's outputs: count and pile, and ``features`` (what the
-    layers before them make of each point) in a network exported since
-    the reader learns boards (``board_head``)."""
-    return tuple(_net(path).getUnconnectedOutLayersNames())
 
 
 def probabilities(strips: Strips, path: Path = MODEL_PATH,

@@ -156,13 +156,13 @@ def test_points_in_doubt_can_get_a_second_mirrored_look():
     image, label = render(np.random.default_rng([8, 1]), SceneSpec(position_kind="doublets_start", occluded=False,
                                                                     n_dice=0))
     strips = _strips(image, label["corners"])
-    first, first_pile = _forward(strips, MODEL_PATH)
+    first, first_pile, _ = _forward(strips, MODEL_PATH)
     assert np.allclose(pointnet.probabilities(strips)[0], first)
     doubt = float(np.quantile(first.max(axis=1), 0.25)) + 1e-6
     unsure = np.flatnonzero(first.max(axis=1) < doubt)
     sure = np.flatnonzero(first.max(axis=1) >= doubt)
     assert 0 < unsure.size < 24
-    again, again_pile = _forward(strips.mirrored(), MODEL_PATH)
+    again, again_pile, _ = _forward(strips.mirrored(), MODEL_PATH)
     count, pile = pointnet.probabilities(strips, second_look=doubt)
     assert np.allclose(count[sure], first[sure]) and np.allclose(pile[sure], first_pile[sure])
     assert np.allclose(count[unsure], (first[unsure] + again[unsure]) / 2, atol=1e-6)
@@ -181,16 +181,16 @@ def test_a_point_is_read_with_the_rest_of_its_frame():
     image, label = render(np.random.default_rng([8, 1]), SceneSpec(position_kind="doublets_start", occluded=False,
                                                                     n_dice=0))
     strips = _strips(image, label["corners"])
-    first, _ = _forward(strips, MODEL_PATH)
+    first, _, _ = _forward(strips, MODEL_PATH)
     maps = strips.maps.copy()
     maps[1:] = maps[1:][::-1]                                      # point 1 keeps its strip
     aux = strips.aux.copy()
     aux[1:] = aux[1:][::-1]
-    shuffled, _ = _forward(Strips(maps, aux), MODEL_PATH)
+    shuffled, _, _ = _forward(Strips(maps, aux), MODEL_PATH)
     assert np.allclose(shuffled[0], first[0], atol=1e-5)           # the frame's mean and maximum ignore order
     blank = np.zeros_like(strips.maps)
     blank[0] = strips.maps[0]
-    alone, _ = _forward(Strips(blank, strips.aux.copy()), MODEL_PATH)
+    alone, _, _ = _forward(Strips(blank, strips.aux.copy()), MODEL_PATH)
     assert np.abs(alone[0] - first[0]).max() > 1e-3
     with pytest.raises(VisionError, match="whole frame"):
         _forward(Strips(strips.maps[:5], strips.aux[:5]), MODEL_PATH)
