@@ -8,8 +8,8 @@ is then known: a play ruled legal (the board that play leaves), or a turn
 the players were asked about (their answer, the board the frame truly
 shows). Nothing is learnt from a frame that could not be read, nor from a
 turn ruled illegal (the board is put right by hand), nor from an answer the
-camera contradicts (it read another board at ``CONTRADICTS`` or more at some
-point): that answer is set aside, as the companion keeps it to be looked at.
+camera contradicts (it read another board at ``board_head.CONTRADICTS`` or more
+at some point): that answer is set aside, as the companion keeps it to be looked at.
 
 ``wrong_answers`` makes the players answer wrongly on purpose, the first
 that many questions of each game (a man of the true board moved one point,
@@ -30,7 +30,6 @@ from typing import Any
 import numpy as np
 
 STRETCHES = ((1, 10, "turns 1-10"), (11, 30, "turns 11-30"), (31, 10 ** 9, "turns 31 on"))
-CONTRADICTS = 0.99
 
 
 @dataclass
@@ -79,7 +78,7 @@ def judge_learning(seen: list[Any], reader: Any, outcome: Any, learn: bool = Tru
     ``turns._outcome``. Returns the tally by stretch and the wrong rulings."""
     import time
 
-    from willughby.vision.board_head import BoardHead
+    from willughby.vision.board_head import BoardHead, contradicted
     from willughby.vision.turns import Candidate, TurnEvidence
 
     tally = LearningTally()
@@ -119,9 +118,7 @@ def judge_learning(seen: list[Any], reader: Any, outcome: Any, learn: bool = Tru
                     known = _wrong_answer(known, found.ranked)
                     answered_wrong += 1
                     tally.wrong_answers += 1
-                seen_classes = probs.argmax(axis=1)
-                sure = probs.max(axis=1) >= CONTRADICTS
-                if ((seen_classes != known) & sure).any():
+                if contradicted(probs, known):
                     tally.set_aside += 1
                     known = None
             if known is not None:

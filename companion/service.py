@@ -253,6 +253,17 @@ class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin):
         cam = self.camera
         return None if cam is None else cam.snapshot()
 
+    def _board_on_table(self) -> dict[str, Any] | None:
+        """The board the referee holds to stand on the table (a game's start before its first turn, or the
+        board after the last turn ruled), for the reader to learn the board from at calibration; None with
+        no game. The reader learns nothing where the photo contradicts it (men not set up yet)."""
+        with self._lock:
+            position = getattr(self._match, "position", None)
+            try:
+                return None if position is None else dict(position.to_board())
+            except (AttributeError, TypeError, ValueError):
+                return None
+
     def calibrate(self, corners: list[list[float]], who: str = "page") -> dict[str, Any]:
         """Save the board's four corners for the camera (the calibration file)."""
         cam = self.camera
@@ -261,7 +272,7 @@ class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin):
         from willughby.vision.errors import VisionError
 
         try:
-            result = cam.calibrate(corners)
+            result = cam.calibrate(corners, known=self._board_on_table())
         except VisionError as exc:         # corners that cannot be a board, or no frame yet
             raise CompanionError(f"the corners were not saved: {exc}") from None
         with self._lock:

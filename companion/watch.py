@@ -7,6 +7,15 @@ nudged, or those the demo's table gives), lets the settler (``willughby.vision.s
 board is still and uncovered, and hands each newly settled reading to the
 companion. A frame with a hand over the board is never handed on.
 
+The reader learns the board as the game goes (``willughby.vision.board_head``):
+when a frame settles, the frame settled before it, whose board the referee
+has since said it showed (a play ruled legal from it, or the players'
+answer to its question), is learnt, and what was learnt is saved with the
+calibration (so it survives a restart, and a new calibration starts
+afresh). A board told that the camera contradicts (it read another count at
+some point at 0.99 or more) is not learnt: the frame and the board are kept
+under ``set-aside/`` beside the calibration, to be looked at.
+
 A camera that goes away (unplugged: its source raises, or gives no frames
 for a few seconds) is logged and reported to *on_status* as ``"lost: why"``;
 where the runtime gave a way to open it again, the watcher tries that now and
@@ -87,6 +96,12 @@ class CameraWatcher:
         # set when it ruled a play from it or the players answered its question)
         self._settled: tuple[Any, np.ndarray, dict[str, Any], Any] | None = None
         self._current: Any = None
+        # what the reader may learn from that frame once its board is known: the frame, the network's features
+        # and own probabilities there, and the probabilities as read (with what it had learnt so far)
+        self._learnable: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        self.learnt = 0               # frames learnt since the start
+        self.set_aside = 0            # boards told that the camera contradicted, kept aside
+        self.last_learn_ms: float | None = None
 
     def start(self) -> "CameraWatcher":
         if self._thread is None:
@@ -140,8 +155,10 @@ class CameraWatcher:
 
         return read_board(frame, corners, config, look=self._look)
 
-    def calibrate(self, corners: Any) -> dict[str, Any]:
-        """Save *corners* (C1..C4, pixels of the last frame) as the board's calibration."""
+    def calibrate(self, corners: Any, known: Any = None) -> dict[str, Any]:
+        """Save *corners* (C1..C4, pixels of the last frame) as the board's
+        calibration; with *known*, the board the frame shows (the referee's,
+        a game's start), the reader learns this board's points from it."""
         if self.calibration_path is None:
             raise VisionError("this camera keeps no calibration")
         with self._frame_lock:
@@ -150,14 +167,74 @@ class CameraWatcher:
             raise VisionError("no frame from the camera yet: nothing to calibrate on")
         # the corners a finger marked are moved along the board to the points' edges, and the board's look
         # (its colours and its frame's picture) is learnt from this frame, which must show no hand
-        cal, refinement = calibrate_from_photo(frame, corners, self.settler.config)
+        cal, refinement = calibrate_from_photo(frame, corners, self.settler.config, known=known)
         save_calibration(self.calibration_path, cal)
         self._calibration = cal
         self._look = self._look_of(cal)
         self._settled = None
+        self._learnable = None
         self.settler.reset()
         return {"corners": np.asarray(cal.corners).tolist(), "saved": str(self.calibration_path),
-                "moved_px": [round(float(m), 1) for m in refinement.moved_px] if refinement is not None else None}
+                "moved_px": [round(float(m), 1) for m in refinement.moved_px] if refinement is not None else None,
+                "learnt_start": bool(self._look is not None and self._look.head is not None)}
+
+    def _learn_shown(self) -> None:
+        """Learn the frame settled before from the board the referee has since
+        said it showed (see the module), and save it with the calibration."""
+        learnable, settled = self._learnable, self._settled
+        self._learnable = None
+        if learnable is None or settled is None or self._look is None or self._calibration is None \
+                or self.calibration_path is None:
+            return
+        shown = getattr(settled[3], "shown", None)
+        if not shown:
+            return
+        from dataclasses import replace
+
+        from willughby.vision.board_head import BoardHead, board_classes_of, contradicted
+
+        frame, features, net_probs, probs = learnable
+        try:
+            known = board_classes_of(list(shown["light"]), list(shown["dark"]))
+        except (KeyError, TypeError, VisionError) as exc:
+            log.info("the board shown cannot be learnt: %s", exc)
+            return
+        against = contradicted(probs, known)
+        if against:
+            self._keep_aside(frame, shown, probs, against)
+            return
+        t0 = time.perf_counter()
+        head = self._look.head if self._look.head is not None else BoardHead.empty()
+        head.learn(features, net_probs, known)
+        look = replace(self._look, head=head)
+        cal = replace(self._calibration, colours=look.to_json())
+        try:
+            save_calibration(self.calibration_path, cal)
+        except (OSError, VisionError) as exc:
+            log.warning("what the reader learnt of the board is not saved: %s", exc)
+        self._look, self._calibration = look, cal
+        self.learnt += 1
+        self.last_learn_ms = (time.perf_counter() - t0) * 1000
+
+    def _keep_aside(self, frame: np.ndarray, shown: Any, probs: np.ndarray, points: list[int]) -> None:
+        """A board told that the camera contradicts: the frame and the board kept to be looked at."""
+        import json
+
+        self.set_aside += 1
+        assert self.calibration_path is not None
+        folder = self.calibration_path.parent / "set-aside"
+        stamp = time.strftime("%Y%m%d-%H%M%S") + f"-{self.set_aside}"
+        read = probs.argmax(axis=1)
+        doc = {"board_told": dict(shown), "points_contradicted": points,
+               "camera_read": {str(p): {"class": int(read[p - 1]), "p": round(float(probs[p - 1].max()), 4)}
+                               for p in points}}
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            cv2.imwrite(str(folder / f"{stamp}.jpg"), frame)
+            (folder / f"{stamp}.json").write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+        except (OSError, cv2.error) as exc:
+            log.warning("the contradicted board could not be kept: %s", exc)
+        log.warning("a board told contradicts the camera at points %s: not learnt, kept in %s", points, folder)
 
     def snapshot(self) -> tuple[bytes, dict[str, Any]] | None:
         """The last frame as JPEG and the corners found in it."""
@@ -320,5 +397,8 @@ class CameraWatcher:
                     log.info("reading not taken: %s", exc)
                 # what this frame shows, for the next: the board the referee judges it to show, where it does
                 # (exact, piles and all; read when the next frame settles), else the reader's own reading
+                self._learn_shown()
                 self._settled = (self._current, np.asarray(corners, np.float64), board, evidence)
+                if getattr(reading, "point_features", None) is not None and reading.count_probs is not None:
+                    self._learnable = (frame, reading.point_features, reading.net_count_probs, reading.count_probs)
             self._stop.wait(max(0.0, self._period - (time.monotonic() - t0)))

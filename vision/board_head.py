@@ -34,11 +34,15 @@ import numpy as np
 
 from .errors import VisionError
 
-__all__ = ["BoardExamples", "BoardHead", "HeadConfig", "fit_head", "board_classes_of"]
+__all__ = ["BoardExamples", "BoardHead", "HeadConfig", "fit_head", "board_classes_of", "contradicted",
+           "CONTRADICTS"]
 
 CLASSES = 31          # empty, 1..15 light men, 1..15 dark men (as pointnet)
 FEATURES = 160        # the network's features of a point (its ``features`` output)
 FORMAT = "willughby-board-head/1"
+#: a board the referee was told (a player's answer) is not learnt where the camera read another class at some
+#: point this surely: a wrong answer must not teach the reader; the frame is kept aside to be looked at
+CONTRADICTS = 0.99
 
 
 @dataclass(frozen=True)
@@ -53,8 +57,9 @@ class HeadConfig:
     steps: int = 150
     refit_steps: int = 30
     #: the most examples kept (points); the oldest beyond it are dropped (the start's are always kept).
-    #: A point's example is 4 * (FEATURES + CLASSES) + 1 bytes: 20,000 of them are about 15 MB
-    most_examples: int = 20000
+    #: A point's example is 4 * (FEATURES + CLASSES) bytes and its class: 10,000 of them (400 frames)
+    #: are about 10 MB in the calibration's JSON
+    most_examples: int = 10000
 
     def __post_init__(self) -> None:
         if not self.strength > 0:
@@ -68,6 +73,15 @@ def board_classes_of(light: list[int], dark: list[int]) -> np.ndarray:
     if len(light) != 24 or len(dark) != 24:
         raise VisionError("a board has 24 points of each colour")
     return np.array([light[i] or (15 + dark[i] if dark[i] else 0) for i in range(24)], np.int64)
+
+
+def contradicted(count_probs: np.ndarray, classes: np.ndarray, least: float = CONTRADICTS) -> list[int]:
+    """The points (1..24) where the reader read another class than *classes*
+    with probability *least* or more: where a board it is told contradicts
+    what it sees surely (nothing is learnt from such a frame)."""
+    p = np.asarray(count_probs, np.float64)
+    read = p.argmax(axis=1)
+    return [int(i) + 1 for i in np.flatnonzero((read != np.asarray(classes)) & (p.max(axis=1) >= least))]
 
 
 @dataclass

@@ -142,7 +142,7 @@ def calibrate(image: np.ndarray, corners: Any, colours: dict[str, Any] | None = 
 
 
 def calibrate_from_photo(image: np.ndarray, corners: Any, config: Any = None,
-                         refine: bool = True) -> tuple[Calibration, Any]:
+                         refine: bool = True, known: Any = None) -> tuple[Calibration, Any]:
     """The calibration a photo of the board makes, as ``willughby vision
     calibrate`` and the page's calibration make it: the corners given
     (marked by hand, a few pixels off) refined from the points' sides
@@ -150,8 +150,10 @@ def calibrate_from_photo(image: np.ndarray, corners: Any, config: Any = None,
     look learnt from the photo (``reader.learn_look``: its colours, and its
     frame's picture, against which a hand across the frame is told from the
     board's own look; the photo must show no hand) and kept in
-    ``colours``.  Returns the calibration and the refinement (None when not
-    refined).  Corners outside the image are an :class:`InvalidCornersError`."""
+    ``colours``; with *known* (the board document the photo shows, which
+    the referee knows: the game's start), the point reader learns this
+    board's points from it too (``Look.head``).  Returns the calibration and
+    the refinement (None when not refined).  Corners outside the image are an :class:`InvalidCornersError`."""
     from .reader import learn_look
     from .refine import refine_corners
 
@@ -162,7 +164,7 @@ def calibrate_from_photo(image: np.ndarray, corners: Any, config: Any = None,
     if refine:
         refinement = refine_corners(config, frame, cal.corners_array())
         cal = calibrate(frame, refinement.corners)
-    look = learn_look(frame, cal.corners_array(), config)
+    look = learn_look(frame, cal.corners_array(), config, known=known)
     return calibrate(frame, cal.corners_array(), colours=look.to_json()), refinement
 
 

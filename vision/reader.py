@@ -30,7 +30,7 @@ from typing import Any, Mapping, Sequence
 import cv2
 import numpy as np
 
-from .board_head import BoardHead, board_classes_of
+from .board_head import BoardHead, board_classes_of, contradicted
 from .board_layout import BoardLayout, confirms, find_layout
 from .camera import camera_from_corners
 from .config import VisionConfig
@@ -620,7 +620,10 @@ def learn_look(image: np.ndarray, corners: Sequence[Sequence[float]],
     starting position (both colours of men) or of the empty board.  With
     *known*, the board the photo shows (a board document: ``light`` and
     ``dark``, 24 counts each; the game's start, which the referee knows),
-    the point reader also learns this board's points (``Look.head``)."""
+    the point reader also learns this board's points (``Look.head``),
+    unless the photo contradicts it (the reader reads another count at some
+    point at ``board_head.CONTRADICTS`` or more: the men are not yet set up,
+    or set up wrongly), when nothing is learnt of the points."""
     config = config or VisionConfig.default()
     corners, _ = _refined(image, corners, config)
     board, layout, _ = board_config(image, corners, config)
@@ -630,9 +633,10 @@ def learn_look(image: np.ndarray, corners: Sequence[Sequence[float]],
     head = None
     if known is not None and pointnet.available():
         count, _, features = pointnet.probabilities_and_features(obs.strips())
-        if features is not None:
+        classes = board_classes_of(list(known["light"]), list(known["dark"]))
+        if features is not None and not contradicted(count, classes):
             head = BoardHead.empty()
-            head.learn(features, count, board_classes_of(list(known["light"]), list(known["dark"])), start=True)
+            head.learn(features, count, classes, start=True)
     return Look({k: trip(v) for k, v in m.men.items()}, (trip(m.points[0]), trip(m.points[1])),
                 trip(m.field), trip(m.bar), rails_picture(board, image, corners, obs.camera),
                 layout, head)

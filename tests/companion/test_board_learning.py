@@ -1,0 +1,113 @@
+"""The camera learns the board it watches as the game goes (companion/watch.py, vision/board_head.py):
+from the calibration photo of the start, and from every frame whose board the referee then knows; what it
+learnt is saved with the calibration, survives a restart, and a new calibration starts afresh; a board
+told that the camera contradicts is kept aside, not learnt."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from willughby.companion.watch import CameraWatcher
+from willughby.engine.referee import turn_outcomes
+from willughby.engine.rules import preset_rules, start_position
+from willughby.vision.calibration import load_calibration
+from willughby.vision.reader import Look
+
+
+def _until(predicate, timeout):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    return predicate()
+
+
+def _head_examples(path) -> int:
+    look = Look.from_json(load_calibration(path).colours)
+    return 0 if look.head is None else len(look.head.examples)
+
+
+def _table():
+    from willughby.companion.demo import DemoTable
+
+    rules = preset_rules("backgammon")
+    start = start_position(rules, "light")
+    after = next(o for o in turn_outcomes(rules, start, (3, 1)) if o.play.notation == "8/5 6/5").position
+    table = DemoTable(start, image_size=(960, 540))
+    return table, start, after
+
+
+def test_the_start_is_learnt_at_calibration_and_every_shown_frame_after_it_saved_and_kept(tmp_path):
+    table, start, after = _table()
+    path = tmp_path / "calibration.json"
+    got = []
+
+    def referee(board, conf, evidence):
+        got.append(evidence)
+        evidence.shown = board                  # the referee ruled it so (a play ruled legal from this frame)
+
+    w = CameraWatcher(table, referee, calibration_path=path, fps=30, turn_evidence=True).start()
+    try:
+        assert _until(lambda: w._last_frame is not None, 20)
+        saved = w.calibrate(table.corners(w._last_frame), known=start.to_board())
+        assert saved["learnt_start"] is True
+        assert _head_examples(path) == 24                           # the start's 24 points
+        assert _until(lambda: got, 20)
+        table.set(after)                                            # a turn: the frame before is now known
+        assert _until(lambda: len(got) >= 2, 20)
+        table.set(start)
+        assert _until(lambda: w.learnt >= 2, 20)
+        assert _head_examples(path) == 24 * (1 + w.learnt)          # saved with the calibration
+    finally:
+        w.close()
+    # a restart: the calibration read again holds what was learnt
+    again = CameraWatcher(table, lambda *a: None, calibration_path=path, fps=30)
+    assert again._corners(table.read()) is not None
+    assert again._look.head is not None and len(again._look.head.examples) == _head_examples(path) >= 72
+
+
+def test_a_new_calibration_starts_afresh(tmp_path):
+    table, start, _ = _table()
+    path = tmp_path / "calibration.json"
+    w = CameraWatcher(table, lambda *a: None, calibration_path=path, fps=30, turn_evidence=True).start()
+    try:
+        assert _until(lambda: w._last_frame is not None, 20)
+        corners = table.corners(w._last_frame)
+        w.calibrate(corners, known=start.to_board())
+        assert _head_examples(path) == 24
+        saved = w.calibrate(corners)                                # no board told: nothing learnt of the points
+        assert saved["learnt_start"] is False and _head_examples(path) == 0
+    finally:
+        w.close()
+
+
+def test_a_board_the_camera_contradicts_is_kept_aside_not_learnt(tmp_path):
+    table, start, after = _table()
+    path = tmp_path / "calibration.json"
+    got = []
+    wrong = after.to_board()          # a player answers that the men moved 8/5 6/5 while the camera sees the start
+
+    def referee(board, conf, evidence):
+        got.append(evidence)
+        evidence.shown = wrong
+
+    w = CameraWatcher(table, referee, calibration_path=path, fps=30, turn_evidence=True).start()
+    try:
+        assert _until(lambda: w._last_frame is not None, 20)
+        w.calibrate(table.corners(w._last_frame), known=start.to_board())
+        assert _until(lambda: got, 20)
+        table.set(after)
+        assert _until(lambda: w.set_aside >= 1, 20)
+        assert w.learnt == 0 and _head_examples(path) == 24         # the start alone
+        kept = sorted((tmp_path / "set-aside").glob("*.json"))
+        assert kept and kept[0].with_suffix(".jpg").is_file()
+        doc = json.loads(kept[0].read_text())
+        assert doc["board_told"]["light"] == wrong["light"]
+        assert set(doc["points_contradicted"]) <= {5, 6, 8} and doc["points_contradicted"]
+        for p, read in doc["camera_read"].items():
+            assert read["p"] >= 0.99
+    finally:
+        w.close()
