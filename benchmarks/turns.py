@@ -208,9 +208,12 @@ class Seen:
     features: np.ndarray | None = None         # the point reader's features of each point (``board_head``)
     start_features: np.ndarray | None = None   # ... and of the game's start frame, with its probabilities
     start_probs: np.ndarray | None = None
+    #: with --covered: the frame after with something over a man (``covers.cover_photo``), refused or not,
+    #: read with the surface the frame settled last showed (as the camera over the table reads) and without
+    covered_refused: tuple[bool, bool] | None = None
 
 
-def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool]) -> list[Seen]:
+def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool, bool]) -> list[Seen]:
     """Draw and read one game's turns (in a worker process, one core): each
     frame after, and how each point's picture changed since the frame before
     (the first turn's frame before shows the game's start, as the camera saw
@@ -237,7 +240,7 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool]) -> lis
         from willughby.vision import pointnet
         pointnet.probabilities.__defaults__ = (Path(model), pointnet.SECOND_LOOK)
         pointnet.probabilities_and_features.__defaults__ = (Path(model),)
-    index, game, style_set, seed, jitter, refine, calibrate = job
+    index, game, style_set, seed, jitter, refine, calibrate, covered = job
     rng = np.random.default_rng(seed)
     fields = _game_spec(rng, style_set)
     scene = Scene(rng, SceneSpec(n_dice=2, **fields))        # one table, camera and light for the game
@@ -254,35 +257,53 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool]) -> lis
     # the start frame rectified as the reads will be: with the board's layout (calibrated, or found)
     before_frame = rectified(image, corners, board_config(image, corners, VisionConfig(), look)[0])
     at_start = read_board(image, corners, look=look)       # what the reader learns the board from (--learn)
+    recent = at_start.surface_seen                          # the surface as the frame settled last showed it
     for n, case in enumerate(game):
         image, label = scene.render(case.after, np.random.default_rng(seed * 1000 + n), dice_values=case.dice)
         t0 = time.perf_counter()
-        reading = read_board(image, corners, look=look)
+        reading = read_board(image, corners, look=look, recent=recent)
         here = rectified(image, corners, reading=reading)     # kept: the next turn compares with it
         profiles = faint = changes = None
         if before_frame is not None:
             profiles, faint = point_change_profiles(before_frame, here, corners, delta_e=(CHANGE_DELTA_E, FAINT_DELTA_E))
             changes = profiles.mean(axis=1)
         ms = (time.perf_counter() - t0) * 1000
+        covered_refused = None
+        if covered:
+            import random
+
+            from covers import KINDS, cover_photo
+
+            cover_rng = random.Random(seed * 1000 + n)
+            try:
+                hidden, _, _ = cover_photo(image, label, VisionConfig(), KINDS[n % len(KINDS)], cover_rng)
+            except ValueError:                   # no man on a point to cover
+                hidden = None
+            if hidden is not None:
+                covered_refused = (not read_board(hidden, corners, look=look, recent=recent).settled,
+                                   not read_board(hidden, corners, look=look).settled)
         read = np.array([reading.light[i] or (15 + reading.dark[i] if reading.dark[i] else 0) for i in range(24)])
         out.append(Seen(case, np.asarray(reading.count_probs), dict(reading.bar), bool(reading.settled), changes,
                         read, dict(reading.location_confidence), ms,
                         {k: label["style"].get(k) for k in ("wood", "men", "points", "field", "lighting")},
                         np.asarray(reading.pile_probs), profiles, faint, index, n, reading.point_features,
-                        at_start.point_features, at_start.net_count_probs))
+                        at_start.point_features, at_start.net_count_probs, covered_refused))
         if case.legal:
             before_frame = here           # a wrong move is put right: the next turn starts from the legal board
+            if reading.settled:
+                recent = reading.surface_seen
     return out
 
 
 def see(games: list[list[TurnCase]], style_set: str, seed: int, workers: int,
-        cache: Path | None = None, jitter: float = 0.0, refine: bool = False, look: bool = True) -> list[Seen]:
+        cache: Path | None = None, jitter: float = 0.0, refine: bool = False, look: bool = True,
+        covered: bool = False) -> list[Seen]:
     """Every turn of *games* drawn in *style_set* and read, with progress on
     standard error; kept in *cache* (a pickle) and taken from it when it holds
     the same games, so the judging can be tried again under other settings."""
     import pickle
 
-    key = ("features", style_set, seed, jitter, refine, look, [[(c.before.id(), c.dice, c.legal) for c in g] for g in games])
+    key = ("features", "recent", covered, style_set, seed, jitter, refine, look, [[(c.before.id(), c.dice, c.legal) for c in g] for g in games])
     if os.environ.get(MODEL_ENV):
         key += (os.environ[MODEL_ENV],)
     if cache is not None and cache.is_file():
@@ -291,7 +312,7 @@ def see(games: list[list[TurnCase]], style_set: str, seed: int, workers: int,
         if kept_key == key:
             print(f"  {len(kept)} turns from {cache}", file=sys.stderr)
             return kept
-    jobs = [(i, g, style_set, seed * 7919 + i, jitter, refine, look) for i, g in enumerate(games)]
+    jobs = [(i, g, style_set, seed * 7919 + i, jitter, refine, look, covered) for i, g in enumerate(games)]
     t0 = time.perf_counter()
     seen: list[Seen] = []
     with mp.get_context("spawn").Pool(workers) as pool:
@@ -413,6 +434,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--style-set", default="held-out-test", help="the styles the games are drawn in")
     ap.add_argument("--wrong", type=float, default=0.1, help="share of turns with a wrong move first (0.1)")
     ap.add_argument("--seed", type=int, default=16, help="seed of the games and their drawing")
+    ap.add_argument("--covered", action="store_true",
+                    help="also read each frame after with an arm, a sleeve, a hand or a cup over a man: refused?")
     ap.add_argument("--learn", action="store_true",
                     help="also judge each game in order while learning the board, by stretch of the game")
     ap.add_argument("--wrong-answers", type=int, default=0,
@@ -442,7 +465,7 @@ def main(argv: list[str] | None = None) -> int:
           f"turn reader calibration: {calibration or 'none (the network as it is)'}", flush=True)
     t0 = time.perf_counter()
     seen = see(games, args.style_set, args.seed, args.workers, args.cache, args.jitter, args.refine,
-               not args.no_look)
+               not args.no_look, args.covered)
     if args.jitter:
         print(f"corners moved once a game by up to {args.jitter:g} px"
               + (", then refined on the start frame (vision/refine.py)" if args.refine else ""))
@@ -467,6 +490,11 @@ def main(argv: list[str] | None = None) -> int:
                     else f"learning, first {wrong_answers} answers wrong")
             print_learning(name, tally)
             wrong.extend(learnt_wrong)
+    hidden = [s.covered_refused for s in seen if s.covered_refused is not None]
+    if hidden:
+        print(f"\ncovered frames (an arm, a sleeved hand, a sleeve or a cup over a man of the frame after) refused: "
+              f"{sum(r[0] for r in hidden)}/{len(hidden)} with the frame settled last (the camera over the table), "
+              f"{sum(r[1] for r in hidden)}/{len(hidden)} against the calibration photo alone")
     right = sum(int((s.read == truth_classes(s.case)).sum()) for s in seen)
     locs = 24 * len(seen)
     boards = sum(bool((s.read == truth_classes(s.case)).all()) for s in seen)

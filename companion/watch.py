@@ -99,6 +99,7 @@ class CameraWatcher:
         # what the reader may learn from that frame once its board is known: the frame, the network's features
         # and own probabilities there, and the probabilities as read (with what it had learnt so far)
         self._learnable: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._recent: np.ndarray | None = None    # the surface as the frame settled last showed it
         self.learnt = 0               # frames learnt since the start
         self.set_aside = 0            # boards told that the camera contradicted, kept aside
         self.last_learn_ms: float | None = None
@@ -150,10 +151,11 @@ class CameraWatcher:
             return None
 
     def _read(self, frame: np.ndarray, corners: Any, config: VisionConfig) -> Any:
-        """The settler's reader: the board read with what calibration learnt of it."""
+        """The settler's reader: the board read with what calibration learnt of it, and what the frame
+        settled last showed (something lying over the men comes and goes; the board's own look stays)."""
         from willughby.vision.reader import read_board
 
-        return read_board(frame, corners, config, look=self._look)
+        return read_board(frame, corners, config, look=self._look, recent=self._recent)
 
     def calibrate(self, corners: Any, known: Any = None) -> dict[str, Any]:
         """Save *corners* (C1..C4, pixels of the last frame) as the board's
@@ -173,6 +175,7 @@ class CameraWatcher:
         self._look = self._look_of(cal)
         self._settled = None
         self._learnable = None
+        self._recent = None
         self.settler.reset()
         return {"corners": np.asarray(cal.corners).tolist(), "saved": str(self.calibration_path),
                 "moved_px": [round(float(m), 1) for m in refinement.moved_px] if refinement is not None else None,
@@ -332,6 +335,7 @@ class CameraWatcher:
         if self.lost is not None:
             log.warning("the camera is back (it was lost: %s)", self.lost)
             self.lost = None
+            self._recent = None
             self.settler.reset()          # what settled before it went may not be what it sees now
             self._tell("ok")
 
@@ -399,6 +403,7 @@ class CameraWatcher:
                 # (exact, piles and all; read when the next frame settles), else the reader's own reading
                 self._learn_shown()
                 self._settled = (self._current, np.asarray(corners, np.float64), board, evidence)
+                self._recent = getattr(reading, "surface_seen", None)
                 if getattr(reading, "point_features", None) is not None and reading.count_probs is not None:
                     self._learnable = (frame, reading.point_features, reading.net_count_probs, reading.count_probs)
             self._stop.wait(max(0.0, self._period - (time.monotonic() - t0)))

@@ -109,7 +109,7 @@ False
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -146,6 +146,9 @@ class FrameCheck:
                                      # or None (not refused)
     cover_mm: float = 0.0            # the largest disc (radius, mm) in what covers the men's places
     onto_mm: float = 0.0             # ... in what crosses the frame and goes on over the points
+    #: the playing surface as this check saw it (8-bit BGR, top-down at ``view_step_mm``), where it looked:
+    #: the *recent* of the next frame's check, once this one settled (see :func:`check_frame`)
+    surface: np.ndarray | None = field(default=None, repr=False, compare=False)
 
 
 def covered_why(check: FrameCheck) -> str:
@@ -913,7 +916,8 @@ def _men_mask(lab: np.ndarray, men, oc: OcclusionConfig, step: float) -> np.ndar
 
 
 def cover_cues(config: VisionConfig, image: np.ndarray, corners, men: list[np.ndarray] | None = None,
-               view: _View | None = None, exact: bool = True, reference: np.ndarray | None = None) -> CoverCues:
+               view: _View | None = None, exact: bool = True, reference: np.ndarray | None = None,
+               recent: np.ndarray | None = None) -> CoverCues:
     """What lies over the places where men stand (see the module's
     description): the region that hides the points' and men's edges (no
     edge within ``cover_clear_mm``) and is unlike the board at its depth (a
@@ -922,7 +926,11 @@ def cover_cues(config: VisionConfig, image: np.ndarray, corners, men: list[np.nd
     surface mm); and the largest disc that fits in it.  With *reference*
     (the surface's part of a :func:`rails_picture` of a clear photo from this
     camera), only what has changed since (``reference_delta_e``) can cover:
-    the board's own shadows and blank places were there then.  Not *exact*: where
+    the board's own shadows and blank places were there then.  With *recent*
+    as well (the surface of the frame settled last, ``FrameCheck.surface``),
+    only what has changed since both can cover: a point's base bared by men
+    that left two turns ago, and the shadow of a pile built since the
+    calibration, were there a turn ago; a hand was not.  Not *exact*: where
     no disc that large can fit in what is blank and not a man, the colour and
     grain are not weighed and ``cover_mm`` is 0."""
     oc = config.occlusion
@@ -965,11 +973,12 @@ def cover_cues(config: VisionConfig, image: np.ndarray, corners, men: list[np.nd
     edge = _edges(config, view)[y0:y0 + rows, x0:x0 + cols]
     clear = np.minimum(cv2.distanceTransform((~edge).astype(np.uint8), cv2.DIST_L2, 5), 1e4) * step >= oc.cover_clear_mm
     want = clear & zone
-    if reference is not None and reference.shape == (rows, cols, 3):
-        before = cv2.cvtColor(reference.astype(np.float32) * (1 / 255.0), cv2.COLOR_BGR2Lab)
-        diff = cv2.blur(lab, (3, 3)) - cv2.blur(before, (3, 3))
-        diff[..., 0] *= oc.l_weight
-        want &= (diff ** 2).sum(-1) >= oc.reference_delta_e ** 2
+    for then in (reference, recent if reference is not None else None):
+        if then is not None and then.shape == (rows, cols, 3):
+            before = cv2.cvtColor(then.astype(np.float32) * (1 / 255.0), cv2.COLOR_BGR2Lab)
+            diff = cv2.blur(lab, (3, 3)) - cv2.blur(before, (3, 3))
+            diff[..., 0] *= oc.l_weight
+            want &= (diff ** 2).sum(-1) >= oc.reference_delta_e ** 2
 
     def too_small(where: np.ndarray) -> bool:
         """Holds no disc the size of the bar: nothing there can cover the men (not weighed further)."""
@@ -1098,7 +1107,7 @@ def _runs(flags: np.ndarray) -> list[tuple[int, int]]:
 
 def check_frame(config: VisionConfig, image: np.ndarray, corners,
                 men: list[np.ndarray] | None = None, camera: Camera | None = None,
-                reference: np.ndarray | None = None) -> FrameCheck:
+                reference: np.ndarray | None = None, recent: np.ndarray | None = None) -> FrameCheck:
     """Is the board covered (see the module's description)?  *corners* are
     the playing surface's C1..C4 in *image*; *men* are the outlines (surface
     mm, as the camera sees them) of men read on the board: a man on an edge
@@ -1110,7 +1119,11 @@ def check_frame(config: VisionConfig, image: np.ndarray, corners,
     (:func:`rails_picture` of a clear photo of this board, from this camera,
     such as the calibration photo) keeps the board's own look from being
     taken for an arm: only what has changed since can be one, and what
-    changed on the frame and beyond it is an arm."""
+    changed on the frame and beyond it is an arm; *recent* (with
+    *reference*: the ``surface`` of the check of the frame settled last,
+    from the same camera) narrows what may cover the men's places to what
+    has changed since that frame too: something lying there comes and goes
+    between frames, the board's own look stays."""
     oc = config.occlusion
     image = _as_bgr(image)
     if camera is None:
@@ -1151,19 +1164,20 @@ def check_frame(config: VisionConfig, image: np.ndarray, corners,
     if whole and surface_ref is None:
         return worst
     view = view or _view(config, image, corners)
-    cover = cover_cues(config, image, corners, men, view, exact=False, reference=surface_ref)
+    seen = view.surface(view.bgr)
+    cover = cover_cues(config, image, corners, men, view, exact=False, reference=surface_ref, recent=recent)
     if not worst.occluded and cover.cover_mm >= oc.cover_mm:
         return FrameCheck(True, cover.side, cover.extent_mm, worst.contrast, "over the men's places",
-                          cover.cover_mm, worst.onto_mm)
+                          cover.cover_mm, worst.onto_mm, seen)
     if not worst.occluded:
         rounds = round_covers(config, view)
         if rounds:
             _, y, r = max(rounds, key=lambda c: c[2])
             side = "top" if y < view.geometry.depth / 2 else "bottom"
             return FrameCheck(True, side, 2 * r, worst.contrast, "a round top wider than a man", cover.cover_mm,
-                              worst.onto_mm)
+                              worst.onto_mm, seen)
     return FrameCheck(worst.occluded, worst.side, worst.run_mm, worst.contrast, worst.reason, cover.cover_mm,
-                      worst.onto_mm)
+                      worst.onto_mm, seen)
 
 
 def round_covers(config: VisionConfig, view: _View) -> list[tuple[float, float, float]]:

@@ -103,6 +103,9 @@ class Reading:
     #: the board's head learns from once the referee knows the board (``learn_board``)
     point_features: np.ndarray | None = field(default=None, repr=False, compare=False)
     net_count_probs: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: the playing surface as the check for a hand saw it (``occlusion.FrameCheck.surface``): the next
+    #: frame's *recent* once this one settled
+    surface_seen: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def to_board(self, men_per_side: int = MEN_PER_SIDE) -> dict[str, Any]:
         """The board document of this reading (``vision read``), with its
@@ -644,14 +647,17 @@ def learn_look(image: np.ndarray, corners: Sequence[Sequence[float]],
 
 def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
                config: VisionConfig | None = None, method: str = "auto", look: Look | None = None,
-               dice: bool | None = None) -> Reading:
+               dice: bool | None = None, recent: np.ndarray | None = None) -> Reading:
     """Read the men on the board in *image*, whose playing surface has the
     corners *corners* (C1..C4, pixels).  *method*: one of ``METHODS``
     (see there).  *look*: what calibration learnt of this board
     (``learn_look``), if anything.  *dice*: also find the dice lying on the
     board (``Reading.dice``; ``dice.find_dice``); by default as
     ``config.reader.find_dice`` says (off: the men are read the same
-    without it, and the read is cheaper)."""
+    without it, and the read is cheaper).  *recent*: the ``surface_seen``
+    of the frame settled last, from this camera: with a look, only what
+    changed since it too may be taken for something covering the men
+    (``occlusion.check_frame``)."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
     config = config or VisionConfig.default()
@@ -712,7 +718,7 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
         if count:
             polys.extend(outlines(p, geometry, camera, count, best_row, config.man_thickness, pile))
     frame = check_frame(config, image, corners, polys, camera,
-                        reference=look.rails if look is not None else None)
+                        reference=look.rails if look is not None else None, recent=recent)
     notes = list(refine_notes) + layout_notes
     occluded_why = covered_why(frame) if frame.occluded else None
     if occluded_why:
@@ -723,6 +729,6 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     return Reading(light, dark, bar, stacked, confidence, conf, not frame.occluded,
                    occluded=frame.occluded, occluded_why=occluded_why, men=placed, dice=found, notes=notes,
                    millis=(time.perf_counter() - t0) * 1000, count_probs=count_probs, pile_probs=pile_probs,
-                   point_features=features, net_count_probs=net_probs,
+                   point_features=features, net_count_probs=net_probs, surface_seen=frame.surface,
                    rect=obs.rect if corners is given else None,
                    rect_lab8=obs.lab8 if corners is given else None, config=config)
