@@ -212,29 +212,44 @@ def fit_head(examples: BoardExamples, config: HeadConfig,
         parts = np.linalg.lstsq(_OF, both, rcond=None)[0]
     if n == 0:
         return _expand(parts)
-    X = np.hstack([examples.features.astype(np.float64), np.ones((n, 1))])
-    L0 = examples.log_probs.astype(np.float64)
+    X = np.hstack([examples.features, np.ones((n, 1), np.float32)])
+    L0 = examples.log_probs
     y = examples.classes
     used = np.zeros(_PARTS, bool)
     used[_COLOUR[y]] = True
     used[3 + _COUNT[y]] = True
-    Y = np.zeros((n, CLASSES))
-    Y[np.arange(n), y] = 1.0
     # a step the cross-entropy's curvature allows: its Hessian is at most half the features' second moment
     # (largest eigenvalue, with the constant feature of the bias) times a class's parts (2), plus the prior's
-    top = float(np.linalg.eigvalsh(X.T @ X / n)[-1])
+    top = float(np.linalg.eigvalsh((X.T @ X).astype(np.float64) / n)[-1])
     rate = 1.0 / (0.5 * 2.0 * top + config.strength)
     steps = config.steps if start is None else config.refit_steps
     mask = used[:, None].astype(np.float64)
-    for _ in range(steps):
-        z = L0 + X @ (_OF @ parts).T
-        z -= z.max(axis=1, keepdims=True)
-        P = np.exp(z)
-        P /= P.sum(axis=1, keepdims=True)
-        G = (P - Y) / n                                    # d(mean cross-entropy)/dz
-        g = _OF.T @ (G.T @ X) + config.strength * parts
-        parts -= rate * g * mask
+    rows = np.arange(n)
+    for k in range(steps):
+        if k % _ACTIVE_EVERY == 0:
+            # the examples the correction still gets wrong enough to matter: an example read at 1 - _EASY or
+            # more adds almost nothing to the gradient, and most of a board's points are such (empty points)
+            P = _probs(L0, X, parts)
+            rows = np.flatnonzero(P[np.arange(n), y] < 1.0 - _EASY)
+        if rows.size:
+            P = _probs(L0[rows], X[rows], parts)
+            P[np.arange(rows.size), y[rows]] -= 1.0             # d(cross-entropy)/dz of each example ...
+            g = _OF.T @ (P.T @ X[rows]).astype(np.float64) / n  # ... over all n (the easy ones add ~0)
+        else:
+            g = np.zeros_like(parts)
+        parts -= rate * (g + config.strength * parts) * mask
     return _expand(parts)
+
+
+_EASY = 1e-4          # an example whose true class has 1 - this or more is left out of a step's gradient ...
+_ACTIVE_EVERY = 10    # ... chosen again every this many steps
+
+
+def _probs(L0: np.ndarray, X: np.ndarray, parts: np.ndarray) -> np.ndarray:
+    z = L0 + X @ (_OF @ parts).T.astype(np.float32)
+    z -= z.max(axis=1, keepdims=True)
+    P = np.exp(z)
+    return P / P.sum(axis=1, keepdims=True)
 
 
 def _expand(parts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
