@@ -16,6 +16,7 @@ from typing import Any, NoReturn, Sequence
 
 from willughby.engine.errors import EngineError
 from willughby.companion.cli_games import UsageError, add_game_commands, read_board
+from willughby.companion.cli_watch import add_watch_command
 from willughby.companion.cli_records import add_record_commands
 from willughby.companion.config import ConfigError
 from willughby.firmware_bridge.errors import BridgeError
@@ -198,6 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     add_game_commands(sub)
+    add_watch_command(sub)
     add_record_commands(sub)
 
     from willughby.vision.cli import add_reader_commands, add_vision_commands

@@ -47,6 +47,9 @@ NOT_MOVED = "(not moved yet)"
 class JudgingMixin:
     """The moves of the game in progress: judged, asked about, ruled."""
 
+    #: the turn reader's last judgement of a camera's frame: its verdict, candidates and notes
+    last_camera: dict[str, Any] | None = None
+
     # -------------------------------------------------------------- moves
     def legal_boards(self) -> dict[str, dict[str, Any]]:
         """The legal plays of the turn in progress: notation -> board after."""
@@ -130,6 +133,7 @@ class JudgingMixin:
         found = self.turn_reader.judge(cands, evidence, before=before.to_board(), men=m.rules.men, piles=piled)
         camera = {"verdict": found.verdict, "candidates": [{"play": r["play"], "p": round(r["p"], 4)}
                                                             for r in found.ranked], "notes": list(found.notes)}
+        self.last_camera = camera           # what the turn reader weighed last (a recorded game's referee shows it)
         if not found.settled:
             return None                                        # a hand over the board: wait for a clear frame
         top = found.ranked[0]["play"] if found.ranked else None

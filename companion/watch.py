@@ -291,6 +291,55 @@ class CameraWatcher:
         evidence.before_read = before_read
         return evidence
 
+    def step(self, frame: np.ndarray, t0: float | None = None) -> str:
+        """Take one frame (the watching loop calls this for every frame; a
+        recorded game's referee, ``companion.replay``, calls it itself):
+        find the board, feed the settler, and where a reading newly settled,
+        learn the frame before it and hand the reading on.  Returns
+        ``"settled"``, ``"read"`` (a frame taken, nothing newly settled) or
+        ``"waiting"`` (no board in it yet: not calibrated, or not found)."""
+        t0 = time.monotonic() if t0 is None else t0
+        with self._frame_lock:
+            self._last_frame = frame
+        try:
+            corners = self._corners(frame)
+        except VisionError as exc:
+            self.status = f"board not found: {exc}"
+            return "waiting"
+        if corners is None:
+            self.status = "not calibrated"
+            return "waiting"
+        self.status = "ok"
+        try:
+            reading = self.settler.feed(frame, corners)
+        except VisionError as exc:
+            self.status = f"unreadable frame: {exc}"
+            reading = None
+        if reading is None:
+            return "read"
+        self.readings += 1
+        self.last_settled_at = t0
+        self.last_read_ms = getattr(reading, "millis", None)
+        board = reading.to_board()
+        self._current = None
+        evidence = None
+        try:
+            if self.turn_evidence:
+                evidence = self._evidence(frame, corners, reading)
+                self._on_reading(board, dict(reading.location_confidence), evidence)
+            else:
+                self._on_reading(board, dict(reading.location_confidence))
+        except (ValueError, RuntimeError, LookupError) as exc:
+            log.info("reading not taken: %s", exc)
+        # what this frame shows, for the next: the board the referee judges it to show, where it does
+        # (exact, piles and all; read when the next frame settles), else the reader's own reading
+        self._learn_shown()
+        self._settled = (self._current, np.asarray(corners, np.float64), board, evidence)
+        self._recent = getattr(reading, "surface_seen", None)
+        if getattr(reading, "point_features", None) is not None and reading.count_probs is not None:
+            self._learnable = (frame, reading.point_features, reading.net_count_probs, reading.count_probs)
+        return "settled"
+
     # ------------------------------------------------------ a camera lost
     def _tell(self, status: str) -> None:
         if self._on_status is not None:
@@ -366,44 +415,7 @@ class CameraWatcher:
                 self._stop.wait(self._period)
                 continue
             self._found()
-            with self._frame_lock:
-                self._last_frame = frame
-            try:
-                corners = self._corners(frame)
-            except VisionError as exc:
-                self.status = f"board not found: {exc}"
+            if self.step(frame, t0) == "waiting":
                 self._stop.wait(self._period)
                 continue
-            if corners is None:
-                self.status = "not calibrated"
-                self._stop.wait(self._period)
-                continue
-            self.status = "ok"
-            try:
-                reading = self.settler.feed(frame, corners)
-            except VisionError as exc:
-                self.status = f"unreadable frame: {exc}"
-                reading = None
-            if reading is not None:
-                self.readings += 1
-                self.last_settled_at = t0
-                self.last_read_ms = getattr(reading, "millis", None)
-                board = reading.to_board()
-                self._current = None
-                evidence = None
-                try:
-                    if self.turn_evidence:
-                        evidence = self._evidence(frame, corners, reading)
-                        self._on_reading(board, dict(reading.location_confidence), evidence)
-                    else:
-                        self._on_reading(board, dict(reading.location_confidence))
-                except (ValueError, RuntimeError, LookupError) as exc:
-                    log.info("reading not taken: %s", exc)
-                # what this frame shows, for the next: the board the referee judges it to show, where it does
-                # (exact, piles and all; read when the next frame settles), else the reader's own reading
-                self._learn_shown()
-                self._settled = (self._current, np.asarray(corners, np.float64), board, evidence)
-                self._recent = getattr(reading, "surface_seen", None)
-                if getattr(reading, "point_features", None) is not None and reading.count_probs is not None:
-                    self._learnable = (frame, reading.point_features, reading.net_count_probs, reading.count_probs)
             self._stop.wait(max(0.0, self._period - (time.monotonic() - t0)))

@@ -81,6 +81,8 @@ NOT_RUN = {
     ". .venv/bin/activate && WILLUGHBY_REQUIRE_BROWSER=1 python -m pytest": "the test suite itself (CI runs it)",
     # the benchmarks are reports run by hand or in CI, never pass/fail (DESIGN.md, 14); the cheap one,
     # benchmarks/dice_fairness.py (4 s), is run
+    "willughby watch game-stills/ ": "needs a recorded game's stills, which are not shipped "
+                                     "(tests/companion/test_replay.py runs the command on drawn ones)",
     "python benchmarks/movegen.py": "a benchmark: 25 s on one core",
     "python benchmarks/bridge.py": "a benchmark: 75 s (decoding megabytes, twenty reconnections per outage)",
     "python benchmarks/vision_reader.py": "a benchmark: 200 frames drawn and read, and the dev set of real photos "

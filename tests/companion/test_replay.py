@@ -1,0 +1,163 @@
+"""``willughby watch``: a recorded game refereed by the companion's own judging (companion/replay.py).
+The recording is drawn by the demo's painter: the opening position, a few turns of legal plays, and one
+illegal attempt followed by the board put right and the turn played again."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import cv2
+import pytest
+
+from willughby.companion.cli import main
+from willughby.companion.replay import RecordedReferee, ReplayError, read_answers, read_throws
+from willughby.companion.store import GameStore
+from willughby.engine.position import Position
+from willughby.engine.referee import turn_outcomes
+from willughby.engine.rules import preset_rules, start_position
+from willughby.vision import pointnet
+
+needs_reader = pytest.mark.skipif(not pointnet.available(), reason="no point reader installed")
+
+
+def _wrong_move(before: Position, after: Position) -> Position:
+    """*after* with one of the mover's men moved a pip on, to an empty point: no play of the throw leaves it."""
+    mover = before.turn
+    other = "dark" if mover == "light" else "light"
+    doc = after.to_board()
+    pts = doc[mover]
+    order = range(24) if mover == "light" else range(23, -1, -1)
+    for i in order:
+        j = i - 1 if mover == "light" else i + 1
+        if pts[i] and 0 <= j < 24 and not doc[other][j]:
+            pts[i] -= 1
+            pts[j] += 1
+            break
+    doc.pop("turn", None)
+    return Position.from_board(doc)
+
+
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory):
+    """Stills of a short game (turn 3's first attempt illegal, then put right), its throws, the true boards
+    and rulings."""
+    from willughby.companion.demo import DemoTable
+
+    folder = tmp_path_factory.mktemp("recording")
+    rules = preset_rules("backgammon")
+    pos = start_position(rules, "light")
+    table = DemoTable(pos, image_size=(960, 540))
+    rng = random.Random(5)
+    throws, answers, truth = [], [], []
+    n = 0
+
+    def still(p: Position) -> None:
+        nonlocal n
+        table.set(p)
+        cv2.imwrite(str(folder / f"{n:03d}.png"), table.read())
+        n += 1
+
+    still(pos)
+    for turn in range(1, 6):
+        dice = (rng.randint(1, 6), rng.randint(1, 6))
+        throws.append(dice)
+        outcome = rng.choice(turn_outcomes(rules, pos, dice))
+        if turn == 3:
+            wrong = _wrong_move(pos, outcome.position)
+            still(wrong)
+            answers.append(wrong.to_board())
+            truth.append(("illegal", None))
+            still(pos)
+            answers.append(pos.to_board())
+            truth.append(("legal", None))                     # put right: the board stands
+        still(outcome.position)
+        answers.append(outcome.position.to_board())
+        truth.append(("legal", outcome.play.notation))
+        pos = outcome.position
+    (folder / "throws.txt").write_text("".join(f"{a},{b}\n" for a, b in throws))
+    (folder / "answers.jsonl").write_text("".join(json.dumps(a) + "\n" for a in answers))
+    corners = " ".join(f"{x},{y}" for x, y in table.corners())
+    table.close()
+    return folder, corners, truth, pos
+
+
+@needs_reader
+def test_a_recorded_game_is_refereed_as_at_the_table(recording, tmp_path, capsys):
+    folder, corners, truth, end = recording
+    status = main(["watch", str(folder), "--throws", str(folder / "throws.txt"), "--first", "light",
+                   "--corners", corners, "--answers", str(folder / "answers.jsonl"), "--json",
+                   "--data-dir", str(tmp_path / "data")])
+    assert status == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [x["still"] for x in lines] == list(range(2, len(truth) + 2))
+    for line, (verdict, play) in zip(lines, truth):
+        assert line["verdict"] == verdict, line
+        if verdict == "legal":
+            assert line["play"] == play
+    illegal = next(x for x in lines if x["verdict"] == "illegal")
+    assert illegal["turn"] == 3 and illegal["attempt"] == 1 and illegal["reason"] and illegal["citation"]
+    again = lines[lines.index(illegal) + 2]
+    assert again["turn"] == 3 and again["attempt"] == 2
+    assert Position.from_board(lines[-1]["after"]).physical_key() == end.physical_key()
+    # the game is kept in the data directory, as the live referee keeps it: its record and the board learnt
+    with GameStore(tmp_path / "data" / "games.sqlite") as store:
+        game = store.games()[0]
+        record = store.record(game["id"])
+    assert game["preset"] == "backgammon"
+    assert len(record["actions"]) >= len(truth)             # a throw and a move (or answer) per turn, at least
+    saved = json.loads((tmp_path / "data" / "calibration.json").read_text())
+    assert len(saved["colours"]["head"]["examples"]["classes"]) >= 24 * 2     # the start and turns learnt
+
+
+@needs_reader
+def test_without_an_answer_where_the_referee_asks_it_stops_with_one_line(recording, tmp_path, capsys):
+    folder, corners, truth, _ = recording
+    blank = tmp_path / "none.jsonl"
+    blank.write_text("null\n" * len(truth))
+    # dark said to throw first: the stills show light's plays, which no play of dark's throw leads to; where
+    # the referee turns to the players, no answer is given, and the game cannot go on
+    status = main(["watch", str(folder), "--throws", str(folder / "throws.txt"), "--first", "dark",
+                   "--corners", corners, "--answers", str(blank)])
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1 and err.startswith("willughby watch: ")
+
+
+def test_bad_throws_and_answers_are_one_clear_error(tmp_path):
+    bad = tmp_path / "throws.txt"
+    bad.write_text("5,2\n7,1\n")
+    with pytest.raises(ReplayError, match="line 2: a throw is two dice 1-6"):
+        read_throws(bad)
+    bad.write_text("# nothing\n\n")
+    with pytest.raises(ReplayError, match="holds no throw"):
+        read_throws(bad)
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text('null\n{"format": "board/1", "light": [1]}\n')
+    with pytest.raises(ReplayError, match="line 2: not a board document"):
+        read_answers(answers)
+    with pytest.raises(ReplayError, match="cannot read the throws"):
+        read_throws(tmp_path / "missing.txt")
+
+
+def test_the_command_refuses_bad_input_with_one_line(tmp_path, capsys):
+    throws = tmp_path / "throws.txt"
+    throws.write_text("5,2\n")
+    assert main(["watch", str(tmp_path / "nowhere"), "--throws", str(throws), "--first", "light",
+                 "--corners", "1,1 2,1 2,2 1,2"]) == 2
+    assert "no such folder or video" in capsys.readouterr().err
+    with pytest.raises(ReplayError, match="one of them"):
+        RecordedReferee("backgammon", "light", [(5, 2)], corners=None, calibration=None)
+    with pytest.raises(ReplayError, match="light or dark"):
+        RecordedReferee("backgammon", "blue", [(5, 2)], corners=[[0, 0]] * 4)
+
+
+@needs_reader
+def test_a_game_that_awaits_more_throws_than_the_file_holds_stops_clearly(recording, tmp_path, capsys):
+    folder, corners, truth, _ = recording
+    short = tmp_path / "throws.txt"
+    short.write_text("".join(line + "\n" for line in (folder / "throws.txt").read_text().split()[:2]))
+    status = main(["watch", str(folder), "--throws", str(short), "--first", "light", "--corners", corners,
+                   "--answers", str(folder / "answers.jsonl")])
+    out, err = capsys.readouterr()
+    assert status == 2 and "awaits throw 3" in err and len(out.splitlines()) == 2
