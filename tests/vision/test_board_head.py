@@ -165,3 +165,20 @@ def test_a_board_the_cold_reader_misreads_is_read_right_once_this_board_is_learn
         look.head.learn(r.point_features, r.net_count_probs, truth)
     for truth, r in map(read, boards):
         assert np.array_equal(r.count_probs.argmax(1), truth)      # read_board applies what the look learnt
+
+
+def test_one_wrong_answer_learnt_does_not_make_the_next_reading_wrong():
+    """A player answers wrongly once and the camera, unsure, could not contradict it: that frame is learnt
+    with a wrong board (the single dark men called two). The right frames around it outweigh it: the next
+    frame is still read right."""
+    rng = np.random.default_rng(8)
+    classes = np.array([16, 0, 17, 0, 2] * 4 + [0, 0, 16, 5])
+    head = BoardHead.empty()
+    for k in range(4):
+        f, p = _frame(rng, classes, {16: 0})
+        told = classes.copy()
+        if k == 1:
+            told[told == 16] = 17                                     # the wrong answer
+        head.learn(f, p, told)
+    f, p = _frame(rng, classes, {16: 0})
+    assert (head.apply(p, f).argmax(1) == classes).all()
