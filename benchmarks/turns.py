@@ -37,7 +37,7 @@ import random
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -211,6 +211,8 @@ class Seen:
     #: with --covered: the frame after with something over a man (``covers.cover_photo``), refused or not,
     #: read with the surface the frame settled last showed (as the camera over the table reads) and without
     covered_refused: tuple[bool, bool] | None = None
+    #: the changes since the frame before with the dice not left out (the baseline of ``changes``)
+    changes_with_dice: np.ndarray | None = None
 
 
 def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool, bool]) -> list[Seen]:
@@ -261,12 +263,14 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool, bool]) 
     for n, case in enumerate(game):
         image, label = scene.render(case.after, np.random.default_rng(seed * 1000 + n), dice_values=case.dice)
         t0 = time.perf_counter()
-        reading = read_board(image, corners, look=look, recent=recent)
+        reading = read_board(image, corners, look=look, recent=recent, dice=True)
         here = rectified(image, corners, reading=reading)     # kept: the next turn compares with it
-        profiles = faint = changes = None
+        profiles = faint = changes = with_dice = None
         if before_frame is not None:
             profiles, faint = point_change_profiles(before_frame, here, corners, delta_e=(CHANGE_DELTA_E, FAINT_DELTA_E))
             changes = profiles.mean(axis=1)
+            with_dice = point_change_profiles(replace(before_frame, dice=None), replace(here, dice=None), corners,
+                                              delta_e=CHANGE_DELTA_E).mean(axis=1)
         ms = (time.perf_counter() - t0) * 1000
         covered_refused = None
         if covered:
@@ -287,7 +291,7 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool, bool]) 
                         read, dict(reading.location_confidence), ms,
                         {k: label["style"].get(k) for k in ("wood", "men", "points", "field", "lighting")},
                         np.asarray(reading.pile_probs), profiles, faint, index, n, reading.point_features,
-                        at_start.point_features, at_start.net_count_probs, covered_refused))
+                        at_start.point_features, at_start.net_count_probs, covered_refused, with_dice))
         if case.legal:
             before_frame = here           # a wrong move is put right: the next turn starts from the legal board
             if reading.settled:
@@ -303,7 +307,7 @@ def see(games: list[list[TurnCase]], style_set: str, seed: int, workers: int,
     the same games, so the judging can be tried again under other settings."""
     import pickle
 
-    key = ("features", "recent", covered, style_set, seed, jitter, refine, look, [[(c.before.id(), c.dice, c.legal) for c in g] for g in games])
+    key = ("features", "recent", "dice", covered, style_set, seed, jitter, refine, look, [[(c.before.id(), c.dice, c.legal) for c in g] for g in games])
     if os.environ.get(MODEL_ENV):
         key += (os.environ[MODEL_ENV],)
     if cache is not None and cache.is_file():
@@ -331,16 +335,17 @@ def truth_classes(case: TurnCase) -> np.ndarray:
     return np.array([a["light"][i] or (15 + a["dark"][i] if a["dark"][i] else 0) for i in range(24)])
 
 
-def judge_all(seen: list[Seen], reader: Any, use_changes: bool = True) -> tuple[Tally, list[dict[str, Any]]]:
-    """Each turn judged by *reader*: the tally, and the turns ruled wrong."""
+def judge_all(seen: list[Seen], reader: Any, use_changes: bool | str = True) -> tuple[Tally, list[dict[str, Any]]]:
+    """Each turn judged by *reader* (with the changes since the frame before, unless *use_changes* is false;
+    ``"with dice"``: those where a die was not left out): the tally, and the turns ruled wrong."""
     from willughby.vision.turns import Candidate, TurnEvidence
 
     tally = Tally()
     wrong = []
     for k, s in enumerate(seen):
         case = s.case
-        ev = TurnEvidence(s.count_probs, s.bar, s.settled, s.changes if use_changes else None,
-                          pile_probs=s.pile_probs)
+        changes = (s.changes_with_dice if use_changes == "with dice" else s.changes) if use_changes else None
+        ev = TurnEvidence(s.count_probs, s.bar, s.settled, changes, pile_probs=s.pile_probs)
         found = reader.judge([Candidate(p, b) for p, b in case.candidates], ev, before=case.before.to_board())
         got = _outcome(case, found.verdict, found.play, found.board)
         tally.add(case.legal, got)
@@ -476,6 +481,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\nturns (right = ruled as it was; asked = a question to the players; wrong = a wrong ruling)")
     with_before, wrong = judge_all(seen, reader)
     _print_tally("turn reader, frame before", with_before)
+    _print_tally("... dice not left out", judge_all(seen, reader, use_changes="with dice")[0])
     _print_tally("turn reader, frame alone", judge_all(seen, reader, use_changes=False)[0])
     _print_tally("present rule (baseline)", present_all(seen))
     if args.learn:

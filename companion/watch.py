@@ -152,10 +152,11 @@ class CameraWatcher:
 
     def _read(self, frame: np.ndarray, corners: Any, config: VisionConfig) -> Any:
         """The settler's reader: the board read with what calibration learnt of it, and what the frame
-        settled last showed (something lying over the men comes and goes; the board's own look stays)."""
+        settled last showed (something lying over the men comes and goes; the board's own look stays);
+        the dice found, so that a die thrown or picked up is not taken for men come or gone."""
         from willughby.vision.reader import read_board
 
-        return read_board(frame, corners, config, look=self._look, recent=self._recent)
+        return read_board(frame, corners, config, look=self._look, recent=self._recent, dice=True)
 
     def calibrate(self, corners: Any, known: Any = None) -> dict[str, Any]:
         """Save *corners* (C1..C4, pixels of the last frame) as the board's

@@ -55,6 +55,9 @@ class Rectified:
     #: the configuration it was rectified with (the board's own layout, where the reader found one):
     #: the strips are cut with the same
     config: Any = None
+    #: where dice lie in it (a bool mask of *lab*'s rows and columns, ``dice.dice_mask``), or None: a die
+    #: thrown onto the board, or picked up from it, is no man come or gone, and is not counted as a change
+    dice: np.ndarray | None = None
 
 
 def rectified(frame: np.ndarray, corners: Sequence[Sequence[float]], config: Any = None,
@@ -85,8 +88,17 @@ def rectified(frame: np.ndarray, corners: Sequence[Sequence[float]], config: Any
     sigma = (CHANGE_BLUR_MM if blur_mm is None else blur_mm) * config.scale
     if sigma > 0:
         lab = cv2.GaussianBlur(lab, (0, 0), sigma)
+    found = getattr(reading, "dice", None) if reading is not None else None
+    where = None
+    if found:
+        from .dice import dice_mask
+
+        m0 = int(round(config.margin * config.scale))
+        where = np.zeros(lab.shape[:2], bool)
+        inner = dice_mask(config, found, (lab.shape[0] - 2 * m0, lab.shape[1] - 2 * m0)) > 0
+        where[m0:m0 + inner.shape[0], m0:m0 + inner.shape[1]] = inner
     return Rectified(lab,
-                     tuple((float(x), float(y)) for x, y in corners), tuple(frame.shape), config)
+                     tuple((float(x), float(y)) for x, y in corners), tuple(frame.shape), config, where)
 
 
 def point_changes(before: np.ndarray | Rectified, after: np.ndarray | Rectified, corners: Sequence[Sequence[float]],
@@ -146,7 +158,10 @@ def point_change_profiles(before: np.ndarray | Rectified, after: np.ndarray | Re
     lo = int(round(width * (1 - core) / 2))
     hi = max(lo + 1, width - lo)
     out = []
-    if whole_pixel_strips(geometry, config.margin):
+    dice = [r.dice for r in rects if r.dice is not None]
+    if dice and any(d.shape != labs[0].shape[:2] for d in dice):
+        dice = []
+    if whole_pixel_strips(geometry, config.margin) and not dice:
         # each pixel of a strip is one pixel of the board: compare the strips' pixels alone (a third of
         # the board's), the same numbers as comparing the whole board and cutting the strips after
         cuts = [cut_pixels(geometry, lab, config.margin) for lab in labs]
@@ -159,6 +174,8 @@ def point_change_profiles(before: np.ndarray | Rectified, after: np.ndarray | Re
         # a tenth of the time numpy takes over a whole frame)
         d = cv2.absdiff(labs[0], labs[1]).astype(np.float32)
         distance2 = cv2.transform(cv2.multiply(d, d), ones)
+        for mask in dice:               # where a die lies in either frame: not a change of the men
+            distance2[mask] = 0.0
         for t in thresholds:
             changed = (distance2 > t * t).astype(np.float32)
             strips = _cut(geometry, None, changed[:, :, None], config.margin)
