@@ -34,7 +34,7 @@ from willughby.engine.referee import Outcome, judge, turn_outcomes
 from willughby.engine.rules import PRESETS, Rules, get_preset
 from willughby.engine.rulings import Ruling
 
-__all__ = ["UsageError", "add_game_commands", "read_board", "outcome_notation", "draw_piles"]
+__all__ = ["UsageError", "add_game_commands", "read_board", "outcome_notation", "draw_piles", "option_overrides"]
 
 
 class UsageError(Exception):
@@ -42,15 +42,21 @@ class UsageError(Exception):
 
 
 # ------------------------------------------------------------ reading input
-def _rules(args: argparse.Namespace) -> tuple[str, Rules, dict[str, str]]:
-    """The preset's id, its rules with the ``-o`` overrides, and the overrides."""
-    preset = get_preset(args.variant)
+def option_overrides(items: Sequence[str] | None) -> dict[str, str]:
+    """The ``-o NAME=VALUE`` options given, as a dict; one not so written is an :class:`InvalidOptionError`."""
     overrides: dict[str, str] = {}
-    for item in args.option or []:
+    for item in items or []:
         if "=" not in item:
             raise InvalidOptionError(f"option {item!r} must be written name=value")
         name, value = item.split("=", 1)
         overrides[name.strip()] = value.strip()
+    return overrides
+
+
+def _rules(args: argparse.Namespace) -> tuple[str, Rules, dict[str, str]]:
+    """The preset's id, its rules with the ``-o`` overrides, and the overrides."""
+    preset = get_preset(args.variant)
+    overrides = option_overrides(args.option)
     return preset.id, preset.rules.with_options(overrides), overrides
 
 

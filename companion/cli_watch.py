@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -68,18 +67,14 @@ def _text(line: dict[str, Any]) -> str:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
+    from willughby.companion.cli_games import option_overrides
     from willughby.companion.errors import CompanionError
     from willughby.companion.replay import RecordedReferee, read_answers, read_throws
     from willughby.engine.rules import get_preset
     from willughby.hardware.camera import CameraError
     from willughby.vision.cli import parse_corners
 
-    options: dict[str, str] = {}
-    for item in args.option or []:
-        if "=" not in item:
-            raise _usage(f"option {item!r} must be written name=value")
-        name, value = item.split("=", 1)
-        options[name.strip()] = value.strip()
+    options = option_overrides(args.option)
     try:
         variant = get_preset(args.variant).id
         corners = parse_corners(args.corners) if args.corners else None

@@ -6,7 +6,6 @@ told that the camera contradicts is kept aside, not learnt."""
 from __future__ import annotations
 
 import json
-import time
 
 from willughby.companion.watch import CameraWatcher
 from willughby.engine.referee import turn_outcomes
@@ -14,15 +13,7 @@ from willughby.engine.rules import preset_rules, start_position
 from willughby.vision.calibration import load_calibration
 from willughby.vision.reader import Look
 
-
-def _until(predicate, timeout):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    return predicate()
+from .waiting import until
 
 
 def _head_examples(path) -> int:
@@ -51,15 +42,15 @@ def test_the_start_is_learnt_at_calibration_and_every_shown_frame_after_it_saved
 
     w = CameraWatcher(table, referee, calibration_path=path, fps=30, turn_evidence=True).start()
     try:
-        assert _until(lambda: w._last_frame is not None, 20)
+        assert until(lambda: w._last_frame is not None, 20)
         saved = w.calibrate(table.corners(w._last_frame), known=start.to_board())
         assert saved["learnt_start"] is True
         assert _head_examples(path) == 24                           # the start's 24 points
-        assert _until(lambda: got, 20)
+        assert until(lambda: got, 20)
         table.set(after)                                            # a turn: the frame before is now known
-        assert _until(lambda: len(got) >= 2, 20)
+        assert until(lambda: len(got) >= 2, 20)
         table.set(start)
-        assert _until(lambda: w.learnt >= 2, 20)
+        assert until(lambda: w.learnt >= 2, 20)
         assert _head_examples(path) == 24 * (1 + w.learnt)          # saved with the calibration
     finally:
         w.close()
@@ -74,7 +65,7 @@ def test_a_new_calibration_starts_afresh(tmp_path):
     path = tmp_path / "calibration.json"
     w = CameraWatcher(table, lambda *a: None, calibration_path=path, fps=30, turn_evidence=True).start()
     try:
-        assert _until(lambda: w._last_frame is not None, 20)
+        assert until(lambda: w._last_frame is not None, 20)
         corners = table.corners(w._last_frame)
         w.calibrate(corners, known=start.to_board())
         assert _head_examples(path) == 24
@@ -96,11 +87,11 @@ def test_a_board_the_camera_contradicts_is_kept_aside_not_learnt(tmp_path):
 
     w = CameraWatcher(table, referee, calibration_path=path, fps=30, turn_evidence=True).start()
     try:
-        assert _until(lambda: w._last_frame is not None, 20)
+        assert until(lambda: w._last_frame is not None, 20)
         w.calibrate(table.corners(w._last_frame), known=start.to_board())
-        assert _until(lambda: got, 20)
+        assert until(lambda: got, 20)
         table.set(after)
-        assert _until(lambda: w.set_aside >= 1, 20)
+        assert until(lambda: w.set_aside >= 1, 20)
         assert w.learnt == 0 and _head_examples(path) == 24         # the start alone
         kept = sorted((tmp_path / "set-aside").glob("*.json"))
         assert kept and kept[0].with_suffix(".jpg").is_file()

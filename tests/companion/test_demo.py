@@ -15,18 +15,10 @@ from willughby.companion.watch import CameraWatcher
 from willughby.engine.rules import preset_rules, start_position
 from willughby.vision.synth import SceneSpec, render
 
+from .waiting import until
+
 ROOT = Path(__file__).resolve().parents[2]
 RACE_END = json.loads((ROOT / "docs" / "examples" / "race-end.json").read_text())
-
-
-def _until(predicate, timeout):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    return predicate()
 
 
 def test_a_demo_game_is_played_to_its_end_through_camera_box_and_page(tmp_path):
@@ -34,7 +26,7 @@ def test_a_demo_game_is_played_to_its_end_through_camera_box_and_page(tmp_path):
     rt = build(config, demo=True, speed=50, seed=4, games=1, mistakes=0.0, start=RACE_END)
     try:
         client = rt.app.test_client()
-        over = _until(lambda: client.get("/api/state").get_json()["phase"] == "over", 120)
+        over = until(lambda: client.get("/api/state").get_json()["phase"] == "over", 120)
         state = client.get("/api/state").get_json()
         assert over, f"the demo game did not end: {state['phase']}, {state['announcements'][:3]}"
         assert state["game_over"]["winner"] in ("light", "dark")
@@ -77,7 +69,7 @@ def test_the_watcher_hands_on_one_reading_per_settled_board_and_none_with_a_hand
     w = CameraWatcher(_Still(image), lambda board, conf: got.append((board, conf)),
                       corners=lambda frame: label["corners"], fps=30).start()
     try:
-        assert _until(lambda: got, 20)
+        assert until(lambda: got, 20)
         time.sleep(0.5)
         assert len(got) == 1                                  # still: read once, not once a frame
         board, conf = got[0]
@@ -90,7 +82,7 @@ def test_the_watcher_hands_on_one_reading_per_settled_board_and_none_with_a_hand
     w = CameraWatcher(_Still(hand), lambda board, conf: refused.append(board),
                       corners=lambda frame: hlabel["corners"], fps=30).start()
     try:
-        assert _until(lambda: w.settler.last_refused is not None, 20)
+        assert until(lambda: w.settler.last_refused is not None, 20)
         assert refused == []                                  # a hand over the board is never a position
         snap = w.snapshot()
         assert snap is not None and snap[0][:2] == b"\xff\xd8" and snap[1]["size"] == [960, 540]
@@ -110,11 +102,11 @@ def test_the_watcher_hands_the_turn_reader_what_changed_since_the_board_settled_
     w = CameraWatcher(table, lambda board, conf, evidence: got.append((board, evidence)), corners=table.corners,
                       fps=30, turn_evidence=True).start()
     try:
-        assert _until(lambda: got, 20)
+        assert until(lambda: got, 20)
         first_board, first = got[0]
         assert first.count_probs.shape == (24, 31) and first.changes is None     # nothing settled before it
         table.set(after)                                                       # the men moved: 8/5 6/5
-        assert _until(lambda: len(got) >= 2, 20)
+        assert until(lambda: len(got) >= 2, 20)
         board, evidence = got[1]
         assert board["light"] == after.to_board()["light"]
         assert evidence.before_read == first_board            # compared with the frame that showed this board
@@ -143,9 +135,9 @@ def test_the_watcher_compares_the_next_frame_with_the_board_the_referee_judged_t
 
     w = CameraWatcher(table, referee, corners=table.corners, fps=30, turn_evidence=True).start()
     try:
-        assert _until(lambda: got, 20)
+        assert until(lambda: got, 20)
         table.set(after)                                                     # 4-1: down 4, down 1
-        assert _until(lambda: len(got) >= 2, 20)
+        assert until(lambda: len(got) >= 2, 20)
         evidence = got[1]
         assert evidence.before_read["stacked"] == start.to_board()["stacked"]
         assert evidence.profiles.shape == evidence.faint_profiles.shape == (24, 140)
@@ -169,7 +161,7 @@ def test_calibrating_on_the_page_saves_the_corners_the_watcher_then_uses(tmp_pat
         marked = (np.asarray(label["corners"]) + [[5.0, 0.0], [5.0, 0.0], [-5.0, 0.0], [-5.0, 0.0]]).tolist()
         saved = w.calibrate(marked)                         # marked by a finger: 5 px off along the board
         assert saved["saved"] == str(path) and path.exists()
-        assert _until(lambda: got, 20)
+        assert until(lambda: got, 20)
         assert got[0]["light"] == label["light"]
         # the corners kept were moved back towards the board's own, and the look learnt from the frame is
         # saved with them (its colours and its frame's picture) and used to read
@@ -185,7 +177,7 @@ def test_a_demo_stopped_and_started_again_carries_on_the_same_game_from_its_boar
     config = CompanionConfig(data_dir=tmp_path, speech="off")
     rt = build(config, demo=True, speed=50, seed=5, mistakes=0.0)
     try:
-        assert _until(lambda: rt.companion.state()["turn_number"] >= 3, 60)
+        assert until(lambda: rt.companion.state()["turn_number"] >= 3, 60)
     finally:
         rt.close()
     before = rt.companion.state()
@@ -196,7 +188,7 @@ def test_a_demo_stopped_and_started_again_carries_on_the_same_game_from_its_boar
         table = rt2.parts["table"].started_from          # the players may already have moved since
         from willughby.engine.position import Position
         assert table.physical_key() == Position.from_board(before["board"]).physical_key()
-        assert _until(lambda: rt2.companion.state()["turn_number"] > before["turn_number"], 60)
+        assert until(lambda: rt2.companion.state()["turn_number"] > before["turn_number"], 60)
         assert all(r["verdict"] == "legal" for r in rt2.companion.state()["rulings"])
     finally:
         rt2.close()
@@ -209,15 +201,15 @@ def test_after_a_persons_undo_the_automatic_players_wait_rather_than_throw_again
     try:
         players, c = rt.parts["players"], rt.companion
         players.hold_s = 6.0
-        assert _until(lambda: c.state()["phase"] == "move" and c.state()["turns_played"] >= 1, 60)
+        assert until(lambda: c.state()["phase"] == "move" and c.state()["turns_played"] >= 1, 60)
         with c._lock:                                   # between the players' steps: a throw is out
             c.undo(who="Ann")                           # a person takes the throw back from the page
         assert c.state()["phase"] == "throw"
-        held = _until(lambda: any("wait" in a["text"] for a in c.state()["announcements"][:3]), 5)
+        held = until(lambda: any("wait" in a["text"] for a in c.state()["announcements"][:3]), 5)
         assert held, c.state()["announcements"][:3]
         time.sleep(1.5)                                 # well inside the hold: nobody threw again
         assert c.state()["phase"] == "throw" and players.holds == 1
-        assert _until(lambda: c.state()["phase"] != "throw", 30)   # then the game goes on
+        assert until(lambda: c.state()["phase"] != "throw", 30)   # then the game goes on
     finally:
         rt.close()
 

@@ -84,12 +84,17 @@ def test_bad_examples_are_refused_with_one_clear_error():
         HeadConfig(strength=0)
 
 
-def test_the_head_round_trips_through_json_and_a_damaged_one_is_refused():
-    rng = np.random.default_rng(5)
+def _learnt(seed: int) -> tuple[BoardHead, np.ndarray, np.ndarray]:
+    """A head that learnt one start-like frame (its single dark men read as empty), and that frame."""
     classes = np.array([16, 0, 17, 0, 2] * 4 + [0, 0, 16, 5])
     head = BoardHead.empty()
-    f, p = _frame(rng, classes, {16: 0})
+    f, p = _frame(np.random.default_rng(seed), classes, {16: 0})
     head.learn(f, p, classes, start=True)
+    return head, f, p
+
+
+def test_the_head_round_trips_through_json_and_a_damaged_one_is_refused():
+    head, f, p = _learnt(5)
     back = BoardHead.from_json(head.to_json())
     assert np.allclose(back.apply(p, f), head.apply(p, f), atol=1e-5)
     assert len(back.examples) == 24 and back.examples.kept == 24
@@ -102,11 +107,7 @@ def test_the_head_round_trips_through_json_and_a_damaged_one_is_refused():
 
 
 def test_a_look_keeps_its_head_and_a_damaged_head_is_the_calibrations_error():
-    rng = np.random.default_rng(6)
-    classes = np.array([16, 0, 17, 0, 2] * 4 + [0, 0, 16, 5])
-    head = BoardHead.empty()
-    f, p = _frame(rng, classes, {16: 0})
-    head.learn(f, p, classes, start=True)
+    head, f, p = _learnt(6)
     look = Look({}, ((50.0, 0.0, 0.0), (20.0, 0.0, 0.0)), (40.0, 0.0, 0.0), (60.0, 0.0, 0.0), head=head)
     back = Look.from_json(look.to_json())
     assert back.head is not None and np.allclose(back.head.apply(p, f), head.apply(p, f), atol=1e-5)
