@@ -181,14 +181,15 @@ class RecordedReferee:
                 return "settled"
         return "refused"
 
-    def _throw_if_awaited(self) -> None:
+    def _throw_if_awaited(self) -> bool:
+        """Enter the next throw where the game awaits one; False where it awaits one and none is left."""
         state = self.companion.state()
         if state["phase"] in ("throw", "start") and state.get("question") is None:
             if self._thrown >= len(self.throws):
-                raise ReplayError(f"the game awaits throw {self._thrown + 1}, and the throws file holds "
-                                  f"{len(self.throws)}")
+                return False
             self.companion.enter_dice(list(self.throws[self._thrown]), who="watch")
             self._thrown += 1
+        return True
 
     def lines(self, frames: Iterable[np.ndarray], stills: bool = True) -> Iterator[dict[str, Any]]:
         """One line (a dict) for each frame after the first that settles (each still after the first)."""
@@ -208,13 +209,18 @@ class RecordedReferee:
                 raise ReplayError("no frame of the recording settles: nothing can be refereed")
         shown = 0
         for frame in frames:
-            self._throw_if_awaited()
+            thrown = self._throw_if_awaited()
             before = self.companion.state()
             seq0 = max((r["seq"] for r in before["rulings"]), default=0)
             self.companion.last_camera = None
             outcome = self._settle(frame, stills)
             if outcome == "read":
                 continue
+            if not thrown:
+                # a board settled after the last throw (a video's last frames of the same board do not settle
+                # again): the game went on, and the file does not say with what throw
+                raise ReplayError(f"the game awaits throw {self._thrown + 1}, and the throws file holds "
+                                  f"{len(self.throws)}")
             shown += 1
             yield self._line(shown, before, seq0, outcome)
 
@@ -238,7 +244,7 @@ class RecordedReferee:
         question = state.get("question")
         if question is None:
             line["verdict"] = "legal"
-            line["reason"] = "the board stands as the referee holds it (nothing moved, or the men put back)"
+            line["reason"] = "the board stands as the referee holds it: nothing moved, or the men put back"
             return line
         line["reason"] = question.get("text")
         line["candidates"] = camera.get("candidates") or [{"play": ch.get("play"), "p": None}

@@ -160,3 +160,25 @@ def test_a_game_that_awaits_more_throws_than_the_file_holds_stops_clearly(record
                    "--answers", str(folder / "answers.jsonl")])
     out, err = capsys.readouterr()
     assert status == 2 and "awaits throw 3" in err and len(out.splitlines()) == 2
+
+
+@needs_reader
+def test_a_video_of_the_game_is_settled_as_the_live_camera_settles_it(recording, tmp_path, capsys):
+    folder, corners, truth, _ = recording
+    stills = sorted(folder.glob("*.png"))
+    first = cv2.imread(str(stills[0]))
+    video = tmp_path / "game.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 10, (first.shape[1], first.shape[0]))
+    for path in stills:
+        frame = cv2.imread(str(path))
+        for _ in range(10):                       # each board held still for a second
+            writer.write(frame)
+    writer.release()
+    status = main(["watch", str(video), "--throws", str(folder / "throws.txt"), "--first", "light",
+                   "--corners", corners, "--answers", str(folder / "answers.jsonl"), "--json"])
+    assert status == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    # the board put right after the illegal attempt is the board before it: as the live camera, the video
+    # settles on it again only where it changed, so it may give no line of its own
+    ruled = [(x["verdict"], x["play"]) for x in lines if x["play"] or x["verdict"] == "illegal"]
+    assert ruled == [t for t in truth if t[1] or t[0] == "illegal"]
