@@ -151,6 +151,11 @@ class BoardHead:
     def empty(cls, config: HeadConfig | None = None) -> "BoardHead":
         return cls(np.zeros((CLASSES, FEATURES)), np.zeros(CLASSES), BoardExamples(), config or HeadConfig())
 
+    @property
+    def frames_learnt(self) -> int:
+        """How many frames it has learnt beyond the start's (24 points a frame)."""
+        return (len(self.examples) - self.examples.kept) // 24
+
     def apply(self, count_probs: np.ndarray, features: np.ndarray | None) -> np.ndarray:
         """The adapted count probabilities of a frame's points (the network's
         unchanged where no features are at hand)."""

@@ -106,6 +106,9 @@ class Reading:
     #: the playing surface as the check for a hand saw it (``occlusion.FrameCheck.surface``): the next
     #: frame's *recent* once this one settled
     surface_seen: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: how many frames of this board beyond its start the point reader had learnt when it read this one
+    #: (``Look.head``; 0 where nothing was learnt)
+    learnt_frames: int = 0
 
     def to_board(self, men_per_side: int = MEN_PER_SIDE) -> dict[str, Any]:
         """The board document of this reading (``vision read``), with its
@@ -730,5 +733,6 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
                    occluded=frame.occluded, occluded_why=occluded_why, men=placed, dice=found, notes=notes,
                    millis=(time.perf_counter() - t0) * 1000, count_probs=count_probs, pile_probs=pile_probs,
                    point_features=features, net_count_probs=net_probs, surface_seen=frame.surface,
+                   learnt_frames=look.head.frames_learnt if look is not None and look.head is not None else 0,
                    rect=obs.rect if corners is given else None,
                    rect_lab8=obs.lab8 if corners is given else None, config=config)

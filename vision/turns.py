@@ -133,6 +133,13 @@ class TurnConfig:
 
     #: the point reader's probabilities are raised to 1/temperature and renormalised; None: the fitted one
     temperature: float | None = None
+    #: ... but once the reader has learnt this many frames of this board beyond its start (``board_head``),
+    #: this one: the fitted temperature softens a cold network on boards it never saw, and a reader fitted
+    #: to this board's own frames (by their cross-entropy) needs no softening. Chosen on the held-out-fit
+    #: styles (``benchmarks/turns.py --style-set held-out-fit --seed 101 --learn``, 300 turns, learning:
+    #: 1.0 asked 8, 1.2 10, 1.4 9, the fitted 1.652 10; none wrong)
+    learnt_temperature: float = 1.0
+    learnt_after: int = 1
     #: a probability below this is taken as this (one freak pixel must not veto a board outright)
     floor: float = 1e-7
     #: how likely an illegal turn is before the picture is looked at ...
@@ -255,6 +262,9 @@ class TurnEvidence:
     #: set by the referee once it has judged this frame: the board the frame shows (the play it ruled legal
     #: from it, or the board before where nothing had moved yet), for comparing the next frame with it
     shown: Mapping[str, Any] | None = None
+    #: how many frames of this board, beyond its start, the point reader has learnt (``board_head``): the
+    #: probabilities of a reader adapted to this board are its own, not the cold network's to be softened
+    learnt_frames: int = 0
 
     @classmethod
     def from_reading(cls, reading: Any, changes: np.ndarray | None = None,
@@ -273,7 +283,8 @@ class TurnEvidence:
         piles = getattr(reading, "pile_probs", None)
         return cls(np.asarray(reading.count_probs, np.float64), dict(reading.bar), bool(reading.settled),
                    changes, why, pile_probs=None if piles is None else np.asarray(piles, np.float64),
-                   profiles=profiles, faint_profiles=faint_profiles)
+                   profiles=profiles, faint_profiles=faint_profiles,
+                   learnt_frames=int(getattr(reading, "learnt_frames", 0) or 0))
 
 
 @dataclass(frozen=True)
@@ -322,12 +333,14 @@ class TurnReader:
             config = replace(config, temperature=load_temperature())
         self.config = config
 
-    def log_probs(self, count_probs: np.ndarray) -> np.ndarray:
-        """The point reader's probabilities, tempered and floored, as logs."""
+    def log_probs(self, count_probs: np.ndarray, learnt_frames: int = 0) -> np.ndarray:
+        """The point reader's probabilities, tempered and floored, as logs: with the fitted temperature, or,
+        where the reader has learnt ``learnt_after`` frames of this board or more, ``learnt_temperature``."""
         p = np.asarray(count_probs, np.float64)
         if p.shape != (POINTS, CLASSES):
             raise ValueError(f"point probabilities must be (24, 31), not {p.shape}")
-        t = float(self.config.temperature or 1.0)
+        cfg = self.config
+        t = float((cfg.learnt_temperature if learnt_frames >= cfg.learnt_after else cfg.temperature) or 1.0)
         logp = np.log(np.maximum(p, 1e-30)) / t
         logp -= logp.max(axis=1, keepdims=True)
         logp -= np.log(np.exp(logp).sum(axis=1, keepdims=True))
@@ -366,7 +379,7 @@ class TurnReader:
             return TurnJudgement("unsure", True, None, None, ranked[:cfg.show], 0.0, None,
                                  [f"men read piled on point{'s' if len(piled) > 1 else ''} "
                                   f"{', '.join(map(str, piled))}, where no board of this turn has a pile"])
-        logp = self.log_probs(evidence.count_probs)
+        logp = self.log_probs(evidence.count_probs, evidence.learnt_frames)
         reader_probs = np.exp(logp)
         notes: list[str] = []
         keep = np.zeros(POINTS, bool)

@@ -183,3 +183,19 @@ def test_one_wrong_answer_learnt_does_not_make_the_next_reading_wrong():
         head.learn(f, p, told)
     f, p = _frame(rng, classes, {16: 0})
     assert (head.apply(p, f).argmax(1) == classes).all()
+
+
+def test_a_reader_that_learnt_this_board_is_not_softened_by_the_cold_networks_temperature():
+    from types import SimpleNamespace
+
+    from willughby.vision.turns import TurnConfig, TurnEvidence, TurnReader
+
+    p = np.full((24, CLASSES), 0.001)
+    p[:, 0] = 1 - 0.001 * (CLASSES - 1)
+    reader = TurnReader(TurnConfig(temperature=2.0))
+    cold, learnt = reader.log_probs(p), reader.log_probs(p, learnt_frames=1)
+    assert np.allclose(learnt, np.log(p))                             # its own probabilities, as they are
+    assert cold[0, 0] < learnt[0, 0]                                  # the cold network's, softened
+    reading = SimpleNamespace(count_probs=p, bar={"light": 0, "dark": 0}, settled=True, occluded=False,
+                              pile_probs=None, learnt_frames=3)
+    assert TurnEvidence.from_reading(reading).learnt_frames == 3
