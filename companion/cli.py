@@ -26,7 +26,7 @@ EXIT_BAD_INPUT = 2
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # one line, status 2 (cli.md)
+    def error(self, message: str) -> NoReturn:  # one line, status 2 (docs/command-line.md)
         raise UsageError(f"{self.prog}: {message}")
 
 

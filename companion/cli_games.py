@@ -140,7 +140,7 @@ def _tally(text: str, what: str, players: int | None, require_turn: bool) -> Tal
 
 def _counting_rules(rules: Rules, overrides: dict[str, str], tally: Tally) -> Rules:
     """Sice-Ace's rules for *tally*: without ``-o players=N`` the tally says
-    how many play (board-json.md: its length is the number of players)."""
+    how many play (docs/board-document.md: its length is the number of players)."""
     if "players" in overrides:
         return rules
     return rules.with_options({"players": str(tally.players)})
@@ -429,7 +429,7 @@ def judge_photo(args: argparse.Namespace, rules: Rules, before: Position, dice: 
         doc = {"verdict": "unsure", "play": None, "after": None, "events": [], "reason": None, "citation": None,
                "game_over": None}
     if settled_on is not None:
-        # cli.md: `after` is the board the referee settled on; `board` beside it (the key the page and the
+        # docs/command-line.md: `after` is the board the referee settled on; `board` beside it (the key the page and the
         # store read), as the ruling wrote it where it did
         doc.setdefault("board", settled_on.to_board())
         doc["after"] = dict(doc["board"])

@@ -1,6 +1,6 @@
 """The game store: every game and everything that happened in it, in one
-SQLite file under the data directory (DESIGN.md: "a game in progress
-survives a power cut and resumes").
+SQLite file under the data directory: a game in progress survives a power
+cut and resumes.
 
 The file is in WAL mode with ``synchronous=FULL``: once :meth:`GameStore.append`
 returns, the entry is on the disk and survives the program being killed or

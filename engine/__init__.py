@@ -1,9 +1,9 @@
 """The rules engine: positions, presets, legal plays, notation, the referee,
 stakes and game records.  Pure: no I/O, no clock, no randomness except
-through an argument (DESIGN.md).
+through an argument (``docs/rules-choices.md`` says what each rule follows).
 
 Three families of game share it, each a kind of data with a few named hooks
-(``Rules.family``; DESIGN.md, convention 2):
+(``Rules.family``):
 
 - ``race`` -- men travel round the board (``moves.py``, ``referee.py``);
 - ``unstacking`` -- Doublets and its kin: men stay on their own points and

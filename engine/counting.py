@@ -9,8 +9,8 @@ except 2-2, which takes two from the pool and gives none.  The last player
 with men on the board pays for the drinks.
 
 Its state is not a board but a :class:`Tally` of each player's men and the
-pool (``board-json.md``, "The tally document").  As everywhere in the engine
-(DESIGN.md conventions 3 and 5), rules, tallies and dice are values:
+pool (``docs/board-document.md``, "The tally document").  As everywhere in the engine,
+rules, tallies and dice are values:
 :func:`count_throw` reads one throw, :func:`judge_tally` rules on a tally the
 players kept, and only :class:`CountingMatch` keeps history.
 

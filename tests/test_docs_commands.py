@@ -79,7 +79,7 @@ NOT_RUN = {
     "cp hardware/willughby.service /etc/": "installs the systemd unit, as root on a Pi",
     "systemctl ": "starts the systemd service, as root on a Pi",
     ". .venv/bin/activate && WILLUGHBY_REQUIRE_BROWSER=1 python -m pytest": "the test suite itself (CI runs it)",
-    # the benchmarks are reports run by hand or in CI, never pass/fail (DESIGN.md, 14); the cheap one,
+    # the benchmarks are reports run by hand or in CI, never pass/fail; the cheap one,
     # benchmarks/dice_fairness.py (4 s), is run
     "willughby watch game-stills/ ": "needs a recorded game's stills, which are not shipped "
                                      "(tests/companion/test_replay.py runs the command on drawn ones)",

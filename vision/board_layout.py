@@ -12,8 +12,8 @@ sides run from its base at the board's edge to its tip -- and reads with
 what it found (``BoardLayout.config``).  The configured proportions are
 used only where the picture shows nothing certain, and the reading says so.
 
-The method (DESIGN.md, convention 10: a function of ``(config, image,
-corners)``, its numbers in ``LayoutConfig``):
+The method (a function of ``(config, image, corners)``, its numbers in
+``LayoutConfig``):
 
 1. **The surface, rectified** from the corners given, at 1 px per mm in the
    frame of the configured surface (``surface_width`` x ``surface_depth``);

@@ -1,5 +1,4 @@
-"""Every number the camera part uses, in one frozen record (DESIGN.md,
-convention 10).  A TOML file may override any of them; each stage's own
+"""Every number the camera part uses, in one frozen record.  A TOML file may override any of them; each stage's own
 numbers sit in a table of their own::
 
     [vision]

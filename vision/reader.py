@@ -1,6 +1,6 @@
 """From a camera frame and the board's four corners to a board reading.
 
-Stages (DESIGN.md, convention 10), each a function of ``(config, image)``:
+Stages, each a function of ``(config, image)`` (its numbers in ``config.py``):
 
 1. **rectify** -- the playing surface warped top-down, ``config.scale`` px
    per mm, origin at corner C3 (``geometry``); the camera's place over the

@@ -2,8 +2,7 @@
 
 The referee knows the board before the turn and the throw, so only a
 handful of boards can follow it: the results of the throw's legal plays
-(the engine lists them; this module never learns the rules, DESIGN.md
-convention 15). The point reader gives, for every point, a probability for
+(the engine lists them; this module never learns the rules). The point reader gives, for every point, a probability for
 each thing it may hold (empty, 1..15 light men, 1..15 dark men). A board's
 *likelihood* is the product over the points of the probability of what that
 board has there.
@@ -126,7 +125,7 @@ def default_config(path: Path = CALIBRATION_PATH) -> "TurnConfig":
 
 @dataclass(frozen=True)
 class TurnConfig:
-    """Every threshold of the turn reader (DESIGN.md convention 10). The
+    """Every threshold of the turn reader, in one record. The
     defaults were chosen on generated frames (``benchmarks/turns.py``,
     styles held out from the network's training), never on the frames the
     measurement reports."""

@@ -31,7 +31,7 @@ def test_probabilities_are_distributions(doublets_start):
 
 
 def test_tells_a_pile_of_2_from_a_pile_of_3_on_the_doublets_start():
-    # variants.md, doublets: "piles of 2 on points 1-3, of 3 on 4-6"; the
+    # docs/games.md, doublets: "piles of 2 on points 1-3, of 3 on 4-6"; the
     # reader must tell a pile of 2 from a pile of 3, into the stacked field.
     # Over ten starting boards at three tilts (120 piles), measured: 119
     # piles read right by the shipped reader (115 by its network without
@@ -54,7 +54,7 @@ def test_tells_a_pile_of_2_from_a_pile_of_3_on_the_doublets_start():
 
 
 def test_a_doublets_start_the_network_alone_misreads_is_read_as_the_start():
-    # variants.md, doublets: "piles of 2 on points 1-3, of 3 on 4-6".  On
+    # docs/games.md, doublets: "piles of 2 on points 1-3, of 3 on 4-6".  On
     # this frame the network alone misreads a pile but nearly fits the
     # start; the reader takes the start (vision/starts.py) and says so in
     # its notes.
