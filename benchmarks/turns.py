@@ -215,6 +215,17 @@ class Seen:
     changes_with_dice: np.ndarray | None = None
 
 
+def game_scene(seed: int, style_set: str) -> tuple[Any, np.random.Generator]:
+    """One game's table, camera and light (``synth.Scene``), drawn from *seed* (``seed * 7919 + index``
+    for the index-th game of a run), and the generator it was drawn from, to draw on from. Frame *n* of the
+    game is ``scene.render(board, np.random.default_rng(seed * 1000 + n))``; its start, ``seed * 1000 - 1``."""
+    from willughby.vision.synth import Scene, SceneSpec
+
+    rng = np.random.default_rng(seed)
+    scene = Scene(rng, SceneSpec(n_dice=2, **_game_spec(rng, style_set)))
+    return scene, rng
+
+
 def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool, bool]) -> list[Seen]:
     """Draw and read one game's turns (in a worker process, one core): each
     frame after, and how each point's picture changed since the frame before
@@ -233,7 +244,6 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool, bool]) 
     from willughby.vision.config import VisionConfig
     from willughby.vision.reader import board_config, learn_look, read_board
     from willughby.vision.refine import refine_corners
-    from willughby.vision.synth import Scene, SceneSpec
     from willughby.vision.turns import CHANGE_DELTA_E, FAINT_DELTA_E, point_change_profiles, rectified
 
     cv2.setNumThreads(1)
@@ -243,9 +253,7 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool, bool]) 
         pointnet.probabilities.__defaults__ = (Path(model), pointnet.SECOND_LOOK)
         pointnet.probabilities_and_features.__defaults__ = (Path(model),)
     index, game, style_set, seed, jitter, refine, calibrate, covered = job
-    rng = np.random.default_rng(seed)
-    fields = _game_spec(rng, style_set)
-    scene = Scene(rng, SceneSpec(n_dice=2, **fields))        # one table, camera and light for the game
+    scene, rng = game_scene(seed, style_set)
     angle = rng.uniform(0, 2 * np.pi, 4)
     radius = jitter * np.sqrt(rng.uniform(0, 1, 4))
     offset = np.stack([radius * np.cos(angle), radius * np.sin(angle)], axis=1)

@@ -23,14 +23,11 @@ pytestmark = pytest.mark.skipif(not pointnet.available(), reason="no point reade
 def _game_frames(seed: int, game_index: int, turns_wanted: tuple[int, ...]):
     """The start and the frames after the given turns of one game of ``benchmarks/turns.py`` (its table,
     camera, light and drawing, as the benchmark draws them), with their labels."""
-    from willughby.vision.synth import Scene, SceneSpec
-
     bench = _load("turns")
     games = bench.play_games(seed, 600, 0.1)
     game = games[game_index]
     gseed = seed * 7919 + game_index
-    rng = np.random.default_rng(gseed)
-    scene = Scene(rng, SceneSpec(n_dice=2, **bench._game_spec(rng, "held-out-test")))
+    scene, _ = bench.game_scene(gseed, "held-out-test")
     start, start_label = scene.render(game[0].before.to_board(), np.random.default_rng(gseed * 1000 - 1), n_dice=0)
     frames = {n: scene.render(game[n].after, np.random.default_rng(gseed * 1000 + n), dice_values=game[n].dice)
               for n in turns_wanted}
