@@ -1,6 +1,6 @@
 """A whole game of Sice-Ace: turn order, every throw, the end, and the record.
 
-Only the match keeps history (DESIGN.md, convention 3); each throw is read by
+Only the match keeps history (docs/house-conventions.md, convention 3); each throw is read by
 :func:`~willughby.engine.counting.count_throw` on a
 :class:`~willughby.engine.tally.Tally`.
 """

@@ -1,6 +1,6 @@
 """The engine's own errors.
 
-Each is a subclass of the built-in it refines (DESIGN.md, convention 6), so a
+Each is a subclass of the built-in it refines (docs/house-conventions.md, convention 6), so a
 caller may catch ``ValueError`` or the precise class.  What players do on the
 board is never an exception: an illegal turn is a recorded
 :class:`~willughby.engine.referee.Ruling`.  These are for malformed input and

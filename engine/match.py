@@ -1,7 +1,7 @@
 """A whole game: turn order, the throws, the cube, Willughby's binding of the
 tables, the end and its stake, and the game record.
 
-Only the match keeps history (DESIGN.md, convention 3): rules and positions
+Only the match keeps history (docs/house-conventions.md, convention 3): rules and positions
 are values, and every function of them is pure.  Dice come in as arguments;
 the match never rolls.
 

@@ -1,4 +1,4 @@
-"""Legal plays, layered as DESIGN.md asks: one man's step, then a whole play
+"""Legal plays, layered as docs/house-conventions.md asks: one man's step, then a whole play
 under the use-all-dice and higher-die rules, distinct by resulting position,
 then :func:`is_legal`.
 

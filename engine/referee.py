@@ -1,6 +1,6 @@
 """The referee: the position before, the throw, the position after -> a :class:`Ruling`.
 
-An illegal turn is data, not an exception (DESIGN.md, convention 6): the
+An illegal turn is data, not an exception (docs/house-conventions.md, convention 6): the
 ruling says ``illegal``, gives a reason a player can read, and names the
 rule's source.  A legal turn gives the play that explains the change, what it
 did (hits, entering, bearing off, dice lost or used by the opponent, the

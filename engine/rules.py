@@ -3,7 +3,7 @@
 Every option of ``docs/games.md`` is a field of :class:`Rules`;
 a preset is a row of option values plus the things that are not options (how
 many men, where they start, which family of game).  Shared code branches on
-options, never on a preset's name (DESIGN.md, convention 2).
+options, never on a preset's name (docs/house-conventions.md, convention 2).
 
 >>> rules = preset_rules("irish", {"bear_off": "exact", "stakes": "gammon", "cube": "true",
 ...                                "doubles": "triple"})
@@ -33,7 +33,7 @@ __all__ = [
     "FAMILIES",
 ]
 
-# The families of game the engine knows (DESIGN.md convention 2: a family is
+# The families of game the engine knows (docs/house-conventions.md convention 2: a family is
 # data plus a few named hooks; see ``families.py`` for the dispatch).
 FAMILIES: tuple[str, ...] = ("race", "unstacking", "counting")
 TABLES: tuple[str, ...] = ("facing", "right-hand")

@@ -1,6 +1,6 @@
 """Random positions and games for tests and benchmarks.
 
-The engine has no randomness of its own (DESIGN.md): every function here
+The engine has no randomness of its own (docs/house-conventions.md): every function here
 takes a :class:`random.Random`, so a seed reproduces its output.
 
 >>> import random

@@ -3,7 +3,7 @@
 The counting game has no board: ``board-json.md`` ("The tally document")
 gives its document, ``{"format": "tally/1", "men": [6, 6, 6], "pool": 0,
 "turn": 0}``.  A tally is a frozen value with one compact text form
-(DESIGN.md, convention 1); :mod:`~willughby.engine.counting` reads throws on
+(docs/house-conventions.md, convention 1); :mod:`~willughby.engine.counting` reads throws on
 it and :mod:`~willughby.engine.counting_match` plays whole games.
 
 >>> t = Tally.start(3)

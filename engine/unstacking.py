@@ -21,7 +21,7 @@ by the opponent in the same turn, with Dames Rabattues' exception
 Every rule an action must keep is one entry of :data:`CHECKS`, keyed by its
 source: the generator of plays keeps the actions no check forbids, and an
 illegal turn is explained by switching the checks off one at a time and
-naming the first one the turn broke (DESIGN.md, convention 4).
+naming the first one the turn broke (docs/house-conventions.md, convention 4).
 
 Internally a side is a 14-tuple, read through the slot names below: its men
 on own points 1..6, how many of them stand in piles, its men borne off, and

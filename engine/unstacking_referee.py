@@ -3,7 +3,7 @@ illegal with the rule it broke.
 
 A legal turn is found among the outcomes leaving the board after
 (:func:`~willughby.engine.unstacking.outcomes`).  An illegal one is explained
-as DESIGN.md asks (convention 4): men made or lost, men moved from point to
+as docs/house-conventions.md asks (convention 4): men made or lost, men moved from point to
 point, the opponent's men changed with no die passed to him, then the checks
 of :data:`~willughby.engine.unstacking.CHECKS` switched off one at a time, the
 first the turn broke being named with its source.

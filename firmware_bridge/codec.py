@@ -1,7 +1,7 @@
 """The dice box protocol as values: encode a message to bytes, decode a byte
 stream to messages (docs/protocol.md).
 
-Pure: no port, no thread, no clock (DESIGN.md, convention 8). The frame and
+Pure: no port, no thread, no clock (docs/house-conventions.md, convention 8). The frame and
 field layouts are ``firmware/wire.py``'s, the very file the box runs, so the
 two ends cannot drift apart; this module adds typed messages and a stream
 decoder that takes bytes in any chunks and counts what it rejects.

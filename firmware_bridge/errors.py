@@ -1,4 +1,4 @@
-"""The bridge's own errors (DESIGN.md, convention 6).
+"""The bridge's own errors (docs/house-conventions.md, convention 6).
 
 Bytes that are not a message of the protocol raise ``WireError`` (a
 ``ValueError``, from ``firmware/wire.py``, which the box shares); the

@@ -1,5 +1,5 @@
 """A stand-in for MicroPython's ``machine`` module, so the dice box's firmware
-(``firmware/main.py``) runs on a laptop (DESIGN.md, convention 7: the fakes
+(``firmware/main.py``) runs on a laptop (docs/house-conventions.md, convention 7: the fakes
 ship in the package).
 
 It has what ``main.py`` uses and a little more: :class:`Pin` with the rp2

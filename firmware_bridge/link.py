@@ -3,7 +3,7 @@ hands every throw and press to the program exactly once, in order
 (docs/protocol.md).
 
 The codec is pure (``codec``); this module only moves bytes, on one thread
-of its own (DESIGN.md, convention 8). The port is opened with pySerial's
+of its own (docs/house-conventions.md, convention 8). The port is opened with pySerial's
 ``serial_for_url``, so a device path, ``/dev/serial/by-id/...`` or any
 pySerial URL works; ``"auto"`` looks for a Raspberry Pi Pico among the
 serial ports.

@@ -1,4 +1,4 @@
-"""The Pi's own devices behind small interfaces (DESIGN.md, convention 7).
+"""The Pi's own devices behind small interfaces (docs/house-conventions.md, convention 7).
 
 - :mod:`~willughby.hardware.config` -- :class:`PinConfig`, which BCM pin each
   button, light and the buzzer is wired to, read from the ``[hardware.pins]``

@@ -1,5 +1,5 @@
 """What every device of this package shares: listeners, and a lifecycle
-(DESIGN.md, convention 9: ``close()`` twice is harmless, context managers,
+(docs/house-conventions.md, convention 9: ``close()`` twice is harmless, context managers,
 use after close raises)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Where frames come from: a small interface, real cameras, and fakes that ship
-in the package (DESIGN.md, conventions 7 and 9).  The camera is one of the
+in the package (docs/house-conventions.md, conventions 7 and 9).  The camera is one of the
 Pi's devices, so it lives here; ``willughby.vision`` reads the frames and
 never imports this module (the companion hands frames from here to it).
 

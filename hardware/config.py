@@ -1,5 +1,5 @@
 """Which of the Pi's pins the buttons, lights and buzzer are wired to, in one
-frozen record (DESIGN.md, convention 10).  A TOML file may override any of
+frozen record (docs/house-conventions.md, convention 10).  A TOML file may override any of
 them in its ``[hardware.pins]`` table::
 
     [hardware.pins]

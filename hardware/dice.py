@@ -1,4 +1,4 @@
-"""Where dice come from: one small interface and four sources (DESIGN.md,
+"""Where dice come from: one small interface and four sources (docs/house-conventions.md,
 conventions 5, 7 and 9).
 
 Every source is a :class:`DiceSource`: listeners added with

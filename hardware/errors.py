@@ -1,7 +1,7 @@
 """The hardware part's own errors.
 
 Each is a subclass of :class:`HardwareError` and of the built-in it refines
-(DESIGN.md, convention 6), so a caller may catch the built-in, every error of
+(docs/house-conventions.md, convention 6), so a caller may catch the built-in, every error of
 the hardware part at once, or the precise class.  Messages name the bad value.
 
 >>> issubclass(InvalidThrowError, ValueError)

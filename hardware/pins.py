@@ -1,4 +1,4 @@
-"""The Pi's own buttons, lights and buzzer, through gpiozero (DESIGN.md,
+"""The Pi's own buttons, lights and buzzer, through gpiozero (docs/house-conventions.md,
 conventions 7 and 9).
 
 :class:`PiPanel` opens every device of a :class:`~willughby.hardware.config.PinConfig`:

@@ -18,7 +18,7 @@ and then
 
 It writes ``vision/data/turn_calibration.json`` with the values, the data
 they were fitted on and this command, so the shipped calibration names what
-made it (DESIGN.md convention 16). CPU only; about a minute per 100 turns
+made it (docs/house-conventions.md convention 16). CPU only; about a minute per 100 turns
 on two cores.
 
     python tools/fit_turn_reader.py --turns 400

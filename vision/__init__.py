@@ -1,4 +1,4 @@
-"""Camera frames in, board readings out (DESIGN.md: ``vision/``).
+"""Camera frames in, board readings out (docs/house-conventions.md: ``vision/``).
 
 The reader is a row of stages, each a function of ``(config, image)``; every
 number they use is in :class:`~willughby.vision.config.VisionConfig`, whose
@@ -38,7 +38,7 @@ evaluate``), not by eye: ``docs/vision-reader.md`` has the figures.
 
 The reader gives probabilities, not moves: the turn reader (``turns``)
 takes the few boards the referee says a throw allows and weighs each
-against the point reader's probabilities for the frames (DESIGN.md,
+against the point reader's probabilities for the frames (docs/house-conventions.md,
 convention 15), and against what changed since the frame before
 (``changes``); in the games of piles also against where along each point it
 changed (``footprints``, ``turns_piles``).  Vision never learns the rules.

@@ -1,7 +1,7 @@
 """The camera part's own errors.
 
 Each is a subclass of :class:`VisionError`, itself a :class:`ValueError`
-(DESIGN.md, convention 6), so a caller may catch ``ValueError``, every error of
+(docs/house-conventions.md, convention 6), so a caller may catch ``ValueError``, every error of
 the camera part at once, or the precise class.  Messages name the bad value
 (the path, the text, the marker ids found).  The main command turns any of
 them into exit status 2 and one line on standard error.

@@ -54,7 +54,7 @@ def footprint(men: int, stacked: int) -> int:
 
 @dataclass(frozen=True)
 class FootprintModel:
-    """How a place's changed share is read (DESIGN.md convention 10).  A
+    """How a place's changed share is read (docs/house-conventions.md convention 10).  A
     place's share is the mean of the changed profile over the middle of the
     place (``middle_mm`` of each man's width, centred); a share of
     ``unchanged_below`` or less is "unchanged", of ``changed_above`` or more

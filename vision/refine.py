@@ -6,7 +6,7 @@ outer edges are a poor guide to the true corners: the rails stand above the
 surface, so what the camera sees there is the rails' top edge on one side
 and the foot of their inner wall on the other, and how far apart the two
 lie depends on the rails' height, which no two boards share.  This stage
-(DESIGN.md, convention 10: functions of ``(config, image, ...)``, their
+(docs/house-conventions.md, convention 10: functions of ``(config, image, ...)``, their
 numbers in ``RefineConfig``) uses what lies *on* the surface instead:
 
 1. **Along the board: this board's own rows of points.**  No board's

@@ -2,7 +2,7 @@
 
 The camera sources that used to live here (``FrameSource``, the cameras,
 the folder and video fakes, ``open_source``) are devices, so they are in
-``willughby.hardware.camera`` now (DESIGN.md: devices live in
+``willughby.hardware.camera`` now (docs/house-conventions.md: devices live in
 ``hardware/``).  ``vision`` never imports ``hardware``: the companion opens
 a source there and hands its frames to the reader.  What stays is the one
 check every stage makes of a frame handed in, raising vision's own

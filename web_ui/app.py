@@ -1,5 +1,5 @@
 """The factory: ``create_app(config, companion)`` builds the Flask app of the
-players' page around the companion it is handed (DESIGN.md, convention 11).
+players' page around the companion it is handed (docs/house-conventions.md, convention 11).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What the page needs of the companion it is handed (DESIGN.md: the web app
+"""What the page needs of the companion it is handed (docs/house-conventions.md: the web app
 imports engine types at most, and the companion only as the object it is
 handed). ``willughby.companion.service.Companion`` is one; the tests' fake
 is another.

@@ -1,6 +1,6 @@
 """The page's own errors.
 
-Each subclasses the built-in it refines (DESIGN.md, convention 6) and carries
+Each subclasses the built-in it refines (docs/house-conventions.md, convention 6) and carries
 the HTTP status it is answered with, so one handler turns any of them into
 ``{"error": "one clear sentence"}`` (or a small HTML page, for the pages).
 """

@@ -1,4 +1,4 @@
-"""Invariants, checked on many random positions (DESIGN.md, convention 12):
+"""Invariants, checked on many random positions (docs/house-conventions.md, convention 12):
 men are conserved, ids round-trip, a legal play's result is judged legal, and
 a random other position almost never is."""
 

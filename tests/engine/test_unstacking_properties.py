@@ -1,4 +1,4 @@
-"""Invariants of the unstacking games, on many random positions (DESIGN.md,
+"""Invariants of the unstacking games, on many random positions (docs/house-conventions.md,
 convention 12): men are conserved, ids and board documents round-trip for
 every outcome, every outcome is judged legal, an illegal ruling always names
 its rule, and random whole games of every preset end with a winner."""

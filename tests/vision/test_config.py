@@ -1,5 +1,5 @@
 """The camera part's settings: every stage's numbers in a frozen record, and
-a TOML file's values reach the stage that uses them (DESIGN.md, convention 10)."""
+a TOML file's values reach the stage that uses them (docs/house-conventions.md, convention 10)."""
 
 import numpy as np
 import pytest

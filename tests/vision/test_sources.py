@@ -24,7 +24,7 @@ def test_as_bgr_takes_grey_and_bgra_and_refuses_the_rest():
 
 
 def test_vision_imports_no_hardware():
-    # DESIGN.md: vision may import engine value types at most
+    # docs/house-conventions.md: vision may import engine value types at most
     vision = Path(__file__).resolve().parents[2] / "vision"
     for path in vision.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):

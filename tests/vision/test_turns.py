@@ -1,5 +1,5 @@
 """The turn reader (vision/turns.py): the boards a throw allows weighed against
-the picture. Drawn frames of real turns (a legal one, an illegal one, a
+the picture ("house convention N": docs/house-conventions.md). Drawn frames of real turns (a legal one, an illegal one, a
 covered one), and probabilities made by hand for the cases a test must pin
 exactly (a point the picture cannot tell)."""
 
@@ -72,7 +72,7 @@ def test_a_board_no_play_leads_to_read_surely_is_ruled_illegal_and_given_as_read
 
 
 def test_a_board_no_play_leads_to_but_read_unsurely_is_asked_not_ruled():
-    # DESIGN.md convention 15: unsure -> ask. The two points that tell 8/4 6/5 from 8/5 6/5 (4 and 5) are
+    # house convention 15: unsure -> ask. The two points that tell 8/4 6/5 from 8/5 6/5 (4 and 5) are
     # read at 90% only, as a point half covered is: the picture leans to the wrong move, not surely enough
     wrong = _after("8/5 6/5")
     wrong["light"][4] -= 1
@@ -96,7 +96,7 @@ def _changes(*points: int, share: float = 0.15) -> np.ndarray:
 
 
 def test_one_man_a_pip_too_far_seen_clearly_is_ruled_illegal_with_the_board_seen_and_why():
-    # DESIGN.md convention 15: a board no play leads to, clearly shown, is ruled illegal. "Players move
+    # house convention 15: a board no play leads to, clearly shown, is ruled illegal. "Players move
     # according to the number on each die" (move.dice, Hoyle 1753, seed 001): with 3-1, 8/4 6/5 moves a
     # man one pip too far (8/5 6/5 is legal). The engine explains the board the turn reader saw.
     from willughby.engine.referee import judge
@@ -119,7 +119,7 @@ def test_one_man_a_pip_too_far_seen_clearly_is_ruled_illegal_with_the_board_seen
 
 
 def test_a_reader_that_misreads_a_point_whose_picture_did_not_change_is_not_trusted_to_rule_illegal():
-    # DESIGN.md conventions 15 and 17: the referee knows the men of every point whose picture did not change
+    # house conventions 15 and 17: the referee knows the men of every point whose picture did not change
     # since the frame before. Where the point reader reads one of them confidently wrong (dark men on a dark
     # field, a light it never saw: held-out-test seed 4242 had such a board), it may as surely misread the
     # points that decide, so the clear-looking 8/4 6/5 is asked about, not ruled
@@ -140,7 +140,7 @@ def test_a_reader_that_misreads_a_point_whose_picture_did_not_change_is_not_trus
 
 
 def test_every_legal_play_seen_is_ruled_that_play_and_never_illegal():
-    # DESIGN.md convention 15: a wrong ruling is worse than a question. Every legal result of every throw
+    # house convention 15: a wrong ruling is worse than a question. Every legal result of every throw
     # from the start, read as surely as the point reader reads a clear board (99.9% a point) and changed
     # where its men came and went, is ruled that play
     before = START.to_board()
@@ -159,7 +159,7 @@ def test_every_legal_play_seen_is_ruled_that_play_and_never_illegal():
 
 
 def test_a_man_moved_where_the_picture_did_not_change_is_asked_never_ruled_illegal():
-    # DESIGN.md convention 15 (unsure -> ask): men of nearly the board's colour may be moved without the
+    # house convention 15 (unsure -> ask): men of nearly the board's colour may be moved without the
     # picture changing enough to show it. 8/5 6/5 was played; point 5's picture did not change, so it holds
     # what it held; the men that left 8 and 6 are seen gone. No board a wrong move leaves fits better
     after = _after("8/5 6/5")
@@ -172,7 +172,7 @@ def test_an_opponents_blot_seen_gone_where_the_movers_men_stand_as_a_legal_play_
     # "If you land on one of your opponent's blots ... that man is taken" (land.hit, Willughby, seed 000):
     # with 3-1 light may hit dark's blot on point 5 (8/5 6/5*), but plays 24/23 24/21. A die thrown on
     # point 5 hides the blot: the mover's men stand as 24/23 24/21 leaves them, and an opponent's man that
-    # looks gone is likelier hidden than moved by a wrong play: asked (DESIGN.md convention 15)
+    # looks gone is likelier hidden than moved by a wrong play: asked (docs/house-conventions.md convention 15)
     pos = Position.from_board({"format": "board/1", "turn": "light", "light": START.to_board()["light"],
                                "dark": [1, 0, 0, 0, 1] + [0] * 6 + [5, 0, 0, 0, 0, 3, 0, 5, 0, 0, 0, 0, 0],
                                "bar": {"light": 0, "dark": 0}, "off": {"light": 0, "dark": 0}})
@@ -270,7 +270,7 @@ def test_a_drawn_illegal_turn_is_asked_about_or_ruled_illegal_never_legal():
 
 @needs_reader
 def test_drawn_turns_with_the_frame_before_a_man_a_pip_too_far_is_ruled_illegal_the_legal_play_legal():
-    # DESIGN.md convention 15, as the camera sees a game: one table (seed 11), the frame before the turn
+    # house convention 15, as the camera sees a game: one table (seed 11), the frame before the turn
     # and the frame after, with the throw's dice on the board. 8/4 6/5 with 3-1 moves a man a pip too far
     # (move.dice, Hoyle 1753, seed 001): ruled illegal, with the board as it stands; 8/5 6/5 ruled legal
     from willughby.vision.reader import read_board

@@ -35,7 +35,7 @@ From the command line::
 
     python -m willughby.vision.synth OUTDIR --count 200 --seed 1
 
-The painter stands apart from the reader (DESIGN.md, convention 16): the
+The painter stands apart from the reader (docs/house-conventions.md, convention 16): the
 companion's demo may call it, the reader never does.  Its modules, by job
 (``docs/vision-painter.md``):
 
