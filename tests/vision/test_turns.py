@@ -1,5 +1,6 @@
 """The turn reader (vision/turns.py): the boards a throw allows weighed against
-the picture ("house convention N": docs/house-conventions.md). Drawn frames of real turns (a legal one, an illegal one, a
+the picture ("house convention N": docs/house-conventions.md). Drawn frames
+of real turns (a legal one, an illegal one, a
 covered one), and probabilities made by hand for the cases a test must pin
 exactly (a point the picture cannot tell)."""
 
