@@ -100,6 +100,7 @@ def judge_learning(seen: list[Any], reader: Any, outcome: Any, learn: bool = Tru
             case = s.case
             probs = head.apply(s.count_probs, s.features) if learn else s.count_probs
             ev = TurnEvidence(probs, s.bar, s.settled, s.changes, pile_probs=s.pile_probs,
+                              profiles=s.profiles, faint_profiles=s.faint_profiles,
                               learnt_frames=head.frames_learnt if learn else 0)
             found = reader.judge([Candidate(p, b) for p, b in case.candidates], ev, before=case.before.to_board())
             got = outcome(case, found.verdict, found.play, found.board)

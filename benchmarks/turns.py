@@ -37,7 +37,7 @@ import random
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -211,8 +211,6 @@ class Seen:
     #: with --covered: the frame after with something over a man (``covers.cover_photo``), refused or not,
     #: read with the surface the frame settled last showed (as the camera over the table reads) and without
     covered_refused: tuple[bool, bool] | None = None
-    #: the changes since the frame before with the dice not left out (the baseline of ``changes``)
-    changes_with_dice: np.ndarray | None = None
 
 
 def game_scene(seed: int, style_set: str) -> tuple[Any, np.random.Generator]:
@@ -273,12 +271,10 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool, bool]) 
         t0 = time.perf_counter()
         reading = read_board(image, corners, look=look, recent=recent, dice=True)
         here = rectified(image, corners, reading=reading)     # kept: the next turn compares with it
-        profiles = faint = changes = with_dice = None
+        profiles = faint = changes = None
         if before_frame is not None:
             profiles, faint = point_change_profiles(before_frame, here, corners, delta_e=(CHANGE_DELTA_E, FAINT_DELTA_E))
             changes = profiles.mean(axis=1)
-            with_dice = point_change_profiles(replace(before_frame, dice=None), replace(here, dice=None), corners,
-                                              delta_e=CHANGE_DELTA_E).mean(axis=1)
         ms = (time.perf_counter() - t0) * 1000
         covered_refused = None
         if covered:
@@ -299,7 +295,7 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool, bool]) 
                         read, dict(reading.location_confidence), ms,
                         {k: label["style"].get(k) for k in ("wood", "men", "points", "field", "lighting")},
                         np.asarray(reading.pile_probs), profiles, faint, index, n, reading.point_features,
-                        at_start.point_features, at_start.net_count_probs, covered_refused, with_dice))
+                        at_start.point_features, at_start.net_count_probs, covered_refused))
         if case.legal:
             before_frame = here           # a wrong move is put right: the next turn starts from the legal board
             if reading.settled:
@@ -343,17 +339,44 @@ def truth_classes(case: TurnCase) -> np.ndarray:
     return np.array([a["light"][i] or (15 + a["dark"][i] if a["dark"][i] else 0) for i in range(24)])
 
 
+def points_kept(seen: list[Seen], cfg: Any) -> tuple[int, int, int, int, int, int]:
+    """How the frame before tells the points no man moved on: (points where none did, of them those whose
+    whole strip did not change, those whose strip or row of men did not change (``footprints.still_rows``);
+    points where men did, and of them those wrongly taken as still by the strip, and by the strip or row)."""
+    from willughby.vision.footprints import still_rows
+
+    unmoved = strips = rows = moved = wrong_strips = wrongly = 0
+    for s in seen:
+        if s.changes is None or s.profiles is None:
+            continue
+        before = s.case.before.to_board()
+        same = truth_classes(TurnCase(s.case.before, s.case.dice, before, True, None, [])) == truth_classes(s.case)
+        whole = np.asarray(s.changes) <= cfg.unchanged_share
+        row = whole | still_rows(s.profiles, s.faint_profiles, before, cfg.unchanged_share,
+                                 cfg.still_row_faint_share if cfg.still_row_faint_share is not None else 1.0)
+        unmoved += int(same.sum())
+        strips += int((same & whole).sum())
+        rows += int((same & row).sum())
+        moved += int((~same).sum())
+        wrong_strips += int((~same & whole).sum())
+        wrongly += int((~same & row).sum())
+    return unmoved, strips, rows, moved, wrong_strips, wrongly
+
+
 def judge_all(seen: list[Seen], reader: Any, use_changes: bool | str = True) -> tuple[Tally, list[dict[str, Any]]]:
     """Each turn judged by *reader* (with the changes since the frame before, unless *use_changes* is false;
-    ``"with dice"``: those where a die was not left out): the tally, and the turns ruled wrong."""
+    ``"strips"``: only each strip's share of change, not where along it): the tally, and the turns ruled
+    wrong."""
     from willughby.vision.turns import Candidate, TurnEvidence
 
     tally = Tally()
     wrong = []
     for k, s in enumerate(seen):
         case = s.case
-        changes = (s.changes_with_dice if use_changes == "with dice" else s.changes) if use_changes else None
-        ev = TurnEvidence(s.count_probs, s.bar, s.settled, changes, pile_probs=s.pile_probs)
+        changes = s.changes if use_changes else None
+        along = use_changes is True
+        ev = TurnEvidence(s.count_probs, s.bar, s.settled, changes, pile_probs=s.pile_probs,
+                          profiles=s.profiles if along else None, faint_profiles=s.faint_profiles if along else None)
         found = reader.judge([Candidate(p, b) for p, b in case.candidates], ev, before=case.before.to_board())
         got = _outcome(case, found.verdict, found.play, found.board)
         tally.add(case.legal, got)
@@ -489,7 +512,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\nturns (right = ruled as it was; asked = a question to the players; wrong = a wrong ruling)")
     with_before, wrong = judge_all(seen, reader)
     _print_tally("turn reader, frame before", with_before)
-    _print_tally("... dice not left out", judge_all(seen, reader, use_changes="with dice")[0])
+    _print_tally("... strips' shares alone", judge_all(seen, reader, use_changes="strips")[0])
     _print_tally("turn reader, frame alone", judge_all(seen, reader, use_changes=False)[0])
     _print_tally("present rule (baseline)", present_all(seen))
     if args.learn:
@@ -504,6 +527,12 @@ def main(argv: list[str] | None = None) -> int:
                     else f"learning, first {wrong_answers} answers wrong")
             print_learning(name, tally)
             wrong.extend(learnt_wrong)
+    unmoved, strips, rows, moved, wrong_strips, wrongly = points_kept(seen, reader.config)
+    if unmoved:
+        print(f"\npoints no man moved on, kept from the frame before: {strips}/{unmoved} "
+              f"({100 * strips / unmoved:.1f}%) by the whole strip unchanged, {rows}/{unmoved} "
+              f"({100 * rows / unmoved:.1f}%) by the strip or the row of men unchanged; points where men came or "
+              f"went taken as still: {wrong_strips} of {moved} by the strip, {wrongly} by the strip or the row")
     hidden = [s.covered_refused for s in seen if s.covered_refused is not None]
     if hidden:
         print(f"\ncovered frames (an arm, a sleeved hand, a sleeve or a cup over a man of the frame after) refused: "
@@ -529,7 +558,8 @@ def main(argv: list[str] | None = None) -> int:
     for s in seen[:400]:
         t1 = time.perf_counter()
         reader.judge([Candidate(p, b) for p, b in s.case.candidates],
-                     TurnEvidence(s.count_probs, s.bar, s.settled, s.changes, pile_probs=s.pile_probs),
+                     TurnEvidence(s.count_probs, s.bar, s.settled, s.changes, pile_probs=s.pile_probs,
+                                  profiles=s.profiles, faint_profiles=s.faint_profiles),
                      before=s.case.before.to_board())
         judge_ms.append((time.perf_counter() - t1) * 1000)
     judge_ms.sort()

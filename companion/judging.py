@@ -129,7 +129,7 @@ class JudgingMixin:
         if evidence.changes is not None and not _same_men(evidence.before_read, before, piled):
             # the frame before did not show the referee's board (in a game of piles, piles and all: a frame
             # between two men played down has the same men on every point)
-            evidence = _replace(evidence, changes=None, profiles=None)
+            evidence = _replace(evidence, changes=None, profiles=None, faint_profiles=None)
         found = self.turn_reader.judge(cands, evidence, before=before.to_board(), men=m.rules.men, piles=piled)
         camera = {"verdict": found.verdict, "candidates": [{"play": r["play"], "p": round(r["p"], 4)}
                                                             for r in found.ranked], "notes": list(found.notes)}

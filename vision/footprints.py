@@ -39,7 +39,7 @@ import numpy as np
 from .classes import CLASSES, PILE_HEIGHT, PILES, POINTS
 
 __all__ = ["FootprintModel", "footprint", "place_shares", "footprint_log_likelihoods", "joint_footprints",
-           "quiet_points", "faintly_changed", "PLACES"]
+           "quiet_points", "still_rows", "flat_log_likelihoods", "faintly_changed", "PLACES"]
 
 PLACES = 5                    # places of a man along a point that are weighed (a row of one layer)
 
@@ -199,6 +199,24 @@ def footprint_log_likelihoods(profiles: np.ndarray, before: Mapping[str, Any], m
     return out
 
 
+def flat_log_likelihoods(profiles: np.ndarray, before: Mapping[str, Any], model: FootprintModel | None = None,
+                         faint: np.ndarray | None = None, man_mm: float = 36.0) -> np.ndarray:
+    """In a race game, where no man stands in a pile: for each point and
+    each count class it may hold after the turn, the log-likelihood ratio of
+    where along it the picture changed since the frame before (which showed
+    *before*), its men flat in a row from the edge: (24, 31), the flat
+    columns of :func:`footprint_log_likelihoods` (0 where a row is longer
+    than the places weighed).
+
+    >>> before = {"light": [2] + [0] * 23, "dark": [0] * 24}
+    >>> prof = np.zeros((24, 140)); prof[0, 51:69] = 1.0     # the third place of point 1 changed
+    >>> ll = flat_log_likelihoods(prof, before)
+    >>> int(np.argmax(ll[0, :6]))                             # a third light man laid there
+    3
+    """
+    return footprint_log_likelihoods(profiles, before, model, man_mm, faint)[:, 0::PILES]
+
+
 @lru_cache(maxsize=1)
 def _joint_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each joint class's footprint (-1: no such board), colour, men and men in its pile."""
@@ -288,3 +306,38 @@ def quiet_points(profiles: np.ndarray, before: Mapping[str, Any], model: Footpri
         out[i] = shares[i, 0] <= model.edge_levels[0] and bool((shares[i, 1:f_b + 1] <= model.unchanged_below).all())
     return out
 
+
+
+def still_rows(profiles: np.ndarray, faint: np.ndarray | None, before: Mapping[str, Any], share: float = 0.004,
+               faint_share: float = 0.05, most_places: int = PLACES + 1, man_mm: float = 36.0) -> np.ndarray:
+    """The points (a (24,) mask) of a race game whose row of men, and the
+    place beyond it, did not change since the frame before (which showed
+    *before*): the profile's mean over that stretch of the strip (from its
+    start beyond the edge to the end of the place after the last man, at
+    most *most_places* places) is at most *share*, and at the fainter
+    colour difference at most *faint_share*.  As strict as a whole strip
+    that did not change (``TurnConfig.unchanged_share``), but blind to
+    what changed farther along the point than its men reach: a die thrown
+    onto the far end of a point moves none of its men.
+
+    >>> before = {"light": [2] + [0] * 23, "dark": [0] * 24}
+    >>> prof = np.zeros((24, 140)); prof[0, 100:] = 1.0         # a die at the far end of point 1
+    >>> bool(still_rows(prof, None, before)[0])
+    True
+    >>> prof[0, 51:69] = 1.0                                    # a third man laid beside the two
+    >>> bool(still_rows(prof, None, before)[0])
+    False
+    """
+    from .strips import MM_PER_PX, STRIP_BEYOND
+
+    p = np.asarray(profiles, np.float64)
+    if p.ndim != 2 or p.shape[0] != POINTS:
+        raise ValueError(f"change profiles must be (24, length), not {p.shape}")
+    f = None if faint is None else np.asarray(faint, np.float64)
+    out = np.zeros(POINTS, bool)
+    for i in range(POINTS):
+        _, n_b, _ = _held(before, i)
+        reach = STRIP_BEYOND + min(n_b + 1, most_places) * man_mm + man_mm / 6
+        hi = max(1, min(p.shape[1], int(reach / MM_PER_PX)))
+        out[i] = p[i, :hi].mean() <= share and (f is None or f[i, :hi].mean() <= faint_share)
+    return out
