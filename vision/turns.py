@@ -239,8 +239,8 @@ class TurnConfig:
     race_places_weight: float = 0.5
     #: ... and a point whose row of men, and the place beyond it, did not change (``footprints.still_rows``:
     #: as strict as an unchanged strip, at the fainter colour difference at most this share) holds what it
-    #: held, whatever changed farther along it (a die thrown onto its far end): its reading is the referee's.
-    #: It is not counted among the points whose picture did not change where an illegal turn is weighed
+    #: held, whatever changed farther along it (a die thrown onto its far end): its reading is the referee's,
+    #: and a pile read there is the reader's, not a question (``pile_alarm``). It is not counted among the points whose picture did not change where an illegal turn is weighed
     #: (refuting a legal play, checking the reader): that stays with the whole strip.  None: not used
     still_row_faint_share: float | None = 0.05
 
@@ -389,9 +389,14 @@ class TurnReader:
         framed = evidence.changes is not None and before is not None
         changed = (np.asarray(evidence.changes, np.float64) > cfg.unchanged_share if framed
                    else np.ones(POINTS, bool))
-        # a pile read on a point whose picture did not change since the frame before is the reader's, not the
-        # table's: that point holds what the referee already knows
-        piled = [] if pile_game else [q for q in weighing.unexpected(evidence, candidates, before) if changed[q - 1]]
+        # in a race game, the points whose row of men did not change hold them too (a die on the strip's far end)
+        still = ~changed
+        if framed and not pile_game and cfg.still_row_faint_share is not None and evidence.profiles is not None:
+            still |= still_rows(evidence.profiles, evidence.faint_profiles, before, cfg.unchanged_share,
+                                cfg.still_row_faint_share)
+        # a pile read on a point whose picture (or row of men) did not change since the frame before is the
+        # reader's, not the table's: that point holds what the referee already knows
+        piled = [] if pile_game else [q for q in weighing.unexpected(evidence, candidates, before) if not still[q - 1]]
         if piled:
             ranked = [{"play": c.play, "board": dict(c.board), "p": 1.0 / len(candidates)} for c in candidates]
             return TurnJudgement("unsure", True, None, None, ranked[:cfg.show], 0.0, None,
@@ -412,11 +417,7 @@ class TurnReader:
             known = board_classes(before)
             held = np.full((POINTS, CLASSES), math.log(max((1 - cfg.unchanged_keep) / (CLASSES - 1), cfg.floor)))
             held[np.arange(POINTS), known] = math.log(cfg.unchanged_keep)
-            still = keep
-            if not pile_game and cfg.still_row_faint_share is not None and evidence.profiles is not None:
-                still = keep | still_rows(evidence.profiles, evidence.faint_profiles, before, cfg.unchanged_share,
-                                          cfg.still_row_faint_share)
-            logp = np.where(still[:, None], held, logp)
+            logp = np.where((keep if pile_game else keep | still)[:, None], held, logp)
             notes.append(f"{int(keep.sum())} of 24 points unchanged since the frame before")
         if pile_game:
             logp = weighing.joint(logp, evidence, keep, before, unseen)

@@ -106,6 +106,29 @@ def test_a_point_whose_row_did_not_change_keeps_its_men_though_a_die_lies_on_its
     assert neither.judge(_candidates(), _evidence(p, profiles, changes), before=before).verdict == "unsure"
 
 
+def test_a_pile_read_on_a_point_whose_row_did_not_change_is_the_readers_not_a_question():
+    """A race game never piles its men, so a pile read surely on a point whose picture changed makes the
+    referee ask; but where only the far end of the point changed (a die) and its row of men did not, the
+    point holds what the referee knows, and the pile is the reader's."""
+    after = _after(PLAYED)
+    p = np.full((24, 31), 1e-3 / 30)
+    p[np.arange(24), board_classes(after)] = 1 - 1e-3
+    piles = np.zeros((24, 3))
+    piles[:, 0] = 1.0
+    piles[5] = [0.02, 0.97, 0.01]              # point 6's five men read as a pile of 2 (the die's pips)
+    profiles = _profiles(PLACES_8_7_8_5, far=(6,))
+    changes = profiles.mean(axis=1)
+    reader = TurnReader(TurnConfig(temperature=1.0))
+    ev = TurnEvidence(p, changes=changes, profiles=profiles, faint_profiles=profiles.copy(), pile_probs=piles)
+    found = reader.judge(_candidates(), ev, before=START.to_board())
+    assert (found.verdict, found.play) == ("legal", PLAYED)
+    profiles[5, _place_rows(2)] = 1.0           # its row changed: the pile may be the table's
+    ev = TurnEvidence(p, changes=profiles.mean(axis=1), profiles=profiles, faint_profiles=profiles.copy(),
+                      pile_probs=piles)
+    found = reader.judge(_candidates(), ev, before=START.to_board())
+    assert found.verdict == "unsure" and "piled on point 6" in found.notes[0]
+
+
 def test_a_row_that_changed_only_faintly_is_not_taken_as_still():
     """Men of nearly the board's colour change the picture faintly: a row whose fainter comparison changed
     by more than ``still_row_faint_share`` is read, not kept."""
