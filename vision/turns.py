@@ -240,8 +240,9 @@ class TurnConfig:
     #: ... and a point whose row of men, and the place beyond it, did not change (``footprints.still_rows``:
     #: as strict as an unchanged strip, at the fainter colour difference at most this share) holds what it
     #: held, whatever changed farther along it (a die thrown onto its far end): its reading is the referee's,
-    #: and a pile read there is the reader's, not a question (``pile_alarm``). It is not counted among the points whose picture did not change where an illegal turn is weighed
-    #: (refuting a legal play, checking the reader): that stays with the whole strip.  None: not used
+    #: and a pile read there is the reader's, not a question (``pile_alarm``). It is not counted among the
+    #: points whose picture did not change where an illegal turn is weighed (refuting a legal play, checking
+    #: the reader): that stays with the whole strip.  None: not used
     still_row_faint_share: float | None = 0.05
 
 
