@@ -39,6 +39,11 @@ class LearningTally:
     learnt: int = 0             # frames learnt (the start's included)
     wrong_answers: int = 0      # answers given wrongly on purpose
     learn_ms: list[float] = field(default_factory=list)
+    #: the points no man moved on (where the frame before was at hand), those kept from it (their strip or
+    #: their row of men still, at the board's learnt noise), and the points where men moved taken as still
+    unmoved: int = 0
+    unmoved_kept: int = 0
+    moved_kept: int = 0
 
     def add(self, turn: int, outcome: str) -> None:
         for lo, hi, name in STRETCHES:
@@ -50,6 +55,28 @@ def _classes(board: dict[str, Any]) -> np.ndarray:
     from willughby.vision.board_head import board_classes_of
 
     return board_classes_of(list(board["light"]), list(board["dark"]))
+
+
+def _count_kept(tally: LearningTally, cfg: Any, ev: Any, case: Any) -> None:
+    """Count the points the turn reader held to the frame before (as ``TurnReader.judge`` does), against
+    the truth."""
+    from willughby.vision.footprints import still_rows
+
+    before = case.before.to_board()
+    same = _classes(before) == _classes(case.after)
+    kept = np.asarray(ev.changes) <= cfg.unchanged_share
+    if cfg.still_row_faint_share is not None:
+        kept |= still_rows(ev.profiles, ev.faint_profiles, before, cfg.unchanged_share,
+                           max(cfg.still_row_faint_share, ev.still_faint_share or 0.0))
+    tally.unmoved += int(same.sum())
+    tally.unmoved_kept += int((same & kept).sum())
+    tally.moved_kept += int((~same & kept).sum())
+
+
+def _board_of_classes(classes: np.ndarray) -> dict[str, Any]:
+    """The points of a board document holding *classes* (0 empty, n light men, 15 + n dark men)."""
+    return {"light": [int(c) if 0 < c <= 15 else 0 for c in classes],
+            "dark": [int(c) - 15 if c > 15 else 0 for c in classes]}
 
 
 def _wrong_answer(truth: np.ndarray, ranked: list[dict[str, Any]]) -> np.ndarray:
@@ -79,6 +106,7 @@ def judge_learning(seen: list[Any], reader: Any, outcome: Any, learn: bool = Tru
     import time
 
     from willughby.vision.board_head import BoardHead, contradicted
+    from willughby.vision.board_noise import RowNoise
     from willughby.vision.turns import Candidate, TurnEvidence
 
     tally = LearningTally()
@@ -89,6 +117,7 @@ def judge_learning(seen: list[Any], reader: Any, outcome: Any, learn: bool = Tru
     for g, turns in sorted(games.items()):
         turns.sort(key=lambda s: s.turn)
         head = BoardHead.empty(head_config)
+        noise = RowNoise()
         first = turns[0]
         if learn and first.start_features is not None:
             t0 = time.perf_counter()
@@ -101,9 +130,12 @@ def judge_learning(seen: list[Any], reader: Any, outcome: Any, learn: bool = Tru
             probs = head.apply(s.count_probs, s.features) if learn else s.count_probs
             ev = TurnEvidence(probs, s.bar, s.settled, s.changes, pile_probs=s.pile_probs,
                               profiles=s.profiles, faint_profiles=s.faint_profiles,
-                              learnt_frames=head.frames_learnt if learn else 0)
+                              learnt_frames=head.frames_learnt if learn else 0,
+                              still_faint_share=(noise.faint_share(0.0) or None) if learn else None)
             found = reader.judge([Candidate(p, b) for p, b in case.candidates], ev, before=case.before.to_board())
             got = outcome(case, found.verdict, found.play, found.board)
+            if learn and s.profiles is not None and s.changes is not None:
+                _count_kept(tally, reader.config, ev, case)
             tally.add(s.turn + 1, got)
             if got == "wrong":
                 wrong.append({"game": g, "turn": s.turn + 1, "truth": "legal" if case.legal else "illegal",
@@ -126,6 +158,9 @@ def judge_learning(seen: list[Any], reader: Any, outcome: Any, learn: bool = Tru
             if known is not None:
                 t0 = time.perf_counter()
                 head.learn(s.features, s.count_probs, known)
+                if s.profiles is not None and s.faint_profiles is not None:
+                    # the points this turn moved no man on: this board's noise (as the watcher learns it)
+                    noise.observe(s.profiles, s.faint_profiles, case.before.to_board(), _board_of_classes(known))
                 tally.learn_ms.append((time.perf_counter() - t0) * 1000)
                 tally.learnt += 1
     return tally, wrong
@@ -149,3 +184,7 @@ def print_learning(name: str, t: LearningTally) -> None:
         given = f" of {t.wrong_answers} answers given wrongly," if t.wrong_answers else ""
         print(f"  {'':<34} {t.learnt} frames learnt;{given} {t.set_aside} answers set aside (the camera "
               f"contradicted them); learning a frame median {ms[len(ms) // 2]:.1f} ms, largest {ms[-1]:.1f} ms")
+    if t.unmoved:
+        print(f"  {'':<34} points no man moved on kept from the frame before, with this board's noise learnt: "
+              f"{t.unmoved_kept}/{t.unmoved} ({100 * t.unmoved_kept / t.unmoved:.1f}%); points where men moved "
+              f"taken as still: {t.moved_kept}")

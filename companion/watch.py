@@ -12,7 +12,9 @@ when a frame settles, the frame settled before it, whose board the referee
 has since said it showed (a play ruled legal from it, or the players'
 answer to its question), is learnt, and what was learnt is saved with the
 calibration (so it survives a restart, and a new calibration starts
-afresh). A board told that the camera contradicts (it read another count at
+afresh); so is this board's own noise in the comparison with the frame
+before (``willughby.vision.board_noise``), from the points where that
+turn moved no man. A board told that the camera contradicts (it read another count at
 some point at 0.99 or more) is not learnt: the frame and the board are kept
 under ``set-aside/`` beside the calibration, to be looked at.
 
@@ -196,6 +198,7 @@ class CameraWatcher:
         from dataclasses import replace
 
         from willughby.vision.board_head import BoardHead, board_classes_of, contradicted
+        from willughby.vision.board_noise import RowNoise
 
         frame, features, net_probs, probs = learnable
         try:
@@ -210,7 +213,17 @@ class CameraWatcher:
         t0 = time.perf_counter()
         head = self._look.head if self._look.head is not None else BoardHead.empty()
         head.learn(features, net_probs, known)
-        look = replace(self._look, head=head)
+        noise = self._look.noise
+        evidence = settled[3]
+        before = getattr(evidence, "before_read", None)
+        if before is not None and evidence.profiles is not None and evidence.faint_profiles is not None:
+            # the points where the board before and the board shown hold the same men: this board's noise
+            noise = noise if noise is not None else RowNoise()
+            try:
+                noise.observe(evidence.profiles, evidence.faint_profiles, before, shown)
+            except (KeyError, TypeError, ValueError) as exc:
+                log.info("this board's noise is not learnt from this turn: %s", exc)
+        look = replace(self._look, head=head, noise=noise)
         cal = replace(self._calibration, colours=look.to_json())
         try:
             save_calibration(self.calibration_path, cal)
@@ -224,10 +237,9 @@ class CameraWatcher:
         """A board told that the camera contradicts: the frame and the board kept to be looked at."""
         import json
 
-        self.set_aside += 1
         assert self.calibration_path is not None
         folder = self.calibration_path.parent / "set-aside"
-        stamp = time.strftime("%Y%m%d-%H%M%S") + f"-{self.set_aside}"
+        stamp = time.strftime("%Y%m%d-%H%M%S") + f"-{self.set_aside + 1}"
         read = probs.argmax(axis=1)
         doc = {"board_told": dict(shown), "points_contradicted": points,
                "camera_read": {str(p): {"class": int(read[p - 1]), "p": round(float(probs[p - 1].max()), 4)}
@@ -238,6 +250,7 @@ class CameraWatcher:
             (folder / f"{stamp}.json").write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
         except (OSError, cv2.error) as exc:
             log.warning("the contradicted board could not be kept: %s", exc)
+        self.set_aside += 1             # counted once kept (a page, or a test, may look at the files at once)
         log.warning("a board told contradicts the camera at points %s: not learnt, kept in %s", points, folder)
 
     def snapshot(self) -> tuple[bytes, dict[str, Any]] | None:
@@ -290,6 +303,9 @@ class CameraWatcher:
         self._current = current
         evidence = TurnEvidence.from_reading(reading, profiles=profiles, faint_profiles=faint)
         evidence.before_read = before_read
+        noise = self._look.noise if self._look is not None else None
+        if noise is not None:
+            evidence.still_faint_share = noise.faint_share(0.0) or None     # this board's own, once learnt
         return evidence
 
     def step(self, frame: np.ndarray, t0: float | None = None) -> str:

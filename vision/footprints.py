@@ -39,7 +39,7 @@ import numpy as np
 from .classes import CLASSES, PILE_HEIGHT, PILES, POINTS
 
 __all__ = ["FootprintModel", "footprint", "place_shares", "footprint_log_likelihoods", "joint_footprints",
-           "quiet_points", "still_rows", "flat_log_likelihoods", "faintly_changed", "PLACES"]
+           "quiet_points", "still_rows", "row_means", "flat_log_likelihoods", "faintly_changed", "PLACES"]
 
 PLACES = 5                    # places of a man along a point that are weighed (a row of one layer)
 
@@ -308,6 +308,31 @@ def quiet_points(profiles: np.ndarray, before: Mapping[str, Any], model: Footpri
 
 
 
+def row_means(profiles: np.ndarray, before: Mapping[str, Any], most_places: int = PLACES + 1,
+              man_mm: float = 36.0) -> np.ndarray:
+    """Each point's share of changed picture over its row of men and the
+    place beyond it, as the frame before showed them (*before*): the mean of
+    its profile from the strip's start beyond the edge to the end of the
+    place after its last man, at most *most_places* places: (24,).
+
+    >>> before = {"light": [1] + [0] * 23, "dark": [0] * 24}
+    >>> prof = np.zeros((24, 140)); prof[0, 100:] = 1.0          # far beyond one man and the place after him
+    >>> float(row_means(prof, before)[0])
+    0.0
+    """
+    from .strips import MM_PER_PX, STRIP_BEYOND
+
+    p = np.asarray(profiles, np.float64)
+    if p.ndim != 2 or p.shape[0] != POINTS:
+        raise ValueError(f"change profiles must be (24, length), not {p.shape}")
+    out = np.zeros(POINTS)
+    for i in range(POINTS):
+        _, n_b, _ = _held(before, i)
+        reach = STRIP_BEYOND + min(n_b + 1, most_places) * man_mm + man_mm / 6
+        out[i] = p[i, :max(1, min(p.shape[1], int(reach / MM_PER_PX)))].mean()
+    return out
+
+
 def still_rows(profiles: np.ndarray, faint: np.ndarray | None, before: Mapping[str, Any], share: float = 0.004,
                faint_share: float = 0.05, most_places: int = PLACES + 1, man_mm: float = 36.0) -> np.ndarray:
     """The points (a (24,) mask) of a race game whose row of men, and the
@@ -328,16 +353,7 @@ def still_rows(profiles: np.ndarray, faint: np.ndarray | None, before: Mapping[s
     >>> bool(still_rows(prof, None, before)[0])
     False
     """
-    from .strips import MM_PER_PX, STRIP_BEYOND
-
-    p = np.asarray(profiles, np.float64)
-    if p.ndim != 2 or p.shape[0] != POINTS:
-        raise ValueError(f"change profiles must be (24, length), not {p.shape}")
-    f = None if faint is None else np.asarray(faint, np.float64)
-    out = np.zeros(POINTS, bool)
-    for i in range(POINTS):
-        _, n_b, _ = _held(before, i)
-        reach = STRIP_BEYOND + min(n_b + 1, most_places) * man_mm + man_mm / 6
-        hi = max(1, min(p.shape[1], int(reach / MM_PER_PX)))
-        out[i] = p[i, :hi].mean() <= share and (f is None or f[i, :hi].mean() <= faint_share)
-    return out
+    clear = row_means(profiles, before, most_places, man_mm) <= share
+    if faint is None:
+        return clear
+    return clear & (row_means(faint, before, most_places, man_mm) <= faint_share)

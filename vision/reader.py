@@ -31,6 +31,7 @@ import cv2
 import numpy as np
 
 from .board_head import BoardHead, board_classes_of, contradicted
+from .board_noise import RowNoise
 from .board_layout import BoardLayout, confirms, find_layout
 from .camera import camera_from_corners
 from .config import VisionConfig
@@ -269,6 +270,9 @@ class Look:
     #: what the point reader learnt of this board (``board_head``): from the calibration photo where its
     #: board is known (the start), and from every frame the referee settled since; None: nothing learnt
     head: BoardHead | None = field(default=None, compare=False, repr=False)
+    #: this board's own noise in the comparison with the frame before (``board_noise``), learnt from every
+    #: turn the referee settled; None: nothing learnt
+    noise: RowNoise | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         r = lambda v: [round(float(x), 2) for x in v]  # noqa: E731
@@ -278,6 +282,8 @@ class Look:
             doc["layout"] = self.layout.to_json()
         if self.head is not None:
             doc["head"] = self.head.to_json()
+        if self.noise is not None:
+            doc["noise"] = self.noise.to_json()
         if self.rails is not None:
             ok, png = cv2.imencode(".png", self.rails)
             if ok:
@@ -303,7 +309,8 @@ class Look:
                     raise ValueError("rails_png is not a PNG picture")
             layout = None if doc.get("layout") is None else BoardLayout.from_json(doc["layout"])
             head = None if doc.get("head") is None else BoardHead.from_json(doc["head"])
-            look = cls(men, points, trip(doc["field"]), trip(doc["bar"]), rails, layout, head)
+            noise = None if doc.get("noise") is None else RowNoise.from_json(doc["noise"])
+            look = cls(men, points, trip(doc["field"]), trip(doc["bar"]), rails, layout, head, noise)
             if len(points) != 2 or any(len(p) != 3 for p in points) or len(look.field) != 3 or len(look.bar) != 3:
                 raise ValueError("points, field and bar must be Lab colours")
             return look

@@ -284,6 +284,9 @@ class TurnEvidence:
     #: how many frames of this board, beyond its start, the point reader has learnt (``board_head``): the
     #: probabilities of a reader adapted to this board are its own, not the cold network's to be softened
     learnt_frames: int = 0
+    #: the fainter limit of a still row learnt on this board (``board_noise.RowNoise``), where it is above the
+    #: house's ``still_row_faint_share``; None: the house's
+    still_faint_share: float | None = None
 
     @classmethod
     def from_reading(cls, reading: Any, changes: np.ndarray | None = None,
@@ -393,8 +396,8 @@ class TurnReader:
         # in a race game, the points whose row of men did not change hold them too (a die on the strip's far end)
         still = ~changed
         if framed and not pile_game and cfg.still_row_faint_share is not None and evidence.profiles is not None:
-            still |= still_rows(evidence.profiles, evidence.faint_profiles, before, cfg.unchanged_share,
-                                cfg.still_row_faint_share)
+            faint_share = max(cfg.still_row_faint_share, evidence.still_faint_share or 0.0)
+            still |= still_rows(evidence.profiles, evidence.faint_profiles, before, cfg.unchanged_share, faint_share)
         # a pile read on a point whose picture (or row of men) did not change since the frame before is the
         # reader's, not the table's: that point holds what the referee already knows
         piled = [] if pile_game else [q for q in weighing.unexpected(evidence, candidates, before) if not still[q - 1]]

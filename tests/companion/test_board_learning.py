@@ -6,11 +6,13 @@ told that the camera contradicts is kept aside, not learnt."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from willughby.companion.watch import CameraWatcher
 from willughby.engine.referee import turn_outcomes
 from willughby.engine.rules import preset_rules, start_position
-from willughby.vision.calibration import load_calibration
+from willughby.vision.board_noise import RowNoise
+from willughby.vision.calibration import load_calibration, save_calibration
 from willughby.vision.reader import Look
 
 from .waiting import until
@@ -19,6 +21,11 @@ from .waiting import until
 def _head_examples(path) -> int:
     look = Look.from_json(load_calibration(path).colours)
     return 0 if look.head is None else len(look.head.examples)
+
+
+def _noise_rows(path) -> int:
+    look = Look.from_json(load_calibration(path).colours)
+    return 0 if look.noise is None else len(look.noise.faint)
 
 
 def _table():
@@ -52,12 +59,17 @@ def test_the_start_is_learnt_at_calibration_and_every_shown_frame_after_it_saved
         table.set(start)
         assert until(lambda: w.learnt >= 2, 20)
         assert _head_examples(path) == 24 * (1 + w.learnt)          # saved with the calibration
+        # this board's noise, from the rows 8/5 6/5 left as they were (of the 21 points it did not touch),
+        # learnt once the frame after it was settled against the start's
+        assert until(lambda: _noise_rows(path) >= 1, 20)
+        assert _noise_rows(path) <= 21 * w.learnt
     finally:
         w.close()
     # a restart: the calibration read again holds what was learnt
     again = CameraWatcher(table, lambda *a: None, calibration_path=path, fps=30)
     assert again._corners(table.read()) is not None
     assert again._look.head is not None and len(again._look.head.examples) == _head_examples(path) >= 72
+    assert again._look.noise is not None and len(again._look.noise.faint) == _noise_rows(path) >= 1
 
 
 def test_a_new_calibration_starts_afresh(tmp_path):
@@ -69,8 +81,12 @@ def test_a_new_calibration_starts_afresh(tmp_path):
         corners = table.corners(w._last_frame)
         w.calibrate(corners, known=start.to_board())
         assert _head_examples(path) == 24
+        learnt = replace(w._look, noise=RowNoise([0.1] * 60))      # as if learnt over a game
+        save_calibration(path, replace(w._calibration, colours=learnt.to_json()))
+        assert _noise_rows(path) == 60
         saved = w.calibrate(corners)                                # no board told: nothing learnt of the points
         assert saved["learnt_start"] is False and _head_examples(path) == 0
+        assert _noise_rows(path) == 0                               # nor of the noise
     finally:
         w.close()
 

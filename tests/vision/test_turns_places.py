@@ -164,3 +164,19 @@ def test_the_default_weighs_where_the_picture_changed():
     cfg = TurnConfig()
     assert cfg.race_places_weight > 0 and cfg.still_row_faint_share is not None
     assert replace(cfg, race_places_weight=0.0).race_places_weight == 0.0
+
+
+def test_on_a_grainy_camera_a_still_row_is_kept_at_the_limit_learnt_for_this_board():
+    """A grainy camera changes every row a little at the fainter difference: at the house's limit point 6's
+    row is not still and the turn is asked; at the limit this board's still rows taught
+    (``TurnEvidence.still_faint_share``, ``vision/board_noise.py``), it is, and the play is ruled."""
+    p = _coin_toss(_after(PLAYED), _after(PLAYED))
+    p[5] = 1e-6
+    p[5, 4], p[5, 5] = 0.99, 0.01             # four light men, the picture says
+    profiles = _profiles(PLACES_8_7_8_5, far=(6,))
+    faint = np.maximum(profiles, 0.07)        # the camera's grain, everywhere
+    ev = TurnEvidence(p, changes=profiles.mean(axis=1), profiles=profiles, faint_profiles=faint)
+    rows_only = TurnReader(TurnConfig(temperature=1.0, race_places_weight=0.0))
+    assert rows_only.judge(_candidates(), ev, before=START.to_board()).verdict == "unsure"
+    found = rows_only.judge(_candidates(), replace(ev, still_faint_share=0.09), before=START.to_board())
+    assert (found.verdict, found.play) == ("legal", PLAYED)
