@@ -158,6 +158,7 @@ class RecordedReferee:
         self._thrown = 0
 
     def close(self) -> None:
+        self.watcher.flush()            # what was learnt of the board, saved with the calibration
         self.store.close()
         if self._tmp is not None:
             self._tmp.cleanup()

@@ -49,6 +49,52 @@ __all__ = ["CameraWatcher"]
 log = logging.getLogger(__name__)
 
 
+class LatestSaver:
+    """Runs saves on a thread of its own, the latest only: a save asked for while another waits replaces
+    it (each saves the whole state, so the latest holds all the others did). A save that fails is logged and
+    the next one tried."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+        self._cv = threading.Condition()
+        self._job: Callable[[], Any] | None = None
+        self._busy = False
+        self._thread: threading.Thread | None = None
+
+    def submit(self, job: Callable[[], Any]) -> None:
+        with self._cv:
+            self._job = job
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+                self._thread.start()
+            self._cv.notify_all()
+
+    def drop(self) -> None:
+        """Forget the save waiting, if any, and wait for the one running to end."""
+        with self._cv:
+            self._job = None
+            self._cv.wait_for(lambda: not self._busy)
+
+    def flush(self, timeout: float = 30.0) -> bool:
+        """Wait until no save waits or runs; False after *timeout* seconds."""
+        with self._cv:
+            return self._cv.wait_for(lambda: self._job is None and not self._busy, timeout)
+
+    def _run(self) -> None:
+        while True:
+            with self._cv:
+                self._cv.wait_for(lambda: self._job is not None)
+                job, self._job, self._busy = self._job, None, True
+            try:
+                job()
+            except (OSError, VisionError, ValueError) as exc:
+                log.warning("what the reader learnt of the board is not saved: %s", exc)
+            finally:
+                with self._cv:
+                    self._busy = False
+                    self._cv.notify_all()
+
+
 class CameraWatcher:
     """Watch the board; call ``on_reading(board_doc, confidence)`` per settled change."""
 
@@ -105,6 +151,7 @@ class CameraWatcher:
         self.learnt = 0               # frames learnt since the start
         self.set_aside = 0            # boards told that the camera contradicted, kept aside
         self.last_learn_ms: float | None = None
+        self._saver = LatestSaver("calibration saver")
 
     def start(self) -> "CameraWatcher":
         if self._thread is None:
@@ -116,7 +163,13 @@ class CameraWatcher:
         self._stop.set()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=5)
+        self.flush()
         self.source.close()
+
+    def flush(self, timeout: float = 30.0) -> bool:
+        """Wait until what was learnt of the board is saved with the calibration; False if it was not done
+        within *timeout* seconds."""
+        return self._saver.flush(timeout)
 
     def read_now(self) -> None:
         """DONE was pressed: read the next still frame even if nothing seems to have moved."""
@@ -173,6 +226,7 @@ class CameraWatcher:
         # the corners a finger marked are moved along the board to the points' edges, and the board's look
         # (its colours and its frame's picture) is learnt from this frame, which must show no hand
         cal, refinement = calibrate_from_photo(frame, corners, self.settler.config, known=known)
+        self._saver.drop()              # what was learnt of the board calibrated before is not saved over this
         save_calibration(self.calibration_path, cal)
         self._calibration = cal
         self._look = self._look_of(cal)
@@ -224,14 +278,15 @@ class CameraWatcher:
             except (KeyError, TypeError, ValueError) as exc:
                 log.info("this board's noise is not learnt from this turn: %s", exc)
         look = replace(self._look, head=head, noise=noise)
-        cal = replace(self._calibration, colours=look.to_json())
-        try:
-            save_calibration(self.calibration_path, cal)
-        except (OSError, VisionError) as exc:
-            log.warning("what the reader learnt of the board is not saved: %s", exc)
-        self._look, self._calibration = look, cal
+        self._look = look
         self.learnt += 1
         self.last_learn_ms = (time.perf_counter() - t0) * 1000
+        # saved off this thread (a board's examples run to megabytes: the ruling must not wait for the disk),
+        # from a copy of what was learnt, since the next frame learnt changes it
+        snapshot = replace(look, head=replace(head, examples=replace(head.examples)),
+                           noise=None if noise is None else replace(noise, faint=list(noise.faint)))
+        path, cal = self.calibration_path, self._calibration
+        self._saver.submit(lambda: save_calibration(path, replace(cal, colours=snapshot.to_json())))
 
     def _keep_aside(self, frame: np.ndarray, shown: Any, probs: np.ndarray, points: list[int]) -> None:
         """A board told that the camera contradicts: the frame and the board kept to be looked at."""

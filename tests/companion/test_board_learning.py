@@ -58,7 +58,8 @@ def test_the_start_is_learnt_at_calibration_and_every_shown_frame_after_it_saved
         assert until(lambda: len(got) >= 2, 20)
         table.set(start)
         assert until(lambda: w.learnt >= 2, 20)
-        assert _head_examples(path) == 24 * (1 + w.learnt)          # saved with the calibration
+        assert w.flush()                                            # saved off the watcher's thread ...
+        assert _head_examples(path) == 24 * (1 + w.learnt)          # ... with the calibration
         # this board's noise, from the rows 8/5 6/5 left as they were (of the 21 points it did not touch),
         # learnt once the frame after it was settled against the start's
         assert until(lambda: _noise_rows(path) >= 1, 20)
