@@ -180,3 +180,23 @@ def test_on_a_grainy_camera_a_still_row_is_kept_at_the_limit_learnt_for_this_boa
     assert rows_only.judge(_candidates(), ev, before=START.to_board()).verdict == "unsure"
     found = rows_only.judge(_candidates(), replace(ev, still_faint_share=0.09), before=START.to_board())
     assert (found.verdict, found.play) == ("legal", PLAYED)
+
+
+def test_a_man_laid_on_a_full_row_may_not_show_so_its_point_is_read_not_held():
+    """Point 6 holds five men, a full row: the sixth, laid on them, may change its picture too little to show.
+    The picture reads six there, and the points 7 and 8 changed: 8/7 8/6 is ruled, where holding point 6 to
+    its five men because its picture did not change made the referee ask (``TurnConfig.tall_row``)."""
+    from willughby.engine.referee import turn_outcomes as outcomes
+
+    cands = [Candidate(o.play.notation or "(no play)", o.position.to_board()) for o in outcomes(RULES, START, (2, 1))]
+    played = next(c for c in cands if c.play in ("8/7 8/6", "8/6 8/7"))
+    p = np.full((24, 31), 1e-3 / 30)
+    p[np.arange(24), board_classes(played.board)] = 1 - 1e-3
+    changes = np.zeros(24)
+    changes[[6, 7]] = 0.15                    # points 7 and 8; point 6's picture did not change
+    before = START.to_board()
+    found = TurnReader(TurnConfig(temperature=1.0)).judge(cands, TurnEvidence(p, changes=changes), before=before)
+    assert (found.verdict, found.play) == ("legal", played.play)
+    held = TurnReader(TurnConfig(temperature=1.0, tall_row=None)).judge(cands, TurnEvidence(p, changes=changes),
+                                                                          before=before)
+    assert held.verdict == "unsure"
