@@ -252,7 +252,10 @@ class TurnConfig:
     #: them; any other count stays as unlikely as at any unchanged point, and the point still counts among
     #: those whose men the referee knows (checking the reader before an illegal turn is ruled). ``tall_unseen``
     #: near that rate: 0.01 to 0.15 asked the same within one turn (held-out-fit seed 101 has no such move).
-    #: None: every unchanged point is held to what it had
+    #: And where such a point's picture changed by less than ``moved_share``, that says nothing either way
+    #: (``_weigh_changes``): at seed 2718 a dark man moved a pip too far between rows of seven and five
+    #: changed them by 3% each, and weighing that as "likely nothing moved there" had the turn ruled legal.
+    #: None: every unchanged point is held to what it had, and every change weighed alike
     tall_row: int | None = PLACES
     tall_unseen: float = 0.05
 
@@ -521,12 +524,16 @@ class TurnReader:
     def _weigh_changes(self, logp: np.ndarray, changes: np.ndarray, keep: np.ndarray, known: np.ndarray) -> np.ndarray:
         """Each changed point's probabilities weighed with how much its picture changed: a point where men
         came or went mostly changes by ``moved_share`` or more, one where nothing did (a die, a shadow, a
-        man moved beside it) mostly less.  Returns the points' log-probabilities, each row renormalised."""
+        man moved beside it) mostly less.  But on a full row (``tall_row`` men or more before the turn) a
+        man laid on the layer above, or taken from it, changes the picture less than that: there a small
+        change says nothing either way.  Returns the points' log-probabilities, each row renormalised."""
         cfg = self.config
         big = changes > cfg.moved_share
         moved = np.where(big, math.log(cfg.moved_seen), math.log1p(-cfg.moved_seen))
         still = np.where(big, math.log(cfg.still_seen), math.log1p(-cfg.still_seen))
         term = np.where(np.arange(CLASSES)[None, :] == known[:, None], still[:, None], moved[:, None])
+        if cfg.tall_row is not None:
+            term = np.where(((_MEN_OF[known] >= cfg.tall_row) & ~big)[:, None], 0.0, term)
         out = np.where(keep[:, None], logp, logp + term)
         out -= np.logaddexp.reduce(out, axis=1, keepdims=True)
         return out
