@@ -160,7 +160,8 @@ def judge_learning(seen: list[Any], reader: Any, outcome: Any, learn: bool = Tru
                 head.learn(s.features, s.count_probs, known)
                 if s.profiles is not None and s.faint_profiles is not None:
                     # the points this turn moved no man on: this board's noise (as the watcher learns it)
-                    noise.observe(s.profiles, s.faint_profiles, case.before.to_board(), _board_of_classes(known))
+                    noise.observe(s.profiles, s.faint_profiles, case.before.to_board(), _board_of_classes(known),
+                                  reader.config.unchanged_share)
                 tally.learn_ms.append((time.perf_counter() - t0) * 1000)
                 tally.learnt += 1
     return tally, wrong

@@ -352,8 +352,9 @@ def points_kept(seen: list[Seen], cfg: Any) -> tuple[int, int, int, int, int, in
         before = s.case.before.to_board()
         same = truth_classes(TurnCase(s.case.before, s.case.dice, before, True, None, [])) == truth_classes(s.case)
         whole = np.asarray(s.changes) <= cfg.unchanged_share
-        row = whole | still_rows(s.profiles, s.faint_profiles, before, cfg.unchanged_share,
-                                 cfg.still_row_faint_share if cfg.still_row_faint_share is not None else 1.0)
+        row = whole.copy()
+        if cfg.still_row_faint_share is not None:           # as the turn reader holds them
+            row |= still_rows(s.profiles, s.faint_profiles, before, cfg.unchanged_share, cfg.still_row_faint_share)
         unmoved += int(same.sum())
         strips += int((same & whole).sum())
         rows += int((same & row).sum())

@@ -59,6 +59,7 @@ class LatestSaver:
         self._cv = threading.Condition()
         self._job: Callable[[], Any] | None = None
         self._busy = False
+        self._closing = False
         self._thread: threading.Thread | None = None
 
     def submit(self, job: Callable[[], Any]) -> None:
@@ -80,15 +81,30 @@ class LatestSaver:
         with self._cv:
             return self._cv.wait_for(lambda: self._job is None and not self._busy, timeout)
 
+    def close(self, timeout: float = 30.0) -> bool:
+        """Flush, then end the thread (a save submitted later starts a new one); False where the saves
+        were not done within *timeout* seconds."""
+        done = self.flush(timeout)
+        with self._cv:
+            self._closing = True
+            self._cv.notify_all()
+            thread, self._thread = self._thread, None
+        if thread is not None and done:
+            thread.join(timeout)
+        return done
+
     def _run(self) -> None:
         while True:
             with self._cv:
-                self._cv.wait_for(lambda: self._job is not None)
+                self._cv.wait_for(lambda: self._job is not None or self._closing)
+                if self._job is None:
+                    self._closing = False
+                    return
                 job, self._job, self._busy = self._job, None, True
             try:
                 job()
-            except (OSError, VisionError, ValueError) as exc:
-                log.warning("what the reader learnt of the board is not saved: %s", exc)
+            except Exception:           # noqa: BLE001 - this thread must outlive any one save, whatever it raises
+                log.exception("what the reader learnt of the board is not saved")
             finally:
                 with self._cv:
                     self._busy = False
@@ -152,6 +168,11 @@ class CameraWatcher:
         self.set_aside = 0            # boards told that the camera contradicted, kept aside
         self.last_learn_ms: float | None = None
         self._saver = LatestSaver("calibration saver")
+        # a calibration (from the page's thread) and the learning of a frame (on the watcher's) change the look
+        # under this lock; each calibration starts a new generation, and what was learnt in an older one is
+        # neither kept nor saved
+        self._look_lock = threading.Lock()
+        self._generation = 0
 
     def start(self) -> "CameraWatcher":
         if self._thread is None:
@@ -163,7 +184,8 @@ class CameraWatcher:
         self._stop.set()
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout=5)
-        self.flush()
+        if not self._saver.close():
+            log.warning("what the reader learnt of the board was still being saved when the camera closed")
         self.source.close()
 
     def flush(self, timeout: float = 30.0) -> bool:
@@ -226,13 +248,15 @@ class CameraWatcher:
         # the corners a finger marked are moved along the board to the points' edges, and the board's look
         # (its colours and its frame's picture) is learnt from this frame, which must show no hand
         cal, refinement = calibrate_from_photo(frame, corners, self.settler.config, known=known)
-        self._saver.drop()              # what was learnt of the board calibrated before is not saved over this
-        save_calibration(self.calibration_path, cal)
-        self._calibration = cal
-        self._look = self._look_of(cal)
-        self._settled = None
-        self._learnable = None
-        self._recent = None
+        with self._look_lock:
+            self._generation += 1
+            self._saver.drop()          # what was learnt of the board calibrated before is not saved over this
+            save_calibration(self.calibration_path, cal)
+            self._calibration = cal
+            self._look = self._look_of(cal)
+            self._settled = None
+            self._learnable = None
+            self._recent = None
         self.settler.reset()
         return {"corners": np.asarray(cal.corners).tolist(), "saved": str(self.calibration_path),
                 "moved_px": [round(float(m), 1) for m in refinement.moved_px] if refinement is not None else None,
@@ -241,10 +265,11 @@ class CameraWatcher:
     def _learn_shown(self) -> None:
         """Learn the frame settled before from the board the referee has since
         said it showed (see the module), and save it with the calibration."""
-        learnable, settled = self._learnable, self._settled
-        self._learnable = None
-        if learnable is None or settled is None or self._look is None or self._calibration is None \
-                or self.calibration_path is None:
+        with self._look_lock:
+            generation = self._generation
+            learnable, settled, look, cal = self._learnable, self._settled, self._look, self._calibration
+            self._learnable = None
+        if learnable is None or settled is None or look is None or cal is None or self.calibration_path is None:
             return
         shown = getattr(settled[3], "shown", None)
         if not shown:
@@ -253,6 +278,7 @@ class CameraWatcher:
 
         from willughby.vision.board_head import BoardHead, board_classes_of, contradicted
         from willughby.vision.board_noise import RowNoise
+        from willughby.vision.turns import TurnConfig
 
         frame, features, net_probs, probs = learnable
         try:
@@ -265,28 +291,36 @@ class CameraWatcher:
             self._keep_aside(frame, shown, probs, against)
             return
         t0 = time.perf_counter()
-        head = self._look.head if self._look.head is not None else BoardHead.empty()
+        # learnt on copies, so that a calibration made meanwhile keeps its own look untouched
+        head = (replace(look.head, examples=replace(look.head.examples)) if look.head is not None
+                else BoardHead.empty())
         head.learn(features, net_probs, known)
-        noise = self._look.noise
+        noise = None if look.noise is None else replace(look.noise, faint=list(look.noise.faint))
         evidence = settled[3]
         before = getattr(evidence, "before_read", None)
-        if before is not None and evidence.profiles is not None and evidence.faint_profiles is not None:
-            # the points where the board before and the board shown hold the same men: this board's noise
+        if (before is not None and evidence.before_known and evidence.profiles is not None
+                and evidence.faint_profiles is not None):
+            # the points where the board before and the board shown (both the referee's) hold the same men:
+            # this board's noise
             noise = noise if noise is not None else RowNoise()
             try:
-                noise.observe(evidence.profiles, evidence.faint_profiles, before, shown)
+                noise.observe(evidence.profiles, evidence.faint_profiles, before, shown, TurnConfig.unchanged_share)
             except (KeyError, TypeError, ValueError) as exc:
                 log.info("this board's noise is not learnt from this turn: %s", exc)
-        look = replace(self._look, head=head, noise=noise)
-        self._look = look
-        self.learnt += 1
-        self.last_learn_ms = (time.perf_counter() - t0) * 1000
+        learnt = replace(look, head=head, noise=noise)
         # saved off this thread (a board's examples run to megabytes: the ruling must not wait for the disk),
         # from a copy of what was learnt, since the next frame learnt changes it
-        snapshot = replace(look, head=replace(head, examples=replace(head.examples)),
+        snapshot = replace(learnt, head=replace(head, examples=replace(head.examples)),
                            noise=None if noise is None else replace(noise, faint=list(noise.faint)))
-        path, cal = self.calibration_path, self._calibration
-        self._saver.submit(lambda: save_calibration(path, replace(cal, colours=snapshot.to_json())))
+        path = self.calibration_path
+        with self._look_lock:
+            if self._generation != generation:
+                log.info("the board was calibrated again while a frame was learnt: what was learnt is not kept")
+                return
+            self._look = learnt
+            self._saver.submit(lambda: save_calibration(path, replace(cal, colours=snapshot.to_json())))
+        self.learnt += 1
+        self.last_learn_ms = (time.perf_counter() - t0) * 1000
 
     def _keep_aside(self, frame: np.ndarray, shown: Any, probs: np.ndarray, points: list[int]) -> None:
         """A board told that the camera contradicts: the frame and the board kept to be looked at."""
@@ -335,7 +369,7 @@ class CameraWatcher:
 
         if getattr(reading, "count_probs", None) is None:
             return None
-        profiles, faint, before_read = None, None, None
+        profiles, faint, before_read, before_known = None, None, None, False
         here = np.asarray(corners, np.float64)
         try:
             current = rectified(frame, here.tolist(), reading=reading)   # kept for the next settled frame
@@ -347,6 +381,7 @@ class CameraWatcher:
             shown = getattr(prev_evidence, "shown", None)
             if shown:
                 prev_board = dict(shown)    # the board the referee judged that frame to show, piles and all
+            before_known = bool(shown)
             if (prev is not None and prev.frame_shape == tuple(frame.shape) and prev_corners.shape == here.shape
                     and np.abs(prev_corners - here).max() < SAME_PLACE_PX):
                 try:
@@ -358,6 +393,7 @@ class CameraWatcher:
         self._current = current
         evidence = TurnEvidence.from_reading(reading, profiles=profiles, faint_profiles=faint)
         evidence.before_read = before_read
+        evidence.before_known = before_known and before_read is not None
         noise = self._look.noise if self._look is not None else None
         if noise is not None:
             evidence.still_faint_share = noise.faint_share(0.0) or None     # this board's own, once learnt

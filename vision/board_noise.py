@@ -24,7 +24,7 @@ what keeps a moved man from being taken for a still one.
 >>> board = {"light": [2] + [0] * 23, "dark": [0] * 5 + [3] + [0] * 18}
 >>> clear, faint = np.zeros((24, 140)), np.full((24, 140), 0.08)     # a grainy camera: 8% faint everywhere
 >>> for _ in range(3):
-...     _ = noise.observe(clear, faint, board, board)
+...     _ = noise.observe(clear, faint, board, board, share=0.004)
 >>> round(noise.faint_share(0.05), 3)
 0.1
 """
@@ -63,12 +63,13 @@ class RowNoise:
     margin: float = 1.25
 
     def observe(self, profiles: np.ndarray, faint: np.ndarray, before: Mapping[str, Any],
-                after: Mapping[str, Any], share: float = 0.004) -> int:
+                after: Mapping[str, Any], share: float) -> int:
         """Learn from one settled turn: *profiles* and *faint* compare the
         frame before (which showed *before*) with the frame after (which
         showed *after*, as the referee settled it). Each point where both
         boards hold the same men and whose row changed by at most *share* at
-        the clear difference is a still row, and its faint share is noise.
+        the clear difference (the turn reader's ``unchanged_share``) is a
+        still row, and its faint share is noise.
         Returns how many rows were learnt."""
         still = board_classes(before) == board_classes(after)
         clear = row_means(profiles, before) <= share

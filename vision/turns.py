@@ -287,6 +287,8 @@ class TurnEvidence:
     #: the board read from the frame the changes are measured against (the
     #: referee uses the changes only where that was the board before the turn)
     before_read: Mapping[str, Any] | None = None
+    #: whether ``before_read`` is the board the referee said that frame showed, not the camera's own reading
+    before_known: bool = False
     #: the point reader's (24, 3) probabilities of the men at a point's edge lying flat, in a pile of
     #: 2, of 3 (a pile seen where no board of the turn has one makes the turn reader ask)
     pile_probs: np.ndarray | None = None

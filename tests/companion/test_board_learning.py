@@ -119,3 +119,38 @@ def test_a_board_the_camera_contradicts_is_kept_aside_not_learnt(tmp_path):
             assert read["p"] >= 0.99
     finally:
         w.close()
+
+
+def test_a_frame_learnt_while_the_board_is_calibrated_again_is_neither_kept_nor_saved(tmp_path, monkeypatch):
+    """The page may calibrate (its own thread) while the watcher learns a frame: what was learnt of the board
+    calibrated before must not land on the new calibration, in memory or on disk."""
+    from willughby.vision.board_head import BoardHead
+
+    table, start, after = _table()
+    path = tmp_path / "calibration.json"
+    got, recalibrated = [], []
+    learn = BoardHead.learn
+
+    def learn_while_calibrating(self, *args, **kwargs):
+        if not recalibrated and not kwargs.get("start"):
+            recalibrated.append(w.calibrate(table.corners(w._last_frame)))      # no board told: nothing learnt
+        return learn(self, *args, **kwargs)
+
+    def referee(board, conf, evidence):
+        got.append(evidence)
+        evidence.shown = board
+
+    w = CameraWatcher(table, referee, calibration_path=path, fps=30, turn_evidence=True).start()
+    try:
+        assert until(lambda: w._last_frame is not None, 20)
+        w.calibrate(table.corners(w._last_frame), known=start.to_board())
+        assert _head_examples(path) == 24
+        monkeypatch.setattr(BoardHead, "learn", learn_while_calibrating)
+        assert until(lambda: got, 20)
+        table.set(after)
+        assert until(lambda: recalibrated, 20)
+        assert w.flush()
+        assert w.learnt == 0
+        assert w._look.head is None and _head_examples(path) == 0      # the new calibration's, as it was made
+    finally:
+        w.close()

@@ -59,3 +59,23 @@ def test_a_failing_save_is_logged_and_the_next_one_still_runs(caplog):
         assert saver.flush(5)
     assert ran == ["next"]
     assert "the disk is full" in caplog.text
+
+
+def test_a_save_that_raises_anything_leaves_the_thread_saving_and_closing_ends_it(caplog):
+    saver = LatestSaver("test saver")
+    ran = []
+
+    def surprising():
+        raise TypeError("a look that cannot be written")
+
+    with caplog.at_level(logging.WARNING):
+        saver.submit(surprising)
+        assert saver.flush(5)
+        saver.submit(lambda: ran.append("next"))
+        assert saver.flush(5)
+    assert ran == ["next"] and "cannot be written" in caplog.text
+    thread = saver._thread
+    assert saver.close(5)
+    assert thread is not None and not thread.is_alive()
+    saver.submit(lambda: ran.append("after closing"))      # a later save starts a thread again
+    assert saver.close(5) and ran == ["next", "after closing"]

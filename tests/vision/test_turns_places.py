@@ -160,12 +160,6 @@ def test_where_the_picture_changed_never_outweighs_a_point_read_surely():
     assert (found.verdict, found.play) == ("legal", OTHER_PLAY)
 
 
-def test_the_default_weighs_where_the_picture_changed():
-    cfg = TurnConfig()
-    assert cfg.race_places_weight > 0 and cfg.still_row_faint_share is not None
-    assert replace(cfg, race_places_weight=0.0).race_places_weight == 0.0
-
-
 def test_on_a_grainy_camera_a_still_row_is_kept_at_the_limit_learnt_for_this_board():
     """A grainy camera changes every row a little at the fainter difference: at the house's limit point 24's
     row is not still and the turn is asked; at the limit this board's still rows taught
