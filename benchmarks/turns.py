@@ -484,6 +484,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="read without what calibration learns from the start frame (the board's look and frame)")
     ap.add_argument("--refine", action="store_true",
                     help="refine the corners once a game, on its start frame (vision/refine.py), as calibration does")
+    ap.add_argument("--quiet-reads", type=int, default=20, metavar="N",
+                    help="time the first N turns' reads again in this process alone, after the workers (default 20)")
     ap.add_argument("--model", type=Path, metavar="ONNX",
                     help="read the frames with this point reader instead of the shipped one (to compare networks)")
     args = ap.parse_args(argv)
@@ -567,8 +569,15 @@ def main(argv: list[str] | None = None) -> int:
     jm = judge_ms[len(judge_ms) // 2] if judge_ms else 0.0
     jp = judge_ms[min(len(judge_ms) - 1, int(0.95 * len(judge_ms)))] if judge_ms else 0.0
     print(f"\nms per turn on one core: reading the frame (and comparing it with the frame before) median "
-          f"{ms[len(ms) // 2]:.1f}, p95 {ms[min(len(ms) - 1, int(0.95 * len(ms)))]:.1f}; weighing the boards "
+          f"{ms[len(ms) // 2]:.1f}, p95 {ms[min(len(ms) - 1, int(0.95 * len(ms)))]:.1f} (in the {args.workers} "
+          f"worker processes, each core shared with what else runs); weighing the boards "
           f"median {jm:.2f}, p95 {jp:.2f}; a turn in all median {ms[len(ms) // 2] + jm:.1f}")
+    if args.quiet_reads > 0:
+        # the same reads again, one process alone, once the workers are done: the time a core of its own gives
+        quiet = sorted(x.read_ms for x in extract((0, games[0][:args.quiet_reads], args.style_set, args.seed * 7919,
+                                                   args.jitter, args.refine, not args.no_look, False)))
+        print(f"  reading the frame, the first {len(quiet)} turns again in this process alone: median "
+              f"{quiet[len(quiet) // 2]:.1f} ms, p95 {quiet[min(len(quiet) - 1, int(0.95 * len(quiet)))]:.1f}")
     styles = Counter(tuple(sorted(s.style.items())) for s in seen)
     print(f"{len(styles)} board styles drawn")
     for w in wrong[:20]:
