@@ -574,10 +574,14 @@ def main(argv: list[str] | None = None) -> int:
           f"median {jm:.2f}, p95 {jp:.2f}; a turn in all median {ms[len(ms) // 2] + jm:.1f}")
     if args.quiet_reads > 0:
         # the same reads again, one process alone, once the workers are done: the time a core of its own gives
-        quiet = sorted(x.read_ms for x in extract((0, games[0][:args.quiet_reads], args.style_set, args.seed * 7919,
-                                                   args.jitter, args.refine, not args.no_look, False)))
-        print(f"  reading the frame, the first {len(quiet)} turns again in this process alone: median "
-              f"{quiet[len(quiet) // 2]:.1f} ms, p95 {quiet[min(len(quiet) - 1, int(0.95 * len(quiet)))]:.1f}")
+        # (three passes, the least median: a shared machine's other work only ever adds)
+        passes = [sorted(x.read_ms for x in extract((0, games[0][:args.quiet_reads], args.style_set,
+                                                     args.seed * 7919, args.jitter, args.refine, not args.no_look,
+                                                     False))) for _ in range(3)]
+        quiet = min(passes, key=lambda q: q[len(q) // 2])
+        print(f"  reading the frame, the first {len(quiet)} turns again in this process alone (the least of three "
+              f"passes): median {quiet[len(quiet) // 2]:.1f} ms, p95 "
+              f"{quiet[min(len(quiet) - 1, int(0.95 * len(quiet)))]:.1f}")
     styles = Counter(tuple(sorted(s.style.items())) for s in seen)
     print(f"{len(styles)} board styles drawn")
     for w in wrong[:20]:
