@@ -569,8 +569,9 @@ def main(argv: list[str] | None = None) -> int:
     jm = judge_ms[len(judge_ms) // 2] if judge_ms else 0.0
     jp = judge_ms[min(len(judge_ms) - 1, int(0.95 * len(judge_ms)))] if judge_ms else 0.0
     print(f"\nms per turn on one core: reading the frame (and comparing it with the frame before) median "
-          f"{ms[len(ms) // 2]:.1f}, p95 {ms[min(len(ms) - 1, int(0.95 * len(ms)))]:.1f} (in the {args.workers} "
-          f"worker processes, each core shared with what else runs); weighing the boards "
+          f"{ms[len(ms) // 2]:.1f}, p95 {ms[min(len(ms) - 1, int(0.95 * len(ms)))]:.1f} (in the worker "
+          f"processes that read the frames, each core shared with what else ran: with --cache, when the cache "
+          f"was made); weighing the boards "
           f"median {jm:.2f}, p95 {jp:.2f}; a turn in all median {ms[len(ms) // 2] + jm:.1f}")
     if args.quiet_reads > 0:
         # the same reads again, one process alone, once the workers are done: the time a core of its own gives
