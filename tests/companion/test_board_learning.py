@@ -38,6 +38,25 @@ def _table():
     return table, start, after
 
 
+def _watching(table, start, path, shown=None):
+    """A watcher calibrated on the start (the board told), whose referee says each settled frame showed
+    ``shown(board)`` (the board read, where *shown* is None); and the evidence it was handed."""
+    got = []
+
+    def referee(board, conf, evidence):
+        got.append(evidence)
+        evidence.shown = board if shown is None else shown(board)
+
+    w = CameraWatcher(table, referee, calibration_path=path, fps=30, turn_evidence=True).start()
+    try:
+        assert until(lambda: w._last_frame is not None, 20)
+        w.calibrate(table.corners(w._last_frame), known=start.to_board())
+    except BaseException:
+        w.close()
+        raise
+    return w, got
+
+
 def test_the_start_is_learnt_at_calibration_and_every_shown_frame_after_it_saved_and_kept(tmp_path):
     table, start, after = _table()
     path = tmp_path / "calibration.json"
@@ -95,17 +114,9 @@ def test_a_new_calibration_starts_afresh(tmp_path):
 def test_a_board_the_camera_contradicts_is_kept_aside_not_learnt(tmp_path):
     table, start, after = _table()
     path = tmp_path / "calibration.json"
-    got = []
     wrong = after.to_board()          # a player answers that the men moved 8/5 6/5 while the camera sees the start
-
-    def referee(board, conf, evidence):
-        got.append(evidence)
-        evidence.shown = wrong
-
-    w = CameraWatcher(table, referee, calibration_path=path, fps=30, turn_evidence=True).start()
+    w, got = _watching(table, start, path, shown=lambda board: wrong)
     try:
-        assert until(lambda: w._last_frame is not None, 20)
-        w.calibrate(table.corners(w._last_frame), known=start.to_board())
         assert until(lambda: got, 20)
         table.set(after)
         assert until(lambda: w.set_aside >= 1, 20)
@@ -128,7 +139,7 @@ def test_a_frame_learnt_while_the_board_is_calibrated_again_is_neither_kept_nor_
 
     table, start, after = _table()
     path = tmp_path / "calibration.json"
-    got, recalibrated = [], []
+    recalibrated = []
     learn = BoardHead.learn
 
     def learn_while_calibrating(self, *args, **kwargs):
@@ -136,14 +147,8 @@ def test_a_frame_learnt_while_the_board_is_calibrated_again_is_neither_kept_nor_
             recalibrated.append(w.calibrate(table.corners(w._last_frame)))      # no board told: nothing learnt
         return learn(self, *args, **kwargs)
 
-    def referee(board, conf, evidence):
-        got.append(evidence)
-        evidence.shown = board
-
-    w = CameraWatcher(table, referee, calibration_path=path, fps=30, turn_evidence=True).start()
+    w, got = _watching(table, start, path)
     try:
-        assert until(lambda: w._last_frame is not None, 20)
-        w.calibrate(table.corners(w._last_frame), known=start.to_board())
         assert _head_examples(path) == 24
         monkeypatch.setattr(BoardHead, "learn", learn_while_calibrating)
         assert until(lambda: got, 20)
