@@ -3,9 +3,9 @@
 The dev set (about thirty labelled, photo-like frames of a board; the label
 format is ``docs/vision-labels.md``) is not part of the repository. A test
 that needs it finds it in the folder ``WILLUGHBY_VISION_DEV`` names, or else
-where the project's maintainers keep it, beside the repository as
-``../shared/vision-dev``; where neither holds it, the test is skipped with
-:data:`MISSING`, which says how to get it.
+in a ``shared/vision-dev`` folder next to the checkout's own folder (where
+the project's maintainers keep their data); where neither holds it, the test
+is skipped with :data:`MISSING`, which says how to get it.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ ENV = "WILLUGHBY_VISION_DEV"
 DEV = Path(os.environ.get(ENV) or Path(__file__).resolve().parents[3] / "shared" / "vision-dev")
 
 MISSING = (f"the labelled dev images are not here: set {ENV} to a folder of them "
-           "(the project's maintainers keep them beside the repository as ../shared/vision-dev; "
+           "(or put them in a shared/vision-dev folder next to the checkout's folder; "
            "docs/vision-labels.md describes the labels)")
 
 
