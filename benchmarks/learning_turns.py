@@ -58,16 +58,13 @@ def _classes(board: dict[str, Any]) -> np.ndarray:
 
 
 def _count_kept(tally: LearningTally, cfg: Any, ev: Any, case: Any) -> None:
-    """Count the points the turn reader held to the frame before (as ``TurnReader.judge`` does), against
+    """Count the points the turn reader held to the frame before (``turns.race_still_points``), against
     the truth."""
-    from willughby.vision.footprints import still_rows
+    from willughby.vision.turns import race_still_points
 
     before = case.before.to_board()
     same = _classes(before) == _classes(case.after)
-    kept = np.asarray(ev.changes) <= cfg.unchanged_share
-    if cfg.still_row_faint_share is not None:
-        kept |= still_rows(ev.profiles, ev.faint_profiles, before, cfg.unchanged_share,
-                           max(cfg.still_row_faint_share, ev.still_faint_share or 0.0))
+    kept = race_still_points(cfg, ev, before)
     tally.unmoved += int(same.sum())
     tally.unmoved_kept += int((same & kept).sum())
     tally.moved_kept += int((~same & kept).sum())

@@ -343,7 +343,7 @@ def points_kept(seen: list[Seen], cfg: Any) -> tuple[int, int, int, int, int, in
     """How the frame before tells the points no man moved on: (points where none did, of them those whose
     whole strip did not change, those whose strip or row of men did not change (``footprints.still_rows``);
     points where men did, and of them those wrongly taken as still by the strip, and by the strip or row)."""
-    from willughby.vision.footprints import still_rows
+    from willughby.vision.turns import TurnEvidence, race_still_points
 
     unmoved = strips = rows = moved = wrong_strips = wrongly = 0
     for s in seen:
@@ -352,9 +352,8 @@ def points_kept(seen: list[Seen], cfg: Any) -> tuple[int, int, int, int, int, in
         before = s.case.before.to_board()
         same = truth_classes(TurnCase(s.case.before, s.case.dice, before, True, None, [])) == truth_classes(s.case)
         whole = np.asarray(s.changes) <= cfg.unchanged_share
-        row = whole.copy()
-        if cfg.still_row_faint_share is not None:           # as the turn reader holds them
-            row |= still_rows(s.profiles, s.faint_profiles, before, cfg.unchanged_share, cfg.still_row_faint_share)
+        ev = TurnEvidence(s.count_probs, changes=s.changes, profiles=s.profiles, faint_profiles=s.faint_profiles)
+        row = race_still_points(cfg, ev, before)            # as the turn reader holds them
         unmoved += int(same.sum())
         strips += int((same & whole).sum())
         rows += int((same & row).sum())

@@ -308,17 +308,15 @@ class CameraWatcher:
             except (KeyError, TypeError, ValueError) as exc:
                 log.info("this board's noise is not learnt from this turn: %s", exc)
         learnt = replace(look, head=head, noise=noise)
-        # saved off this thread (a board's examples run to megabytes: the ruling must not wait for the disk),
-        # from a copy of what was learnt, since the next frame learnt changes it
-        snapshot = replace(learnt, head=replace(head, examples=replace(head.examples)),
-                           noise=None if noise is None else replace(noise, faint=list(noise.faint)))
+        # saved off this thread (a board's examples run to megabytes: the ruling must not wait for the disk);
+        # nothing changes *learnt* after this, since the next frame is learnt on copies of it
         path = self.calibration_path
         with self._look_lock:
             if self._generation != generation:
                 log.info("the board was calibrated again while a frame was learnt: what was learnt is not kept")
                 return
             self._look = learnt
-            self._saver.submit(lambda: save_calibration(path, replace(cal, colours=snapshot.to_json())))
+            self._saver.submit(lambda: save_calibration(path, replace(cal, colours=learnt.to_json())))
         self.learnt += 1
         self.last_learn_ms = (time.perf_counter() - t0) * 1000
 

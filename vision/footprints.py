@@ -325,12 +325,10 @@ def row_means(profiles: np.ndarray, before: Mapping[str, Any], most_places: int 
     p = np.asarray(profiles, np.float64)
     if p.ndim != 2 or p.shape[0] != POINTS:
         raise ValueError(f"change profiles must be (24, length), not {p.shape}")
-    out = np.zeros(POINTS)
-    for i in range(POINTS):
-        _, n_b, _ = _held(before, i)
-        reach = STRIP_BEYOND + min(n_b + 1, most_places) * man_mm + man_mm / 6
-        out[i] = p[i, :max(1, min(p.shape[1], int(reach / MM_PER_PX)))].mean()
-    return out
+    men = np.array([_held(before, i)[1] for i in range(POINTS)])
+    reach = STRIP_BEYOND + np.minimum(men + 1, most_places) * man_mm + man_mm / 6
+    rows = np.clip((reach / MM_PER_PX).astype(int), 1, p.shape[1])
+    return np.cumsum(p, axis=1)[np.arange(POINTS), rows - 1] / rows
 
 
 def still_rows(profiles: np.ndarray, faint: np.ndarray | None, before: Mapping[str, Any], share: float = 0.004,

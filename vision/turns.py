@@ -92,7 +92,7 @@ from .turns_race import MenWeights, describe_difference, men_weights, mover_of
 
 __all__ = ["TurnConfig", "Candidate", "TurnEvidence", "TurnJudgement", "TurnReader", "board_classes", "pile_classes", "has_piles",
            "point_changes", "point_change_profiles", "Rectified", "rectified", "SAME_PLACE_PX", "CHANGE_DELTA_E", "FAINT_DELTA_E", "load_temperature", "load_calibration", "default_config", "CALIBRATION_PATH", "OTHER",
-           "MenWeights", "men_weights"]
+           "MenWeights", "men_weights", "race_still_points"]
 
 OTHER = "another board"       # the hypothesis of an illegal turn, as candidates list it
 CALIBRATION_PATH = Path(__file__).with_name("data") / "turn_calibration.json"
@@ -413,11 +413,7 @@ class TurnReader:
         framed = evidence.changes is not None and before is not None
         changed = (np.asarray(evidence.changes, np.float64) > cfg.unchanged_share if framed
                    else np.ones(POINTS, bool))
-        # in a race game, the points whose row of men did not change hold them too (a die on the strip's far end)
-        still = ~changed
-        if framed and not pile_game and cfg.still_row_faint_share is not None and evidence.profiles is not None:
-            faint_share = max(cfg.still_row_faint_share, evidence.still_faint_share or 0.0)
-            still |= still_rows(evidence.profiles, evidence.faint_profiles, before, cfg.unchanged_share, faint_share)
+        still = race_still_points(cfg, evidence, before) if framed and not pile_game else ~changed
         # a pile read on a point whose picture (or row of men) did not change since the frame before is the
         # reader's, not the table's: that point holds what the referee already knows
         piled = [] if pile_game else [q for q in weighing.unexpected(evidence, candidates, before) if not still[q - 1]]
@@ -616,6 +612,18 @@ class TurnReader:
 
 
 # -- the boards with a legal play's men on the points ------------------------------------------------------------
+
+
+def race_still_points(cfg: TurnConfig, evidence: TurnEvidence, before: Mapping[str, Any]) -> np.ndarray:
+    """The points of a race game that hold what they held before the turn (*before*, which the frame before
+    showed): those whose whole strip did not change (``unchanged_share``), and those whose row of men did
+    not (``footprints.still_rows``, at ``still_row_faint_share`` or the board's learnt limit,
+    ``TurnEvidence.still_faint_share``), whatever changed farther along (a die on the strip's far end)."""
+    still = np.asarray(evidence.changes, np.float64) <= cfg.unchanged_share
+    if cfg.still_row_faint_share is not None and evidence.profiles is not None:
+        faint_share = max(cfg.still_row_faint_share, evidence.still_faint_share or 0.0)
+        still |= still_rows(evidence.profiles, evidence.faint_profiles, before, cfg.unchanged_share, faint_share)
+    return still
 
 
 def _tall_held(held: np.ndarray, logp: np.ndarray, known: np.ndarray, cfg: TurnConfig) -> np.ndarray:
