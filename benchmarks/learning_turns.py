@@ -154,7 +154,7 @@ def judge_learning(seen: list[Any], reader: Any, outcome: Any, learn: bool = Tru
                     known = None
             if known is not None:
                 t0 = time.perf_counter()
-                head.learn(s.features, s.count_probs, known)
+                head.learn(s.features, s.count_probs, known, points=getattr(s, "points_read", None))
                 if s.profiles is not None and s.faint_profiles is not None:
                     # the points this turn moved no man on: this board's noise (as the watcher learns it)
                     noise.observe(s.profiles, s.faint_profiles, case.before.to_board(), _board_of_classes(known),

@@ -54,6 +54,7 @@ PRESET = "backgammon"
 PRESENT_CONFIDENT = 0.9       # the companion's rule before the turn reader
 BINS = 10
 MODEL_ENV = "WILLUGHBY_BENCH_POINT_READER"   # --model, for the worker processes
+FORGET_ENV = "WILLUGHBY_BENCH_NO_MEMORY"      # --no-memory, for the worker processes
 
 
 @dataclass
@@ -211,6 +212,9 @@ class Seen:
     #: with --covered: the frame after with something over a man (``covers.cover_photo``), refused or not,
     #: read with the surface the frame settled last showed (as the camera over the table reads) and without
     covered_refused: tuple[bool, bool] | None = None
+    #: the points the reader read from this frame's picture (``Reading.points_read``): the others' features
+    #: are those of an earlier frame's same picture, not learnt again
+    points_read: np.ndarray | None = None
 
 
 def game_scene(seed: int, style_set: str) -> tuple[Any, np.random.Generator]:
@@ -250,6 +254,7 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool, bool]) 
         from willughby.vision import pointnet
         pointnet.probabilities.__defaults__ = (Path(model), pointnet.SECOND_LOOK)
         pointnet.probabilities_and_features.__defaults__ = (Path(model),)
+        pointnet.read_frame.__defaults__ = (Path(model), None, None)     # read whole: no parts beside it
     index, game, style_set, seed, jitter, refine, calibrate, covered = job
     scene, rng = game_scene(seed, style_set)
     angle = rng.uniform(0, 2 * np.pi, 4)
@@ -266,10 +271,15 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool, bool]) 
     before_frame = rectified(image, corners, board_config(image, corners, VisionConfig(), look)[0])
     at_start = read_board(image, corners, look=look)       # what the reader learns the board from (--learn)
     recent = at_start.surface_seen                          # the surface as the frame settled last showed it
+    # the points as the frame read last showed them (--no-memory: nothing kept)
+    memory = at_start.point_memory if not os.environ.get(FORGET_ENV) else None
     for n, case in enumerate(game):
         image, label = scene.render(case.after, np.random.default_rng(seed * 1000 + n), dice_values=case.dice)
         t0 = time.perf_counter()
-        reading = read_board(image, corners, look=look, recent=recent, dice=True)
+        # the board before the turn, which the referee holds (the last turn's ruled, or answered, or put right)
+        reading = read_board(image, corners, look=look, recent=recent, dice=True, earlier=memory,
+                             known=case.before.to_board())
+        memory = reading.point_memory if not os.environ.get(FORGET_ENV) else None
         here = rectified(image, corners, reading=reading)     # kept: the next turn compares with it
         profiles = faint = changes = None
         if before_frame is not None:
@@ -295,12 +305,40 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool, bool]) 
                         read, dict(reading.location_confidence), ms,
                         {k: label["style"].get(k) for k in ("wood", "men", "points", "field", "lighting")},
                         np.asarray(reading.pile_probs), profiles, faint, index, n, reading.point_features,
-                        at_start.point_features, at_start.net_count_probs, covered_refused))
+                        at_start.point_features, at_start.net_count_probs, covered_refused, reading.points_read))
         if case.legal:
             before_frame = here           # a wrong move is put right: the next turn starts from the legal board
             if reading.settled:
                 recent = reading.surface_seen
     return out
+
+
+def _time_quietly(turns: list[TurnCase], args: argparse.Namespace, passes: int = 4) -> None:
+    """The reads of *turns* again, in this process alone once the workers are done: the time a core of its own
+    gives. Each pass reads them twice, with what was read of the frame before (``vision/point_memory.py``) and
+    without it (every frame afresh, the baseline), one after the other; the least median of the passes is
+    given for each (a shared machine's other work only ever adds)."""
+    job = (0, turns, args.style_set, args.seed * 7919, args.jitter, args.refine, not args.no_look, False)
+    forget = os.environ.get(FORGET_ENV)
+    times: dict[bool, list[list[float]]] = {True: [], False: []}
+    try:
+        for _ in range(passes):
+            for remember in (True, False):
+                if remember:
+                    os.environ.pop(FORGET_ENV, None)
+                else:
+                    os.environ[FORGET_ENV] = "1"
+                times[remember].append(sorted(x.read_ms for x in extract(job)))
+    finally:
+        if forget is None:
+            os.environ.pop(FORGET_ENV, None)
+        else:
+            os.environ[FORGET_ENV] = forget
+    for remember, name in ((True, "with the frame before's points"), (False, "every frame afresh (baseline)")):
+        quiet = min(times[remember], key=lambda q: q[len(q) // 2])
+        print(f"  reading the frame, the first {len(quiet)} turns again in this process alone, {name} (the "
+              f"least of {passes} passes): median {quiet[len(quiet) // 2]:.1f} ms, "
+              f"p95 {quiet[min(len(quiet) - 1, int(0.95 * len(quiet)))]:.1f}")
 
 
 def see(games: list[list[TurnCase]], style_set: str, seed: int, workers: int,
@@ -314,6 +352,8 @@ def see(games: list[list[TurnCase]], style_set: str, seed: int, workers: int,
     key = ("features", "recent", "dice", covered, style_set, seed, jitter, refine, look, [[(c.before.id(), c.dice, c.legal) for c in g] for g in games])
     if os.environ.get(MODEL_ENV):
         key += (os.environ[MODEL_ENV],)
+    if os.environ.get(FORGET_ENV):
+        key += ("no memory",)
     if cache is not None and cache.is_file():
         with cache.open("rb") as f:
             kept_key, kept = pickle.load(f)
@@ -485,6 +525,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="refine the corners once a game, on its start frame (vision/refine.py), as calibration does")
     ap.add_argument("--quiet-reads", type=int, default=20, metavar="N",
                     help="time the first N turns' reads again in this process alone, after the workers (default 20)")
+    ap.add_argument("--no-memory", action="store_true",
+                    help="read every frame afresh, without what was read of the frame before (vision/point_memory.py):"
+                         " the reader as it was, to compare")
     ap.add_argument("--model", type=Path, metavar="ONNX",
                     help="read the frames with this point reader instead of the shipped one (to compare networks)")
     args = ap.parse_args(argv)
@@ -493,6 +536,9 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"no point reader {args.model}")
         os.environ[MODEL_ENV] = str(args.model.resolve())     # the worker processes read it
         print(f"point reader: {args.model}")
+    if args.no_memory:
+        os.environ[FORGET_ENV] = "1"                          # the worker processes read it
+        print("each frame read afresh (--no-memory)")
     if args.turns < 1 or args.workers < 1:
         ap.error("--turns and --workers must be at least 1")
     from willughby.vision.turns import TurnConfig, TurnReader, load_calibration
@@ -567,21 +613,19 @@ def main(argv: list[str] | None = None) -> int:
     judge_ms.sort()
     jm = judge_ms[len(judge_ms) // 2] if judge_ms else 0.0
     jp = judge_ms[min(len(judge_ms) - 1, int(0.95 * len(judge_ms)))] if judge_ms else 0.0
+    read_afresh = [int(np.sum(x.points_read)) for x in seen if getattr(x, "points_read", None) is not None]
+    if read_afresh:
+        read_afresh.sort()
+        print(f"\npoints the network read afresh in a turn's frame (the others' pictures unchanged since it read "
+              f"them as the referee holds them: vision/point_memory.py): median {read_afresh[len(read_afresh) // 2]}"
+              f" of 24, {100 * sum(read_afresh) / (24 * len(read_afresh)):.0f}% of all")
     print(f"\nms per turn on one core: reading the frame (and comparing it with the frame before) median "
           f"{ms[len(ms) // 2]:.1f}, p95 {ms[min(len(ms) - 1, int(0.95 * len(ms)))]:.1f} (in the worker "
           f"processes that read the frames, each core shared with what else ran: with --cache, when the cache "
           f"was made); weighing the boards "
           f"median {jm:.2f}, p95 {jp:.2f}; a turn in all median {ms[len(ms) // 2] + jm:.1f}")
     if args.quiet_reads > 0:
-        # the same reads again, one process alone, once the workers are done: the time a core of its own gives
-        # (three passes, the least median: a shared machine's other work only ever adds)
-        passes = [sorted(x.read_ms for x in extract((0, games[0][:args.quiet_reads], args.style_set,
-                                                     args.seed * 7919, args.jitter, args.refine, not args.no_look,
-                                                     False))) for _ in range(3)]
-        quiet = min(passes, key=lambda q: q[len(q) // 2])
-        print(f"  reading the frame, the first {len(quiet)} turns again in this process alone (the least of three "
-              f"passes): median {quiet[len(quiet) // 2]:.1f} ms, p95 "
-              f"{quiet[min(len(quiet) - 1, int(0.95 * len(quiet)))]:.1f}")
+        _time_quietly(games[0][:args.quiet_reads], args)
     styles = Counter(tuple(sorted(s.style.items())) for s in seen)
     print(f"{len(styles)} board styles drawn")
     for w in wrong[:20]:

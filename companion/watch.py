@@ -162,8 +162,9 @@ class CameraWatcher:
         self._current: Any = None
         # what the reader may learn from that frame once its board is known: the frame, the network's features
         # and own probabilities there, and the probabilities as read (with what it had learnt so far)
-        self._learnable: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._learnable: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Any] | None = None
         self._recent: np.ndarray | None = None    # the surface as the frame settled last showed it
+        self._points_read: Any = None             # the points as the frame read last showed them
         self.learnt = 0               # frames learnt since the start
         self.set_aside = 0            # boards told that the camera contradicted, kept aside
         self.last_learn_ms: float | None = None
@@ -233,7 +234,14 @@ class CameraWatcher:
         the dice found, so that a die thrown or picked up is not taken for men come or gone."""
         from willughby.vision.reader import read_board
 
-        return read_board(frame, corners, config, look=self._look, recent=self._recent, dice=True)
+        # the board the referee holds for the frame settled last (its ruling, or the players' answer)
+        known = getattr(self._settled[3], "shown", None) if self._settled is not None else None
+        reading = read_board(frame, corners, config, look=self._look, recent=self._recent, dice=True,
+                             earlier=self._points_read, known=known or None)
+        # what the point reader read of each point, from which picture: the next frame reads again only the
+        # points whose picture changed since (``vision.point_memory``)
+        self._points_read = getattr(reading, "point_memory", None)
+        return reading
 
     def calibrate(self, corners: Any, known: Any = None) -> dict[str, Any]:
         """Save *corners* (C1..C4, pixels of the last frame) as the board's
@@ -257,6 +265,7 @@ class CameraWatcher:
             self._settled = None
             self._learnable = None
             self._recent = None
+            self._points_read = None
         self.settler.reset()
         return {"corners": np.asarray(cal.corners).tolist(), "saved": str(self.calibration_path),
                 "moved_px": [round(float(m), 1) for m in refinement.moved_px] if refinement is not None else None,
@@ -280,7 +289,7 @@ class CameraWatcher:
         from willughby.vision.board_noise import RowNoise
         from willughby.vision.turns import TurnConfig
 
-        frame, features, net_probs, probs = learnable
+        frame, features, net_probs, probs, points_read = learnable
         try:
             known = board_classes_of(list(shown["light"]), list(shown["dark"]))
         except (KeyError, TypeError, VisionError) as exc:
@@ -294,7 +303,7 @@ class CameraWatcher:
         # learnt on copies, so that a calibration made meanwhile keeps its own look untouched
         head = (replace(look.head, examples=replace(look.head.examples)) if look.head is not None
                 else BoardHead.empty())
-        head.learn(features, net_probs, known)
+        head.learn(features, net_probs, known, points=points_read)
         noise = None if look.noise is None else replace(look.noise, faint=list(look.noise.faint))
         evidence = settled[3]
         before = getattr(evidence, "before_read", None)
@@ -443,7 +452,8 @@ class CameraWatcher:
         self._settled = (self._current, np.asarray(corners, np.float64), board, evidence)
         self._recent = getattr(reading, "surface_seen", None)
         if getattr(reading, "point_features", None) is not None and reading.count_probs is not None:
-            self._learnable = (frame, reading.point_features, reading.net_count_probs, reading.count_probs)
+            self._learnable = (frame, reading.point_features, reading.net_count_probs, reading.count_probs,
+                               getattr(reading, "points_read", None))
         return "settled"
 
     # ------------------------------------------------------ a camera lost
@@ -491,6 +501,7 @@ class CameraWatcher:
             log.warning("the camera is back (it was lost: %s)", self.lost)
             self.lost = None
             self._recent = None
+            self._points_read = None          # the camera may have moved while it was gone
             self.settler.reset()          # what settled before it went may not be what it sees now
             self._tell("ok")
 

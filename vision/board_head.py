@@ -167,10 +167,18 @@ class BoardHead:
         p = np.exp(logits)
         return (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
 
-    def learn(self, features: np.ndarray, count_probs: np.ndarray, classes: np.ndarray, start: bool = False) -> None:
+    def learn(self, features: np.ndarray, count_probs: np.ndarray, classes: np.ndarray, start: bool = False,
+              points: np.ndarray | None = None) -> None:
         """Add one known frame's points and fit again (from the correction so
-        far: ``refit_steps``; the first fit ``steps``)."""
+        far: ``refit_steps``; the first fit ``steps``).  *points* (a bool for
+        each): only those; the others' features were read from the same
+        picture as an example learnt before (``Reading.points_read``), and
+        learning it again would only weigh it more."""
         first = not len(self.examples)
+        if points is not None:
+            keep = np.asarray(points, bool)
+            features, count_probs, classes = (np.asarray(features)[keep], np.asarray(count_probs)[keep],
+                                              np.asarray(classes)[keep])
         self.examples.add(features, count_probs, classes, self.config.most_examples, keep=start)
         self.weight, self.bias = fit_head(self.examples, self.config, None if first else (self.weight, self.bias))
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Rectified", "rectified", "point_changes", "point_change_profiles", "SAME_PLACE_PX",
+__all__ = ["Rectified", "rectified", "point_changes", "point_change_profiles", "strip_distance2", "SAME_PLACE_PX",
            "CHANGE_DELTA_E", "FAINT_DELTA_E", "CHANGE_BLUR_MM", "CHANGE_CORE"]
 
 POINTS = 24
@@ -81,12 +81,15 @@ def rectified(frame: np.ndarray, corners: Sequence[Sequence[float]], config: Any
         config = board_config(frame, corners, config or VisionConfig.default())[0]
     rect = getattr(reading, "rect", None)
     lab = getattr(reading, "rect_lab8", None) if rect is not None else None
+    smooth = getattr(reading, "rect_smoothed", None) if lab is not None and blur_mm is None else None
     if rect is None:
         rect = rectify(config, frame, corners, config.margin)
     if lab is None:
         lab = cv2.cvtColor(rect, cv2.COLOR_BGR2LAB)
     sigma = (CHANGE_BLUR_MM if blur_mm is None else blur_mm) * config.scale
-    if sigma > 0:
+    if smooth is not None:                      # smoothed as here, when the frame was read
+        lab = smooth
+    elif sigma > 0:
         lab = cv2.GaussianBlur(lab, (0, 0), sigma)
     found = getattr(reading, "dice", None) if reading is not None else None
     where = None
@@ -108,6 +111,20 @@ def point_changes(before: np.ndarray | Rectified, after: np.ndarray | Rectified,
     between two frames of the same camera: near 0 where nothing was moved
     there, a few hundredths where a man came or went."""
     return point_change_profiles(before, after, corners, config, delta_e, core).mean(axis=1)
+
+
+def strip_distance2(before: np.ndarray, after: np.ndarray, core: float = CHANGE_CORE) -> np.ndarray:
+    """The squared Lab distance, pixel by pixel, between two frames' 24
+    strips (each (24, length, width, 3) uint8, ``strips.cut_pixels`` of the
+    smoothed Lab picture), in the middle *core* of each strip's width:
+    (24, length, core width), float32."""
+    import cv2
+
+    width = before.shape[2]
+    lo = int(round(width * (1 - core) / 2))
+    hi = max(lo + 1, width - lo)
+    d = cv2.absdiff(before, after)[:, :, lo:hi].astype(np.float32).reshape(-1, hi - lo, 3)
+    return cv2.transform(cv2.multiply(d, d), np.ones((1, 3), np.float32)).reshape(before.shape[0], -1, hi - lo)
 
 
 def point_change_profiles(before: np.ndarray | Rectified, after: np.ndarray | Rectified,
@@ -161,12 +178,14 @@ def point_change_profiles(before: np.ndarray | Rectified, after: np.ndarray | Re
     dice = [r.dice for r in rects if r.dice is not None]
     if dice and any(d.shape != labs[0].shape[:2] for d in dice):
         dice = []
-    if whole_pixel_strips(geometry, config.margin) and not dice:
+    if whole_pixel_strips(geometry, config.margin):
         # each pixel of a strip is one pixel of the board: compare the strips' pixels alone (a third of
         # the board's), the same numbers as comparing the whole board and cutting the strips after
         cuts = [cut_pixels(geometry, lab, config.margin) for lab in labs]
-        d = cv2.absdiff(cuts[0], cuts[1]).reshape(-1, width, 3).astype(np.float32)
-        distance2 = cv2.transform(cv2.multiply(d, d), ones).reshape(POINTS, -1, width)[:, :, lo:hi]
+        distance2 = strip_distance2(cuts[0], cuts[1], core)
+        if dice:                        # where a die lies in either frame: not a change of the men
+            either = np.logical_or.reduce(dice).view(np.uint8)
+            distance2[cut_pixels(geometry, either, config.margin)[:, :, lo:hi] > 0] = 0.0
         for t in thresholds:
             out.append((distance2 > t * t).mean(axis=2, dtype=np.float32))
     else:

@@ -8,6 +8,15 @@ of the frame (how thick this set of men stands, how the light falls, how
 the other piles look).  The network is therefore always given a whole
 frame, 24 strips at once.
 
+Nearly all of its time goes on the first part, each strip alone.  So it
+also ships in two parts (``point_reader_points.onnx``, each strip to its
+own features, and ``point_reader_frame.onnx``, the 24 points' features to
+the outputs; cut from the whole by ``tools/split_point_reader.py``), and
+:func:`read_frame` puts the first part only to the strips whose picture
+changed since the reader read them (``point_memory``), the frame's part to
+all 24.  The parts are used only where they answer a probe frame as the
+whole network does.
+
 It was trained offline on frames of the project's own generator
 (``tools/point_reader_data.py``, ``tools/train_point_reader.py``, then
 ``tools/train_frame_reader.py``; never on the dev set, which is kept for
@@ -33,13 +42,15 @@ import numpy as np
 
 from . import starts
 from .errors import VisionError
-from .strips import Strips
+from .strips import AUX, CHANNELS, STRIP_PX, Strips
 
-__all__ = ["MODEL_PATH", "PointReading", "read_points", "decide", "prefer_starts", "probabilities", "probabilities_and_features", "available"]
+__all__ = ["MODEL_PATH", "PointReading", "read_points", "decide", "prefer_starts", "probabilities", "probabilities_and_features", "available",
+           "FrameRead", "read_frame"]
 
 MODEL_PATH = Path(__file__).with_name("data") / "point_reader.onnx"
 _PILE_OF = (0, 2, 3)
 POINTS = 24
+SPLIT_TENSOR = "points"    # the tensor between the network's two parts (tools/split_point_reader.py)
 SECOND_LOOK = 0.0    # off; with a value above 0 the frame is read again, mirrored, when a point is read with less
 
 
@@ -109,6 +120,87 @@ def probabilities(strips: Strips, path: Path = MODEL_PATH,
         count[unsure] = (count[unsure] + count2[unsure]) / 2
         pile[unsure] = (pile[unsure] + pile2[unsure]) / 2
     return count, pile
+
+
+def _part_paths(path: Path) -> tuple[Path, Path]:
+    """Where the two parts of the frame network *path* lie (``tools/split_point_reader.py``)."""
+    return path.with_name(path.stem + "_points.onnx"), path.with_name(path.stem + "_frame.onnx")
+
+
+@lru_cache(maxsize=2)
+def _parts(path: str) -> tuple[object, object] | None:
+    """The frame network *path* in its two parts, the strips' own layers and
+    the frame's (see :class:`FrameRead`); None where they are not installed
+    beside it, or do not answer a probe frame as the whole network does (a
+    network trained again and not split again): then it is read whole."""
+    points_path, frame_path = _part_paths(Path(path))
+    if not (points_path.is_file() and frame_path.is_file()):
+        return None
+    try:
+        points_net, frame_net = _net(str(points_path)), _net(str(frame_path))
+    except VisionError:                 # spoilt: the whole network still reads every point
+        return None
+    probe = np.random.default_rng(0)
+    maps = probe.uniform(-1, 1, (POINTS, CHANNELS, STRIP_PX[1], STRIP_PX[0])).astype(np.float32)
+    aux = probe.uniform(-1, 1, (POINTS, AUX)).astype(np.float32)
+    whole = _net(path)
+    whole.setInput(maps, "maps")
+    whole.setInput(aux, "aux")
+    expected = whole.forward(list(whole.getUnconnectedOutLayersNames()))[:2]
+    try:
+        points_net.setInput(maps, "maps")
+        points_net.setInput(aux, "aux")
+        frame_net.setInput(points_net.forward(SPLIT_TENSOR), SPLIT_TENSOR)
+        got = frame_net.forward(["count", "pile", "features"])[:2]
+    except cv2.error:                   # not this network's parts at all
+        return None
+    if any(float(np.abs(a - b).max()) > 1e-4 for a, b in zip(expected, got)):
+        return None
+    return points_net, frame_net
+
+
+@dataclass(frozen=True)
+class FrameRead:
+    """The point reader's reading of a frame (:func:`read_frame`)."""
+
+    count: np.ndarray               #: (24, 31) count probabilities
+    pile: np.ndarray                #: (24, 3) pile probabilities
+    features: np.ndarray | None     #: (24, 160) the input of the count's last layer (``board_head``)
+    #: (24, 160) each strip's own features, the first part's output (None where read whole)
+    points: np.ndarray | None = None
+    #: which points the first part read in this frame (the rest were known); all where read whole
+    read: np.ndarray | None = None
+
+
+def read_frame(strips: Strips, path: Path = MODEL_PATH, known: np.ndarray | None = None,
+               same: np.ndarray | None = None) -> FrameRead:
+    """The frame's 24 points read (as :func:`probabilities_and_features`).
+    Where the network is installed in its two parts, each strip goes
+    through the first part alone, and *known* (each strip's own features
+    from an earlier frame, (24, 160)) stands in for the points *same* says
+    have the same picture as when they were read: only the others are read
+    again, and the frame's part then sees all 24.  A point's strip read by
+    the first part gives the same numbers as the whole network's."""
+    parts = _parts(str(path))
+    if parts is None:
+        count, pile, features = _forward(strips, path)
+        return FrameRead(count, pile, features, None, np.ones(POINTS, bool))
+    if len(strips.maps) != POINTS:
+        raise VisionError(f"the point reader reads a whole frame, {POINTS} strips, not {len(strips.maps)}")
+    points_net, frame_net = parts
+    read = np.ones(POINTS, bool) if known is None or same is None else ~np.asarray(same, bool)
+    points = np.array(known, np.float32) if not read.all() else None
+    if read.any():
+        points_net.setInput(np.ascontiguousarray(strips.maps[read], np.float32), "maps")
+        points_net.setInput(np.ascontiguousarray(strips.aux[read], np.float32), "aux")
+        fresh = points_net.forward(SPLIT_TENSOR)
+        if points is None:
+            points = fresh
+        else:
+            points[read] = fresh
+    frame_net.setInput(np.ascontiguousarray(points, np.float32), SPLIT_TENSOR)
+    count, pile, features = frame_net.forward(["count", "pile", "features"])
+    return FrameRead(count, pile, features, points, read)
 
 
 def probabilities_and_features(strips: Strips, path: Path = MODEL_PATH

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 import time
 from functools import lru_cache
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ from .board_layout import BoardLayout, confirms, find_layout
 from .camera import camera_from_corners
 from .config import VisionConfig
 from .dice import Die, find_dice
+from .errors import VisionError
 from .counting import PointFit, fit_point, outlines
 from . import pointnet
 from .starts import MEN_PER_SIDE
@@ -44,6 +46,7 @@ from .occlusion import check_frame, covered_why, rails_picture
 from .strips import Strips, point_strips
 from .geometry import BoardGeometry, homography
 from .memory import keep_frame_memory
+from .point_memory import PointMemory, smoothed, strip_pictures, unchanged_points
 
 __all__ = ["METHODS", "Reading", "Man", "read_board", "rectify", "detect_men", "BoardModel", "Look", "learn_look",
            "observe", "Observation", "board_config", "forget_layouts"]
@@ -107,6 +110,14 @@ class Reading:
     #: the playing surface as the check for a hand saw it (``occlusion.FrameCheck.surface``): the next
     #: frame's *recent* once this one settled
     surface_seen: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: ... and smoothed for comparing frames (``point_memory.smoothed``, as ``turns.rectified`` smooths it)
+    rect_smoothed: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: what the point reader read of each point, and from which picture: the next frame's *earlier*
+    #: (``point_memory``; None where the network is read whole)
+    point_memory: PointMemory | None = field(default=None, repr=False, compare=False)
+    #: which points the point reader read from this frame's picture (the others' features were read from the
+    #: same picture in a frame before: *earlier*); None where it did not read the frame
+    points_read: np.ndarray | None = field(default=None, repr=False, compare=False)
     #: how many frames of this board beyond its start the point reader had learnt when it read this one
     #: (``Look.head``; 0 where nothing was learnt)
     learnt_frames: int = 0
@@ -149,18 +160,28 @@ def rectify(config: VisionConfig, image: np.ndarray, corners: Sequence[Sequence[
     return cv2.warpPerspective(image, H, size, flags=cv2.INTER_LINEAR)
 
 
-def detect_men(config: VisionConfig, rect: np.ndarray, margin: float = 0.0) -> list[Man]:
-    """Round tops of a man's size on the rectified board (surface mm)."""
+def detect_men(config: VisionConfig, rect: np.ndarray, margin: float = 0.0,
+               across: tuple[float, float] | None = None) -> list[Man]:
+    """Round tops of a man's size on the rectified board (surface mm); with
+    *across* (from, to: surface mm along the board's width), only those
+    whose middle lies there, such as the bar's men (the picture is searched
+    there and a man's width either side)."""
     s = config.scale
-    gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
     rc = config.reader
     r = config.man_diameter / 2 * s
+    x0 = 0
+    if across is not None:
+        x0 = max(0, int(((across[0] + margin) - config.man_diameter) * s))
+        x1 = min(rect.shape[1], int(math.ceil(((across[1] + margin) + config.man_diameter) * s)))
+        rect = rect[:, x0:max(x0 + 1, x1)]
+    gray = cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY)
     circles = cv2.HoughCircles(gray, cv2.HOUGH_GRADIENT, dp=1, minDist=rc.top_min_apart * r,
                                param1=rc.top_edge, param2=rc.top_votes,
                                minRadius=int(r * rc.top_radius_min), maxRadius=int(r * rc.top_radius_max))
     if circles is None:
         return []
-    return [Man(float(x) / s - margin, float(y) / s - margin, float(rad) / s) for x, y, rad in circles[0]]
+    men = [Man((float(x) + x0) / s - margin, float(y) / s - margin, float(rad) / s) for x, y, rad in circles[0]]
+    return men if across is None else [m for m in men if across[0] <= m.x <= across[1]]
 
 
 # ------------------------------------------------------------------ the board's look
@@ -502,6 +523,10 @@ class Observation:
     rect: np.ndarray | None = None
     config: VisionConfig | None = None
     lab8: np.ndarray | None = None      # *rect* in 8-bit Lab, which *lab* was made from
+    smooth: np.ndarray | None = None    # ... smoothed for comparing frames (``point_memory.smoothed``)
+    pictures: np.ndarray | None = None  # ... cut into the 24 strips (``point_memory.strip_pictures``)
+    #: the points whose picture is that of the *earlier* frame's memory, where its board model was kept
+    same: np.ndarray | None = None
 
     def strips(self) -> Strips:
         """The 24 point strips the point reader reads (``strips.point_strips``)."""
@@ -578,7 +603,7 @@ def observe(image: np.ndarray, corners: Sequence[Sequence[float]], config: Visio
 
 
 def _observe(image: np.ndarray, corners: Sequence[Sequence[float]], config: VisionConfig,
-             look: Look | None = None) -> Observation:
+             look: Look | None = None, earlier: PointMemory | None = None) -> Observation:
     keep_frame_memory(config.reader.keep_memory_mb)        # once a process: the next frame reuses this one's memory
     geometry = BoardGeometry(config)
     margin = config.margin
@@ -586,10 +611,23 @@ def _observe(image: np.ndarray, corners: Sequence[Sequence[float]], config: Visi
     camera = camera_from_corners(corners, (image.shape[1], image.shape[0]), geometry)
     lab8 = cv2.cvtColor(rect, cv2.COLOR_BGR2Lab)
     lab = _lab(rect, lab8)
-    tops = detect_men(config, rect, margin)
-    model = learn_board(config, lab, tops, margin, look)
+    smooth = smoothed(config, lab8)
+    pictures = strip_pictures(config, smooth)
+    same = None
+    if earlier is not None and earlier.fits(corners, image.shape) and earlier.pictures.shape == pictures.shape:
+        same = unchanged_points(earlier.pictures, pictures)
+    if same is not None and earlier is not None and earlier.keeps_model(pictures):
+        # the board as it was: its colours as learnt then, so an unchanged point's strip is what it was; the
+        # men's tops are then wanted only on the bar (``read_board``)
+        model = earlier.model
+        left, right = geometry.bar_x
+        tops = detect_men(config, rect, margin, (left - config.reader.bar_slack_mm, right + config.reader.bar_slack_mm))
+    else:
+        tops = detect_men(config, rect, margin)
+        model = learn_board(config, lab, tops, margin, look)
+        same = None
     return Observation(geometry, camera, margin, lab, tops, model, evidence(lab, model, config), rect, config,
-                       lab8)
+                       lab8, smooth, pictures, same)
 
 
 def _one_per_man(tops: list[Man], apart: float) -> list[Man]:
@@ -657,7 +695,8 @@ def learn_look(image: np.ndarray, corners: Sequence[Sequence[float]],
 
 def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
                config: VisionConfig | None = None, method: str = "auto", look: Look | None = None,
-               dice: bool | None = None, recent: np.ndarray | None = None) -> Reading:
+               dice: bool | None = None, recent: np.ndarray | None = None,
+               earlier: PointMemory | None = None, known: Mapping[str, Any] | None = None) -> Reading:
     """Read the men on the board in *image*, whose playing surface has the
     corners *corners* (C1..C4, pixels).  *method*: one of ``METHODS``
     (see there).  *look*: what calibration learnt of this board
@@ -667,7 +706,13 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     without it, and the read is cheaper).  *recent*: the ``surface_seen``
     of the frame settled last, from this camera: with a look, only what
     changed since it too may be taken for something covering the men
-    (``occlusion.check_frame``)."""
+    (``occlusion.check_frame``).  *earlier*: the ``point_memory`` of a
+    frame read before from this camera: the board's colours learnt then are
+    kept while most points look as they did, and with *known* (the board
+    the referee holds for the frame before: a board document's ``light``
+    and ``dark``), the point reader reads again only the points whose
+    picture changed since, or that it read then otherwise than the referee
+    now knows them (``point_memory``)."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
     config = config or VisionConfig.default()
@@ -675,7 +720,7 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     given = corners
     corners, refine_notes = _refined(image, corners, config)
     config, _, layout_notes = board_config(image, corners, config, look)
-    obs = _observe(image, corners, config, look)
+    obs = _observe(image, corners, config, look, earlier)
     geometry, camera, margin, lab, tops, model = obs.geometry, obs.camera, obs.margin, obs.lab, obs.tops, obs.model
     s = config.scale
     found: list[Die] = []
@@ -702,9 +747,26 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
                 bar[colour] += 1
                 placed.append(Man(m.x, m.y, m.radius, colour, "bar"))
     laid_out: dict[str, str] = {}
+    memory = points_read = None
     if method in ("net", "net-alone") or (method == "auto" and pointnet.available()):
         capacity = (MEN_PER_SIDE - bar["light"], MEN_PER_SIDE - bar["dark"])
-        count_probs, pile_probs, features = pointnet.probabilities_and_features(obs.strips())
+        kept = earlier if obs.same is not None else None         # the earlier frame's board model was kept
+        reuse = None
+        if kept is not None and known is not None:
+            try:
+                holds = board_classes_of(list(known["light"]), list(known["dark"]))
+            except (KeyError, TypeError, VisionError) as exc:
+                raise VisionError(f"the board the referee holds is not a board: {exc}") from None
+            # a point read before from the same picture, and read then as the referee now knows it
+            reuse = obs.same & (kept.classes == holds)
+        net = pointnet.read_frame(obs.strips(), known=kept.points if reuse is not None else None, same=reuse)
+        count_probs, pile_probs, features, points_read = net.count, net.pile, net.features, net.read
+        if net.points is not None and net.read is not None:
+            classes = np.argmax(net.count, axis=1)
+            memory = (kept.updated(obs.pictures, net.points, classes, net.read) if kept is not None
+                      else PointMemory(obs.pictures, net.points, classes,
+                                       tuple((float(x), float(y)) for x, y in corners), tuple(image.shape), obs.model,
+                                       obs.pictures))
         net_probs = count_probs
         if look is not None and look.head is not None:
             count_probs = look.head.apply(count_probs, features)
@@ -742,4 +804,6 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
                    point_features=features, net_count_probs=net_probs, surface_seen=frame.surface,
                    learnt_frames=look.head.frames_learnt if look is not None and look.head is not None else 0,
                    rect=obs.rect if corners is given else None,
-                   rect_lab8=obs.lab8 if corners is given else None, config=config)
+                   rect_lab8=obs.lab8 if corners is given else None, config=config,
+                   rect_smoothed=obs.smooth if corners is given else None, point_memory=memory,
+                   points_read=points_read)

@@ -132,15 +132,18 @@ def _cut(geometry: BoardGeometry, camera: Camera | None, stack: np.ndarray, marg
     return Strips(maps, aux)
 
 
-def cut_pixels(geometry: BoardGeometry, image: np.ndarray, margin: float) -> np.ndarray:
+def cut_pixels(geometry: BoardGeometry, image: np.ndarray, margin: float,
+               interpolation: int = cv2.INTER_NEAREST) -> np.ndarray:
     """The 24 strips of *image* (a rectified board, any type and number of
     channels), each (length, width[, channels]) and of *image*'s type, where
     :func:`whole_pixel_strips` holds: each pixel of a strip is one pixel of
-    *image*, those beyond it 0."""
+    *image*, those beyond it 0.  Where it does not, with
+    *interpolation* ``cv2.INTER_LINEAR``: each strip's pixel drawn from the
+    four nearest (the same where it holds)."""
     sw, sl = STRIP_PX
     out = np.empty((24, sl, sw) + image.shape[2:], image.dtype)
     for i, A in enumerate(_strip_affines(geometry, margin)):
-        cv2.warpAffine(image, A, (sw, sl), dst=out[i], flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT)
+        cv2.warpAffine(image, A, (sw, sl), dst=out[i], flags=interpolation, borderMode=cv2.BORDER_CONSTANT)
     return out
 
 

@@ -78,7 +78,10 @@ def test_the_start_is_learnt_at_calibration_and_every_shown_frame_after_it_saved
         table.set(start)
         assert until(lambda: w.learnt >= 2, 20)
         assert w.flush()                                            # saved off the watcher's thread ...
-        assert _head_examples(path) == 24 * (1 + w.learnt)          # ... with the calibration
+        # ... with the calibration: the start's points, the first frame's (read whole: the referee held no
+        # board yet), and of the frames after it, the points read afresh (``vision.point_memory``): those
+        # whose picture changed, the turn's, at least; a point read again from the same picture adds nothing
+        assert 24 * 2 < _head_examples(path) < 24 * (1 + w.learnt)
         # this board's noise, from the rows 8/5 6/5 left as they were (of the 21 points it did not touch),
         # learnt once the frame after it was settled against the start's
         assert until(lambda: _noise_rows(path) >= 1, 20)
@@ -88,7 +91,7 @@ def test_the_start_is_learnt_at_calibration_and_every_shown_frame_after_it_saved
     # a restart: the calibration read again holds what was learnt
     again = CameraWatcher(table, lambda *a: None, calibration_path=path, fps=30)
     assert again._corners(table.read()) is not None
-    assert again._look.head is not None and len(again._look.head.examples) == _head_examples(path) >= 72
+    assert again._look.head is not None and len(again._look.head.examples) == _head_examples(path) > 48
     assert again._look.noise is not None and len(again._look.noise.faint) == _noise_rows(path) >= 1
 
 
