@@ -21,11 +21,17 @@ It prints, for each: legal and illegal turns ruled right, asked and ruled
 wrong; the reader's per-location accuracy of single frames and its
 calibration (a reliability table and the expected calibration error, with
 the fitted temperature and without); and milliseconds per turn on one core
-(reading the frame and judging; drawing the frame is not counted).
+(reading the frame and judging; drawing the frame is not counted). Each
+frame is read as the watcher reads it, with what was read of the frame
+before (``vision/point_memory.py``: the network reads again only the points
+whose picture changed, or that it read otherwise than the referee holds
+them); ``--no-memory`` reads every frame afresh, the baseline, and the
+quiet timing reads the first turns both ways in the same run.
 
     python benchmarks/turns.py                       # 1,000 turns, two worker processes
     python benchmarks/turns.py --turns 200 --workers 1 --style-set training
     python benchmarks/turns.py --turns 300 --workers 1 --style-set held-out-fit --model /tmp/candidate.onnx
+    python benchmarks/turns.py --turns 300 --seed 777 --learn --no-memory   # every frame read afresh
 """
 
 from __future__ import annotations
