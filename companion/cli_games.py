@@ -387,7 +387,7 @@ def judge_photo(args: argparse.Namespace, rules: Rules, before: Position, dice: 
                                         point_change_profiles)
 
     image = read_image(args.after_image)
-    corners, look = locate(image, args.corners)
+    corners, look = locate(image, args.corners, args.calibration)
     if args.corners:
         # corners marked on the photo by hand, a few pixels off: moved along the board to the points'
         # edges (a saved calibration's were refined when it was made)
@@ -525,4 +525,7 @@ def add_game_commands(sub: Any) -> None:
     p.add_argument("--before-image", metavar="IMG", help="a photo of the same board before the turn, same camera")
     p.add_argument("--corners", metavar='"x1,y1 x2,y2 x3,y3 x4,y4"',
                    help="the playing surface's corners in the photo (else the saved calibration)")
+    p.add_argument("--calibration", metavar="FILE",
+                   help="with --after-image: the calibration to read the photo with (default: the one in the "
+                        "data directory, where 'vision calibrate' writes it)")
     p.set_defaults(func=cmd_judge)

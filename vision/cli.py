@@ -103,8 +103,8 @@ def _marker_warnings(markers: dict[int, np.ndarray], corners: np.ndarray) -> lis
 
 
 def cmd_calibrate(args: argparse.Namespace) -> int:
-    """``willughby vision calibrate IMAGE --corners "..." --out FILE``."""
-    from .calibration import calibrate_from_photo
+    """``willughby vision calibrate IMAGE --corners "..." [--out FILE]``."""
+    from .calibration import calibrate_from_photo, calibration_path
     from .reader import Look
 
     image = read_image(args.image)
@@ -113,7 +113,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
     look = Look.from_json(cal.colours)
     found = {i: c for i, c in detect_markers(image).items() if i in MARKER_IDS}
     warnings = _marker_warnings(found, check_corners(corners))
-    path = save_calibration(args.out, cal)
+    path = save_calibration(args.out or calibration_path(default_data_dir()), cal)
     if args.json:
         print(json.dumps({"path": str(path), "markers": sorted(found),
                           "marker_calibration": cal.markers is not None, "warnings": warnings,
@@ -167,7 +167,9 @@ def add_vision_commands(subparsers: Any) -> Any:
     p.add_argument("--no-refine", action="store_true",
                    help="keep the corners exactly as given (by default they are moved along the board "
                         "to the points' edges)")
-    p.add_argument("--out", required=True, metavar="FILE", help="the calibration file to write")
+    p.add_argument("--out", metavar="FILE",
+                   help="the calibration file to write (default: the one in the data directory, where "
+                        "'vision read', 'judge --after-image' and 'serve' look for it)")
     p.add_argument("--json", action="store_true", help="one JSON document on standard output")
     p.set_defaults(func=cmd_calibrate)
     return sub

@@ -126,3 +126,25 @@ def test_two_groups_further_apart_than_the_calibrated_men_are_two_colours():
     colours = _men_colours([amber] * 6 + [navy] * 5, look)
     assert tuple(colours["light"]) == pytest.approx(tuple(amber))
     assert tuple(colours["dark"]) == pytest.approx(tuple(navy))
+
+
+def test_a_calibration_saved_without_out_is_where_judging_a_photo_looks(tmp_path, monkeypatch, capsys):
+    # the Pi owner's path: calibrate, then judge a photo without corners; both find the data directory's
+    # calibration, and --calibration reads one saved elsewhere
+    from pathlib import Path
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    examples = Path(__file__).resolve().parents[2] / "docs" / "examples"
+    corners = "264,64 734,83 733,491 233,471"
+    assert main(["vision", "calibrate", str(examples / "start.jpg"), "--corners", corners]) == 0
+    assert (tmp_path / "data" / "willughby" / "calibration.json").is_file()
+    assert str(tmp_path / "data" / "willughby" / "calibration.json") in capsys.readouterr().out
+    judge = ["judge", "--variant", "backgammon", "--before", f"@{examples / 'start.json'}", "--dice", "3,1",
+             "--after-image", str(examples / "after-8-5-6-5.jpg"), "--json"]
+    assert main(judge) == 0
+    assert json.loads(capsys.readouterr().out)["verdict"] in ("legal", "unsure")
+    elsewhere = tmp_path / "elsewhere.json"
+    (tmp_path / "data" / "willughby" / "calibration.json").rename(elsewhere)
+    assert main(judge) == 2                                   # none in the data directory now
+    assert "no --corners given and no calibration" in capsys.readouterr().err
+    assert main(judge + ["--calibration", str(elsewhere)]) == 0
