@@ -152,7 +152,10 @@ def calibrate_from_photo(image: np.ndarray, corners: Any, config: Any = None,
     board's own look; the photo must show no hand) and kept in
     ``colours``; with *known* (the board document the photo shows, which
     the referee knows: the game's start), the point reader learns this
-    board's points from it too (``Look.head``).  Returns the calibration and
+    board's points from it too (``Look.head``), and corners given in another
+    order (the board read mirrored or turned round) are an
+    :class:`InvalidCornersError` that names the right order
+    (``corner_order``).  Returns the calibration and
     the refinement (None when not refined).  Corners outside the image are an :class:`InvalidCornersError`."""
     from .reader import learn_look
     from .refine import refine_corners
@@ -160,6 +163,15 @@ def calibrate_from_photo(image: np.ndarray, corners: Any, config: Any = None,
     config = config or VisionConfig()
     frame = as_bgr(image, "image")
     cal = calibrate(frame, corners)          # checks the corners before anything is read
+    if known is not None:
+        # the board the photo shows is known: corners given in another order read it mirrored or turned round
+        from .corner_order import corner_order, describe
+
+        found = corner_order(frame, cal.corners_array(), known, config)
+        if found is not None and not found.as_given:
+            raise InvalidCornersError(
+                "the corners are in another order: the photo shows the board as it stands only with "
+                f"{describe(found.order)}; mark them again in that order")
     refinement = None
     if refine:
         refinement = refine_corners(config, frame, cal.corners_array())

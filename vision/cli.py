@@ -109,7 +109,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
     image = read_image(args.image)
     corners = parse_corners(args.corners)
-    cal, refinement = calibrate_from_photo(image, corners, refine=not args.no_refine)
+    cal, refinement = calibrate_from_photo(image, corners, refine=not args.no_refine, known=args.known)
     look = Look.from_json(cal.colours)
     found = {i: c for i, c in detect_markers(image).items() if i in MARKER_IDS}
     warnings = _marker_warnings(found, check_corners(corners))
@@ -167,12 +167,37 @@ def add_vision_commands(subparsers: Any) -> Any:
     p.add_argument("--no-refine", action="store_true",
                    help="keep the corners exactly as given (by default they are moved along the board "
                         "to the points' edges)")
+    p.add_argument("--known", type=_board_argument, metavar="BOARD",
+                   help="the board the photo shows (a board document, or @FILE; the game's start): the reader "
+                        "learns this board's points from it, and corners given in another order are refused, "
+                        "with the right order named")
     p.add_argument("--out", metavar="FILE",
                    help="the calibration file to write (default: the one in the data directory, where "
                         "'vision read', 'judge --after-image' and 'serve' look for it)")
     p.add_argument("--json", action="store_true", help="one JSON document on standard output")
     p.set_defaults(func=cmd_calibrate)
     return sub
+
+
+def _board_argument(text: str) -> dict[str, list[int]]:
+    """``--known``: a board document (JSON, or ``@FILE``), of which its 24 points of each colour are used."""
+    source = text
+    try:
+        if text.startswith("@"):
+            source = Path(text[1:]).read_text(encoding="utf-8")
+        doc = json.loads(source)
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"cannot read {text[1:]}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a JSON board document: {exc}") from None
+    board = {}
+    for side in ("light", "dark"):
+        points = doc.get(side) if isinstance(doc, dict) else None
+        if (not isinstance(points, list) or len(points) != 24
+                or not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 15 for n in points)):
+            raise argparse.ArgumentTypeError(f"a board document's {side!r} is 24 counts of 0 to 15")
+        board[side] = points
+    return board
 
 
 def _size_mm(text: str) -> float:
