@@ -163,7 +163,7 @@ class Position:
 
     # ---------------------------------------------------------- board JSON
     def to_board(self) -> dict[str, Any]:
-        """The board document (``board-json.md``) of this position."""
+        """The board document (``docs/board-document.md``) of this position."""
         doc: dict[str, Any] = {
             "format": "board/1",
             "light": list(self.light),

@@ -1,6 +1,6 @@
 """Sice-Ace's state: a :class:`Tally` of each player's men and the pool.
 
-The counting game has no board: ``board-json.md`` ("The tally document")
+The counting game has no board: ``docs/board-document.md`` ("The tally")
 gives its document, ``{"format": "tally/1", "men": [6, 6, 6], "pool": 0,
 "turn": 0}``.  A tally is a frozen value with one compact text form
 (docs/house-conventions.md, convention 1); :mod:`~willughby.engine.counting` reads throws on
@@ -137,7 +137,7 @@ class Tally:
 
     # ------------------------------------------------------ the document
     def to_doc(self) -> dict[str, Any]:
-        """The tally document (``board-json.md``); ``turn`` only where known.
+        """The tally document (``docs/board-document.md``); ``turn`` only where known.
 
         >>> Tally.start(2).to_doc()
         {'format': 'tally/1', 'men': [6, 6], 'pool': 0, 'turn': 0}

@@ -109,7 +109,7 @@ def _rebuilt(side: Sequence[int]) -> bool:
 
 
 def _derived_phase(rules: Rules, side: Sequence[int]) -> str:
-    """The phase a board shows (board-json.md, ``phase``): a colour with a man
+    """The phase a board shows (docs/board-document.md, ``phase``): a colour with a man
     off is bearing off; in a game with a restack phase one with no pile is
     restacking; otherwise one with a pile is unstacking."""
     if side[OFF]:

@@ -7,7 +7,7 @@ found in the picture (``board_layout``: ``config.layout.centres`` and
 
 The rectified surface has its origin at corner C3 (touching point 13), x along
 the long edge towards C4 (point 24), y across towards C2/C1, in millimetres
-(``board-json.md``: C1 touches point 1, C2 point 12, C3 point 13, C4 point
+(``docs/board-document.md``: C1 touches point 1, C2 point 12, C3 point 13, C4 point
 24).  Points 13-24 lie along the top edge (y = 0), 12-1 along the bottom.
 
 >>> g = BoardGeometry()

@@ -72,7 +72,7 @@ LAYOUTS: tuple[Layout, ...] = (
 
 def layout_points(layout: Layout, side: str) -> dict[int, tuple[int, int]]:
     """The layout on physical points: light's own numbering is the physical
-    one, dark's point n is physical 25 - n (board-json.md), unless the
+    one, dark's point n is physical 25 - n (docs/board-document.md), unless the
     layout says otherwise."""
     if side == "light":
         return dict(layout.points)

@@ -1,7 +1,7 @@
 """Helpers for the rulebook tests (``test_rulebook_*.py``).
 
 Positions are drawn in each side's OWN numbering, as a player reads the
-board (``board-json.md``): light's own point k is physical point k; dark's
+board (the board-document contract): light's own point k is physical point k; dark's
 own point k is physical point ``25 - k``.
 
 >>> p = board(light={6: 2}, dark={6: 2}, turn="light")

@@ -1,4 +1,4 @@
-"""Positions: the board document (board-json.md), the compact id, GNU
+"""Positions: the board document (the board-document contract), the compact id, GNU
 Backgammon Position IDs, and the drawing."""
 
 import json
@@ -26,7 +26,7 @@ def doc(**changes):
 
 
 def test_spec_example_is_the_start_of_modern_backgammon():
-    """board-json.md: "The example above is the start of modern backgammon with
+    """the board-document contract: "The example above is the start of modern backgammon with
     light on the near side" -- and every race preset but dutch, english and
     filling starts there."""
     p = Position.from_board(START_DOC, men=15)
@@ -35,14 +35,14 @@ def test_spec_example_is_the_start_of_modern_backgammon():
 
 
 def test_dark_own_point_k_is_physical_25_minus_k():
-    """board-json.md: "dark's own point k is physical point 25 - k"."""
+    """the board-document contract: "dark's own point k is physical point 25 - k"."""
     p = Position.from_board(START_DOC, men=15)
     assert p.dark[25 - 24 - 1] == 2   # dark's 24 point is physical 1
     assert p.dark[25 - 6 - 1] == 5    # dark's 6 point is physical 19
 
 
 def test_off_is_derived_from_the_variant_count_of_men():
-    """board-json.md: off is "derived where the variant knows its count of men"."""
+    """the board-document contract: off is "derived where the variant knows its count of men"."""
     d = doc()
     del d["off"]
     d["light"] = [0] * 5 + [3] + [0] * 18
@@ -65,7 +65,7 @@ def test_off_is_derived_from_the_variant_count_of_men():
     ],
 )
 def test_malformed_documents_are_rejected_naming_field_and_value(changes, field):
-    """board-json.md: "A reader must reject, with a message that names the field
+    """the board-document contract: "A reader must reject, with a message that names the field
     and the value, a document whose counts are negative, whose lists are not 24
     long, whose stacked count exceeds the men on a point, or whose colour
     totals exceed the variant's men per side." """
@@ -74,7 +74,7 @@ def test_malformed_documents_are_rejected_naming_field_and_value(changes, field)
 
 
 def test_colour_totals_above_the_variant_are_rejected():
-    """board-json.md: reject a document "whose colour totals exceed the variant's men per side"."""
+    """the board-document contract: reject a document "whose colour totals exceed the variant's men per side"."""
     d = doc(off={"light": 1, "dark": 0})
     with pytest.raises(InvalidBoardError, match="light has 16 men"):
         Position.from_board(d, men=15)
@@ -103,7 +103,7 @@ def test_not_json_and_not_an_object_are_clear_errors():
 
 
 def test_turn_required_for_a_position_to_judge():
-    """board-json.md: turn is required "for a position to judge"."""
+    """the board-document contract: turn is required "for a position to judge"."""
     d = doc()
     del d["turn"]
     with pytest.raises(InvalidBoardError, match="turn is required"):
@@ -111,7 +111,7 @@ def test_turn_required_for_a_position_to_judge():
 
 
 def test_dutch_men_beside_the_board_wait_to_enter():
-    """board-json.md: off counts men "never yet entered where a game starts off the board"."""
+    """the board-document contract: off counts men "never yet entered where a game starts off the board"."""
     d = {"format": "board/1", "light": [0] * 24, "dark": [0] * 24, "turn": "light"}
     p = Position.from_board(d, men=15, starts_off_board=True)
     assert p.waiting == (15, 15) and p.off == (0, 0)

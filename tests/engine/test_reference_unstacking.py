@@ -2,7 +2,7 @@
 for ``willughby.engine.unstacking.outcomes`` (through ``referee.turn_outcomes``).
 
 The reference below is written from ``specs/variants.md`` ("Unstacking
-games" and the options table) and ``specs/board-json.md`` (``stacked``,
+games" and the options table) and the board-document contract (``stacked``,
 ``phase``), as plainly as it can be, and shares nothing with the engine
 (no ``CHECKS``, ``_act``, ``_moves``, ``expand_dice``, ``_side``): sides are
 plain lists, a throw's actions are listed here, and every distinct ORDER of
@@ -16,7 +16,7 @@ Rabattues' exception forbids it.
 
 The engine and the reference must give the same set of final boards (men,
 piles, men off and each side's phase, read from the board document as
-board-json.md says), each once, with the right side to throw next.
+the board-document contract says), each once, with the right side to throw next.
 """
 
 from __future__ import annotations
@@ -194,7 +194,7 @@ def reference_turn(preset: str, rules: Rules, sides: dict, turn: str, dice: tupl
 
 # ------------------------------------------------- reading the engine's boards
 def derived_phase(preset: str, men, piled, off) -> str:
-    """board-json.md: where ``phase`` is absent, a colour with a man off is in
+    """the board-document contract: where ``phase`` is absent, a colour with a man off is in
     bear_off; otherwise, in Ofanfelling, one with no man in a pile is in restack
     and any other in unstack; in the other games, one with a man in a pile is in
     unstack and one with none in bear_off."""

@@ -83,7 +83,7 @@ def test_the_last_player_hands_his_man_round_to_the_first() -> None:
 def test_a_one_skips_a_player_who_is_out() -> None:
     """"1: A piece is handed to the player on the left" -- the player on the
     left is the next player still in; a man is never handed to a player who is
-    out (board-json.md; choice of this program).
+    out (the board-document contract; choice of this program).
 
     Tally(men=(6, 0, 6), pool=0, turn=0): player 1 is out; 0 throws 1-3.
     """
@@ -256,7 +256,7 @@ def test_out_is_final_the_rest_of_the_throw_counts_nothing() -> None:
 
 def test_a_player_who_is_out_is_passed_over() -> None:
     """A player out throws no more: whose throw passes to the next player still
-    in (board-json.md).
+    in (the board-document contract).
 
     Tally(men=(6, 0, 6), pool=0, turn=0) throws 3-4.
     """
@@ -378,7 +378,7 @@ def test_the_tally_document_round_trips() -> None:
     ({"format": "tally/1", "men": [6, 6], "turn": "0"}, "turn must be a player's index, not '0'"),
 ])
 def test_bad_tally_documents_are_refused(doc, message: str) -> None:
-    """board-json.md, "The tally document": 2..5 players, no negative counts,
+    """the board-document contract, "The tally document": 2..5 players, no negative counts,
     at most 6 men a player, the turn a player's index."""
     with pytest.raises(InvalidBoardError, match=message):
         Tally.from_doc(doc)

@@ -189,7 +189,7 @@ def test_ofanfelling_restacks_after_playing_down() -> None:
     """"A key difference is that, in phase 2, players re-stack their men on the
     same point." -- Fiske 1905, seed 002.  The 5 plays the last pile down; the
     3 then piles point 3 up again.  The board alone would read the new pile as
-    unstacking, so the document says ``phase``: restack (board-json.md)."""
+    unstacking, so the document says ``phase``: restack (the board-document contract)."""
     r = rules("ofanfelling")
     before = drawn(r, "2 2 2 2 2^ 2", PAIRS)
     after = drawn(r, "2 2 2^ 2 2 2", PAIRS, turn="dark", phase={"light": "restack"})
@@ -228,7 +228,7 @@ def test_restacking_done_the_next_die_bears_off() -> None:
 
 
 def test_a_rebuilt_table_with_no_man_off_says_bear_off() -> None:
-    """board-json.md, ``phase``: "A document gives it to say what this rule
+    """the board-document contract, ``phase``: "A document gives it to say what this rule
     cannot (Ofanfelling's table partly or wholly rebuilt)".  Under
     must_use=free light restacks his last point and stops: every point holds
     its pile, no man is off, and he is bearing off."""

@@ -90,7 +90,7 @@ def test_a_layout_is_not_laid_over_the_other_colour():
 
 
 def test_the_race_start_for_dark_is_on_dark_s_own_points():
-    # board-json.md: dark's point n is physical 25 - n; variants.md, irish:
+    # the board-document contract: dark's point n is physical 25 - n; variants.md, irish:
     # "5 on 6, 3 on 8, 5 on 13, 2 on 24" -> physical 19, 17, 12 and 1
     assert starts.layout_points(starts.LAYOUTS[0], "dark") == {19: (5, 0), 17: (3, 0), 12: (5, 0), 1: (2, 0)}
     count, pile = probs()

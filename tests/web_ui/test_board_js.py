@@ -1,5 +1,5 @@
 """The board drawing (static/board.js), run under node where node is
-installed: the numbering of board-json.md seen from light's seat, both
+installed: the numbering of the board-document contract seen from light's seat, both
 sides' numbers on every point, the men, the counts, the bar, the tray, the
 dice, the cube, the turn marker and the marks of the last play.
 

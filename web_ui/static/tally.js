@@ -1,4 +1,4 @@
-/* Drawing a counting game's tally (Sice-Ace; board-json.md, "The tally document"):
+/* Drawing a counting game's tally (Sice-Ace; docs/board-document.md, "The tally"):
  * each player in turn order with his men, who throws, who is out and who
  * pays, and the pool in the middle. Shared by the live page and the replay.
  *
