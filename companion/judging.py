@@ -233,8 +233,9 @@ class JudgingMixin:
         choices = [{"index": i, "play": notation(o), "board": o.position.to_board()}
                    for i, o in enumerate(ranked[:CHOICES])]
         if chances is not None:
-            for c in choices:
-                c["p"] = round(float(chances.get(c["play"], 0.0)), 4)
+            for c in choices:           # a play the turn reader did not rank has no chance to show
+                if c["play"] in chances:
+                    c["p"] = round(float(chances[c["play"]]), 4)
         if seen is not None:
             choices.append({"index": len(choices), "play": "the board as read", "board": seen.to_board()})
         n = self.store.append(self._game_id, "question", {"reading": dict(board), "doubtful": doubtful,

@@ -55,6 +55,9 @@ def test_an_unsure_picture_is_a_question_listing_the_plays_with_their_chances(c)
     first_two = {ch["play"] for ch in q["choices"][:2]}
     assert first_two == {"8/5 6/5", "8/7 8/5"}
     assert all(0.2 < ch["p"] < 0.7 for ch in q["choices"][:2])
+    # the plays the turn reader did not rank (beyond those it shows) carry no chance, not a "0%"
+    shown = set(ch["play"] for ch in q["choices"][:2])
+    assert all("p" not in ch or ch["play"] in shown or ch["p"] > 0 for ch in q["choices"])
     c.answer(q["id"], q["choices"][0]["index"], who="Ann")
     assert c.state()["rulings"][-1]["verdict"] == "legal"
 

@@ -135,7 +135,9 @@
       $("question-caption").textContent = caption;
     };
     const buttons = (q.choices || []).map((choice) => {
-      const chance = typeof choice.p === "number" ? ` (${Math.round(100 * choice.p)}%)` : "";
+      // the turn reader's chance of the play; a chance under half a percent is said so, not "0%"
+      const chance = typeof choice.p !== "number" ? ""
+        : choice.p < 0.005 ? " (under 1%)" : ` (${Math.round(100 * choice.p)}%)`;
       const button = W.el("button", { type: "button", class: "choice", "data-index": choice.index },
         W.playText(choice.play) + chance);
       button.disabled = !W.loggedIn();
