@@ -148,7 +148,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     asked = args.preset is not None or args.start is not None or args.players is not None
     if args.preset is None:
         args.preset = "backgammon"
-    changes: dict[str, Any] = {"speech": "auto" if args.speak else "off", "preset": args.preset,
+    changes: dict[str, Any] = {"speech": "on" if args.speak else "off", "preset": args.preset,
                                "players": {"light": "Ann", "dark": "Bob"}}
     if args.data_dir:
         changes["data_dir"] = Path(args.data_dir)

@@ -71,3 +71,18 @@ def test_the_voice_says_each_announcement_in_order(tmp_path):
     speaker.close()
     assert said.read_text().splitlines() == ["light hits the blot on dark's 5 point", "dark enters a man from the bar"]
     assert speaker.spoken == 2
+
+
+def test_speech_asked_for_without_espeak_is_warned_of_not_silent(monkeypatch, caplog):
+    # ``demo --speak`` (speech "on") on a machine without espeak-ng says so; "auto" stays quiet about it
+    import logging
+    from types import SimpleNamespace
+
+    from willughby.companion import runtime, speech
+
+    monkeypatch.setattr(speech, "espeak_available", lambda: None)
+    with caplog.at_level(logging.WARNING, logger=runtime.log.name):
+        runtime._voice(SimpleNamespace(config=SimpleNamespace(speech="auto"), companion=None))
+        assert "espeak-ng is not installed" not in caplog.text
+        runtime._voice(SimpleNamespace(config=SimpleNamespace(speech="on"), companion=None))
+    assert "espeak-ng is not installed" in caplog.text
