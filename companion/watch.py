@@ -461,6 +461,14 @@ class CameraWatcher:
         if self._on_status is not None:
             self._on_status(status)
 
+    def _ended(self) -> None:
+        """A recorded source (a folder of stills, a video) has shown all its frames: said once, as it is."""
+        status = f"ended: {getattr(self.source, 'name', 'the recording')} has shown all its frames"
+        if self.status != status:
+            self.status = status
+            log.info("the camera's %s", status)
+            self._tell(status)
+
     def _missed(self, why: str) -> None:
         """No frame this time: after *lost_after_s* seconds of these, the camera is lost (logged and told);
         while it is, it is opened again now and then where it can be."""
@@ -528,7 +536,10 @@ class CameraWatcher:
                 self._stop.wait(min(1.0, self.lost_after_s / 3))
                 continue
             if frame is None:
-                self._missed(f"{getattr(self.source, 'name', 'the camera')} gives no frames")
+                if not getattr(self.source, "live", True) and not getattr(self.source, "loop", False):
+                    self._ended()           # a folder or a video played to its end: not a camera lost
+                else:
+                    self._missed(f"{getattr(self.source, 'name', 'the camera')} gives no frames")
                 self._stop.wait(self._period)
                 continue
             self._found()

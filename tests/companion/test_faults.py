@@ -374,3 +374,26 @@ def test_the_dice_box_unplugged_while_serving_is_shown_and_back_when_plugged_in(
             assert "the dice box is back" in said(c)
         finally:
             rt.close()
+
+
+def test_a_folder_of_stills_played_to_its_end_says_it_ended_not_ok_nor_lost(tmp_path):
+    import cv2
+    import numpy as np
+
+    from willughby.companion.watch import CameraWatcher
+    from willughby.hardware.camera import FolderSource
+
+    for i in range(2):
+        cv2.imwrite(str(tmp_path / f"frame{i}.png"), np.full((40, 60, 3), 40 * i, np.uint8))
+    told: list[str] = []
+    w = CameraWatcher(FolderSource(tmp_path), lambda *a: None, fps=50, on_status=told.append,
+                      lost_after_s=0.05).start()
+    try:
+        deadline = time.monotonic() + 10
+        while not told and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.3)                                  # longer than the camera takes to be lost
+    finally:
+        w.close()
+    assert told == [f"ended: folder {tmp_path} has shown all its frames"]     # once, and never "lost"
+    assert w.status.startswith("ended") and w.lost is None
