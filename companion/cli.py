@@ -194,6 +194,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return _run_service(runtime, config.host, config.port, "Willughby", line)
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from willughby.companion.config import load_config
+    from willughby.companion.doctor import run_doctor
+
+    return run_doctor(load_config(args.config))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="willughby", description="A referee for tables games.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -238,6 +245,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--new-game", action="store_true",
                    help="start the configured game even if one is in progress (that one is kept, as abandoned)")
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("doctor", help="check that this machine has what a configuration needs (camera, pins, "
+                                      "box, espeak-ng, data directory, picamera2 beside numpy)")
+    p.add_argument("--config", help="the TOML configuration (default: every setting's default)")
+    p.set_defaults(func=cmd_doctor)
     return parser
 
 

@@ -59,7 +59,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SHELL = {"sh", "bash", "shell", "console"}
 # what the temporary folder sees of the repository, for the paths the docs give relative to its root
-SEEN = ("docs", "tests", "hardware", "benchmarks", "tools")
+SEEN = ("docs", "tests", "hardware", "benchmarks", "tools", "pyproject.toml")
 TIMEOUT_S = 120.0
 
 # Documents whose shell blocks another test runs, with why (their commands are counted, not run here).
@@ -71,13 +71,9 @@ RUN_ELSEWHERE = {
 # Commands not run here, by how they begin (as written, after joining continued lines), each with why.
 NOT_RUN = {
     "sudo apt-get ": "installs Debian packages as root (CI installs them)",
-    "apt-get install ": "installs Raspberry Pi OS packages as root, on a Pi",
-    "useradd ": "adds a system user, as root on a Pi",
-    "git clone ": "clones the repository into /opt, as root on a Pi",
-    "python3 -m venv --system-site-packages ": "installs the package into a Pi's /opt/willughby (CI installs it)",
-    "mkdir -p /etc/willughby ": "writes the configuration under /etc, as root on a Pi",
-    "cp hardware/willughby.service /etc/": "installs the systemd unit, as root on a Pi",
-    "systemctl ": "starts the systemd service, as root on a Pi",
+    "sudo bash hardware/install-pi.sh": "installs the service on a Pi, as root (its --check mode is run)",
+    "willughby doctor --config /etc/willughby/willughby.toml": "checks a Pi's own configuration under /etc "
+                                                               "(tests/companion/test_doctor.py runs the command)",
     ". .venv/bin/activate && WILLUGHBY_REQUIRE_BROWSER=1 python -m pytest": "the test suite itself (CI runs it)",
     # the benchmarks are reports run by hand or in CI, never pass/fail; the cheap one,
     # benchmarks/dice_fairness.py (4 s), is run

