@@ -87,8 +87,10 @@ def when(value: Any) -> str:
 
 @bp.get("/")
 def board() -> str:
-    """The board as it stands, live, with the controls."""
-    return render_template("board.html", presets=presets())
+    """The board as it stands, live, with the controls. The state rides in
+    the page, so the board is drawn as soon as the page has loaded, before
+    the live stream's first event."""
+    return render_template("board.html", presets=presets(), state=ask("state"))
 
 
 @bp.get("/games")

@@ -316,3 +316,29 @@ def test_a_phone_reads_the_turn_the_last_play_and_a_question_against_the_board(s
                                                  for k, v in measured.items()))
     finally:
         driver.quit()
+
+
+def test_the_first_response_already_shows_the_board_without_the_live_stream(served, tmp_path):
+    # the live stream blocked: what the page shows is what its first response carried
+    url, companion = served
+    driver = _browser(tmp_path, PHONE)
+    try:
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/api/events*"]})
+        driver.get(url)
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        WebDriverWait(driver, WAIT_S).until(
+            lambda d: d.execute_script("return document.readyState") == "complete")
+        headline = _text(driver.find_element("id", "headline"))
+        drawn = driver.execute_script(READ_BOARD_JS, "#board")
+        question_hidden = driver.find_element("id", "question").get_attribute("hidden")
+    finally:
+        driver.quit()
+    assert "Waiting" not in headline and "Bob" in headline
+    board = companion.state()["board"]
+    # every point's men, drawn from the state the page was served with
+    assert sorted((p["place"], p["lightMen"], p["darkMen"]) for p in drawn["points"]) == [
+        (i + 1, board["light"][i], board["dark"][i]) for i in range(24)]
+    assert sum(p["lightMen"] + p["darkMen"] for p in drawn["points"]) > 0
+    assert question_hidden is None                               # the question asked, shown at once

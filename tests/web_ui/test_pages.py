@@ -171,3 +171,15 @@ def test_a_fault_on_a_page_is_a_plain_500_page() -> None:
     assert response.mimetype == "text/html"
     html = response.get_data(as_text=True)
     assert "the server failed" in html and "ZeroDivision" not in html and "Traceback" not in html
+
+
+def test_the_board_page_carries_the_state_so_it_is_drawn_before_the_stream_answers(
+        client: FlaskClient, companion: FakeCompanion) -> None:
+    html = client.get("/").get_data(as_text=True)
+    block = re.search(r'<script type="application/json" id="page-data">(.*?)</script>', html, re.S)
+    assert block is not None
+    import json
+
+    served = json.loads(block.group(1))
+    assert served == companion.state()             # the present state, in the first response
+    assert served["board"] is not None

@@ -307,8 +307,17 @@
   }
 
   document.addEventListener("DOMContentLoaded", () => {
-    W.drawBoard($("board"), null);
+    // the state as it stood when the page was served: drawn at once, before the live stream's first event
+    const served = $("page-data");
+    let first = null;
+    try {
+      first = served ? JSON.parse(served.textContent) : null;
+    } catch (err) {
+      first = null;
+    }
     wireControls();
+    if (first) render(first);
+    else W.drawBoard($("board"), null);
     connect();
   });
 })();
