@@ -95,8 +95,8 @@ def board() -> str:
 
 @bp.get("/games")
 def games() -> str:
-    """The stored games, newest first."""
-    return render_template("games.html", games=ask("games"))
+    """The stored games, newest first; the game in progress marked as such."""
+    return render_template("games.html", games=ask("games"), current=ask("state").get("game_id"))
 
 
 @bp.get("/games/<game_id>")

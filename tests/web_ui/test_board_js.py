@@ -140,7 +140,7 @@ def test_dice_and_cube() -> None:
     drawn = draw(START_BOARD, {"dice": [6, 1], "cube": {"value": 2, "owner": "dark", "offered_by": None,
                                                         "enabled": True}})
     assert drawn["dice"] == [6, 1]  # pips
-    assert drawn["cube"] == [["2", "dark's"]]
+    assert drawn["cube"] == [["2", "dark's cube"]]   # the word cube beside its face
     assert draw(START_BOARD, {"cube": {"value": 1, "enabled": False}})["cube"] == []
 
 

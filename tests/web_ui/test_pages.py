@@ -50,7 +50,20 @@ def test_dispute_page_shows_both_boards_the_ruling_and_the_source(post: Post, cl
 def test_games_page_lists_the_games(client: FlaskClient) -> None:
     html = client.get("/games").get_data(as_text=True)
     assert '<a href="/games/g-1">2025-03-01 20:15</a>' in html
-    assert "<td>Ann</td>" in html and "<td>unfinished</td>" in html
+    assert "<td>Ann</td>" in html
+    # the game in progress is marked so, not called "unfinished"
+    assert '<tr class="in-progress">' in html and "<strong>in progress</strong>" in html
+    assert "<td>unfinished</td>" not in html
+
+
+def test_a_game_left_for_another_is_unfinished_and_the_new_one_in_progress(
+        client: FlaskClient, companion: FakeCompanion) -> None:
+    companion.new_game("backgammon", {}, {"light": "Cat", "dark": "Dan"}, who="test")
+    html = client.get("/games").get_data(as_text=True)
+    rows = re.findall(r"<tr(?: class=\"in-progress\")?>.*?</tr>", html, re.S)
+    marked = [r for r in rows if 'class="in-progress"' in r]
+    assert len(marked) == 1 and "Cat" in marked[0]
+    assert any("Ann" in r and "<td>unfinished</td>" in r for r in rows)
 
 
 def test_game_page_links_the_exports(client: FlaskClient) -> None:

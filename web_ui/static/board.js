@@ -284,11 +284,12 @@
     const group = svg("g", { class: `cube${offered}` });
     group.append(svg("rect", { x, y, width: size, height: size, rx: 6, class: "cube-face" }));
     group.append(svg("text", { x: x + size / 2, y: y + size / 2, class: "cube-value" }, cube.value || 1));
-    let note = "in the middle";
-    if (cube.offered_by) note = `offered by ${cube.offered_by}`;
-    else if (cube.owner) note = `${cube.owner}'s`;
+    // the word "cube" beside its face: a bare "1 in the middle" says nothing to a newcomer
+    let note = "cube, in the middle";
+    if (cube.offered_by) note = `cube, offered by ${cube.offered_by}`;
+    else if (cube.owner) note = `${cube.owner}'s cube`;
     group.append(svg("text", { x: x + size + 8, y: y + size / 2, class: "cube-note" }, note));
-    group.append(svg("title", {}, `cube ${cube.value || 1}, ${note}`));
+    group.append(svg("title", {}, `the cube at ${cube.value || 1}: ${note}`));
     root.append(group);
   }
 
