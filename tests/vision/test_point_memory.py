@@ -85,9 +85,8 @@ def _scene_frames():
     return label["corners"], before, again, changed, {src, dst}, after
 
 
-def test_a_frame_read_again_reads_only_the_points_whose_picture_changed(monkeypatch):
-    corners, before, again, changed, touched, after = _scene_frames()
-    board = start_position(preset_rules("backgammon")).to_board()
+def _spy_on_reads(monkeypatch) -> list[np.ndarray]:
+    """Which points the network read, frame by frame, from now on (``FrameRead.read``)."""
     calls: list[np.ndarray] = []
     real = pointnet.read_frame
 
@@ -97,6 +96,13 @@ def test_a_frame_read_again_reads_only_the_points_whose_picture_changed(monkeypa
         return out
 
     monkeypatch.setattr(pointnet, "read_frame", spy)
+    return calls
+
+
+def test_a_frame_read_again_reads_only_the_points_whose_picture_changed(monkeypatch):
+    corners, before, again, changed, touched, after = _scene_frames()
+    board = start_position(preset_rules("backgammon")).to_board()
+    calls = _spy_on_reads(monkeypatch)
     first = read_board(before, corners)
     assert first.point_memory is not None and calls[-1].all()
     misread = set(np.flatnonzero(first.point_memory.classes != board_classes_of(board["light"], board["dark"])))
@@ -126,15 +132,7 @@ def test_a_point_read_otherwise_than_the_referee_holds_it_is_read_again(monkeypa
     told = {"light": list(board["light"]), "dark": list(board["dark"])}
     p = next(i for i in range(24) if told["light"][i] == 0 and told["dark"][i] == 0)
     told["light"][p] = 1                 # the referee holds a man where the reader read none
-    calls: list[np.ndarray] = []
-    real = pointnet.read_frame
-
-    def spy(*args, **kwargs):
-        out = real(*args, **kwargs)
-        calls.append(out.read)
-        return out
-
-    monkeypatch.setattr(pointnet, "read_frame", spy)
+    calls = _spy_on_reads(monkeypatch)
     read_board(again, corners, earlier=first.point_memory, known=told)
     assert calls[-1][p]
     with pytest.raises(VisionError, match="not a board"):
