@@ -333,6 +333,9 @@ def test_the_first_response_already_shows_the_board_without_the_live_stream(serv
         headline = _text(driver.find_element("id", "headline"))
         drawn = driver.execute_script(READ_BOARD_JS, "#board")
         question_hidden = driver.find_element("id", "question").get_attribute("hidden")
+        # the dice stay on one line of the phone's screen ("dice 3-1", never "dice 3-" / "1")
+        dice = driver.execute_script("const s = document.querySelector('#turn-line .nowrap');"
+                                     "return s && [s.textContent, s.getClientRects().length];")
     finally:
         driver.quit()
     assert "Waiting" not in headline and "Bob" in headline
@@ -342,3 +345,4 @@ def test_the_first_response_already_shows_the_board_without_the_live_stream(serv
         (i + 1, board["light"][i], board["dark"][i]) for i in range(24)]
     assert sum(p["lightMen"] + p["darkMen"] for p in drawn["points"]) > 0
     assert question_hidden is None                               # the question asked, shown at once
+    assert dice is not None and dice[0].startswith("dice ") and dice[1] == 1

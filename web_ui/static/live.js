@@ -41,6 +41,20 @@
     return W.playerText(state.players, player);
   }
 
+  /** A part of a line that must not break across two lines ("dice 5-4" wrapped as "dice 5-" / "4"). */
+  function kept(text) {
+    return W.el("span", { class: "nowrap" }, text);
+  }
+
+  /** The parts of a status line, strings or elements, joined by " · ". */
+  function setLine(line, parts) {
+    line.textContent = "";
+    parts.forEach((part, i) => {
+      if (i) line.append(" · ");
+      line.append(part);
+    });
+  }
+
   function renderStatus(state) {
     const players = state.players || {};
     if (counting(state)) {
@@ -54,8 +68,8 @@
           parts.push(`${who(state, state.board.turn)} to throw${tally.throws_again ? " again" : ""}`);
         }
       }
-      if (state.dice && state.dice.length) parts.push(`last throw ${W.diceText(state.dice)}`);
-      $("turn-line").textContent = parts.join(" · ");
+      if (state.dice && state.dice.length) parts.push(kept(`last throw ${W.diceText(state.dice)}`));
+      setLine($("turn-line"), parts);
       return;
     }
     const light = W.playerText(players, "light");
@@ -75,8 +89,8 @@
         parts.push(`${W.playerText(players, offeredBy)} doubles: ${W.playerText(players, taker)} to take or drop`);
       } else if (turn) parts.push(`${W.playerText(players, turn)} ${PHASES[state.phase] || state.phase || ""}`.trim());
     }
-    if (state.dice && state.dice.length) parts.push(`dice ${W.diceText(state.dice)}`);
-    $("turn-line").textContent = parts.join(" · ");
+    if (state.dice && state.dice.length) parts.push(kept(`dice ${W.diceText(state.dice)}`));
+    setLine($("turn-line"), parts);
   }
 
   function renderBoard(state) {
