@@ -60,13 +60,16 @@ def describe_board_ruling(ruling: Any, who: Callable[[str | None], str], *,
     if ruling.play and ruling.play != NO_PLAY:
         out.append((f"{who(p)} plays {dice}: {ruling.play}", "play"))
     events = list(ruling.events)
+    passed = any(e.type == "pass" for e in events)
     for i, e in enumerate(events):
         if e.type == "lost_die" and i and events[i - 1].type == "lost_die" and events[i - 1].die == e.die:
             continue                     # said with the first of a run of lost dice alike
+        if e.type == "lost_die" and passed and e.player == p:
+            continue                     # a throw with no play loses every die: "cannot play" says so
         if e.type == "hit":               # the event's point is the hitter's; say it as the blot's owner counts
             text = f"{who(p)} hits the blot on {other(e.player)}'s {25 - (e.point or 0)} point"
-        elif e.type == "pass":
-            text = f"{who(e.player)} cannot play {dice}"
+        elif e.type == "pass":           # the throw and its ruling in one line (the throw is not said apart)
+            text = f"{who(e.player)} throws {dice} and cannot play"
         elif e.type == "lost_die":
             alike = 1
             while i + alike < len(events) and events[i + alike].type == "lost_die" \

@@ -81,8 +81,9 @@ class ControlsMixin:
                     passed = m.throw(values)
                     self._remember(ident)
                     self._save(who, [note])
-                    self._say(f"{self._who(mover)} throws {'-'.join(map(str, m.dice or values))}", "throw", who)
-                    if passed is not None:
+                    if passed is None or not any(e.type == "pass" for e in passed.events):
+                        self._say(f"{self._who(mover)} throws {'-'.join(map(str, m.dice or values))}", "throw", who)
+                    if passed is not None:       # no play: the pass says the throw too (announce.py)
                         self._ruled(passed, who, before)
                 elif m.phase == "binding_toss":
                     if len(values) != 4:

@@ -317,3 +317,26 @@ def test_undo_takes_back_one_thing_at_a_time_newest_first(c):
     assert s["phase"] == "move" and s["board"]["turn"] == "light" and s["dice"] == [3, 1]
     texts = [a["text"] for a in s["announcements"]]
     assert texts[:2] == ["Ann takes back the move of Ann (light): 8/5 6/5", "Bob takes back the throw of Bob (dark): 6-4"]
+
+
+def test_a_throw_with_no_play_is_announced_once(tmp_path):
+    # light on the bar against dark's closed home table dances: one line says it, not three
+    # ("throws 6-6", "cannot play 6-6", "loses four 6s" all said the same)
+    store = GameStore(tmp_path / "g.sqlite")
+    comp = Companion(store)
+    light = [0] * 24
+    light[5] = 14                                      # light's 6 point
+    dark = [0] * 24
+    for p in range(18, 24):                            # dark's home table, physical 19-24, closed
+        dark[p] = 2
+    dark[0] = 3
+    comp.new_game("backgammon", {"cube": "false"}, {"light": "Ann", "dark": "Bob"},
+                  start={"format": "board/1", "light": light, "dark": dark, "bar": {"light": 1, "dark": 0},
+                         "off": {"light": 0, "dark": 0}, "turn": "light"})
+    before = len(comp.state()["announcements"])
+    comp.enter_dice([6, 6])
+    s = comp.state()
+    said = [a["text"] for a in s["announcements"]][: len(s["announcements"]) - before]
+    assert said == ["Ann (light) throws 6-6 and cannot play"], said
+    assert s["board"]["turn"] == "dark" and s["phase"] == "throw"
+    store.close()
