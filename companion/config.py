@@ -16,6 +16,9 @@ max_watchers = 300    # pages that may follow the game at once; one more is aske
 
 [camera]
 source = "none"       # "camera:0", "picamera:", "folder:PATH", "video:PATH" (willughby.hardware.camera)
+width = 0             # the picture asked of a camera, with height (0: the camera's own)
+height = 0
+loop = false          # a folder of stills or a video plays again from its start (else it says it ended)
 
 [dice]
 source = "page"       # "page" (typed on the page), "box" (the dice box), "pi" (the Pi's ROLL button)
@@ -120,6 +123,9 @@ class CompanionConfig:
     pin: str = ""
     max_watchers: int = 300
     camera: str = "none"
+    camera_width: int = 0         # the picture asked of a camera (0: the camera's own)
+    camera_height: int = 0
+    camera_loop: bool = False     # a folder of stills or a video plays again from its start at its end
     dice: str = "page"
     box_port: str = "auto"
     pins: bool = False
@@ -138,6 +144,11 @@ class CompanionConfig:
                 raise ConfigError(f"web.{name} {problem}")
         if self.dice not in ("page", "box", "pi"):
             raise ConfigError(f"dice.source must be page, box or pi, not {self.dice!r}")
+        for name, value in (("width", self.camera_width), ("height", self.camera_height)):
+            if isinstance(value, bool) or not isinstance(value, int) or not (value == 0 or 16 <= value <= 10000):
+                raise ConfigError(f"camera.{name} must be 0 (the camera's own) or 16 to 10000 pixels, not {value!r}")
+        if (self.camera_width == 0) != (self.camera_height == 0):
+            raise ConfigError("camera.width and camera.height are given together, or neither")
         if self.speech not in ("auto", "on", "off"):
             raise ConfigError(f"speech.enabled must be auto, on or off, not {self.speech!r}")
         if self.pin and not (self.pin.isdigit() and 4 <= len(self.pin) <= 12):
@@ -178,7 +189,7 @@ class CompanionConfig:
 _TABLES: dict[str, dict[str, str]] = {
     "companion": {"data_dir": "data_dir", "preset": "preset", "options": "options", "players": "players"},
     "web": {"host": "host", "port": "port", "pin": "pin", "max_watchers": "max_watchers"},
-    "camera": {"source": "camera"},
+    "camera": {"source": "camera", "width": "camera_width", "height": "camera_height", "loop": "camera_loop"},
     "dice": {"source": "dice", "box_port": "box_port"},
     "hardware": {"enabled": "pins"},
     "speech": {"enabled": "speech"},

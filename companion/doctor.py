@@ -88,7 +88,8 @@ def _camera(config: CompanionConfig) -> Check:
     from willughby.hardware.camera import CameraError, open_source
 
     try:
-        source = open_source(config.camera)
+        source = open_source(config.camera, width=config.camera_width or None,
+                             height=config.camera_height or None)
     except CameraError as exc:
         return Check("camera", False, f"camera {config.camera!r}: {exc}")
     try:

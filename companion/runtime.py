@@ -271,14 +271,18 @@ def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None 
     elif cfg.camera != "none":
         from willughby.hardware.camera import CameraError, open_source
 
+        def opened() -> Any:
+            return open_source(cfg.camera, width=cfg.camera_width or None, height=cfg.camera_height or None,
+                               loop=cfg.camera_loop)
+
         try:
-            source = open_source(cfg.camera)
+            source = opened()
         except CameraError as exc:
             raise ConfigError(f"camera.source {cfg.camera!r}: {exc}; {CAMERA_SOURCES}") from None
         watcher = CameraWatcher(source, lambda board, conf, evidence=None: c.on_reading(board, conf, evidence=evidence),
                                 turn_evidence=True,
                                 calibration_path=cfg.calibration_path, on_status=_camera_status(c),
-                                reopen=(lambda: open_source(cfg.camera)) if source.live else None)
+                                reopen=opened if source.live else None)
     else:
         c.set_device("camera", "absent")
         return

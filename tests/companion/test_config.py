@@ -42,6 +42,10 @@ def test_the_shipped_example_for_a_pi_loads():
     ("[companion]\npreset = 'chess'\n", "companion.preset"),
     ("[hardware]\nenabled = 'yes'\n", "hardware.enabled must be true or false"),
     ("[web\n", "not valid TOML"),
+    ("[camera]\nwidth = 640\n", "camera.width and camera.height are given together"),
+    ("[camera]\nwidth = 8\nheight = 8\n", "camera.width must be 0 .* or 16 to 10000 pixels, not 8"),
+    ("[camera]\nheight = 'tall'\n", "camera.height must be a whole number"),
+    ("[camera]\nloop = 'yes'\n", "camera.loop must be true or false"),
 ])
 def test_a_bad_file_is_one_clear_error_naming_the_key(tmp_path, text, words):
     path = tmp_path / "w.toml"
@@ -78,3 +82,24 @@ def test_every_way_of_naming_where_to_listen_is_taken(tmp_path, host):
 def test_the_page_is_for_phones_at_the_table_by_default():
     c = load_config(None)
     assert c.host == "0.0.0.0" and c.max_watchers == 300
+
+
+def test_the_cameras_picture_and_a_recordings_loop_reach_the_source(tmp_path, monkeypatch):
+    from willughby.companion.runtime import build
+    from willughby.hardware import camera
+
+    asked = []
+
+    def open_source(text, **kwargs):
+        asked.append((text, kwargs))
+        raise camera.CameraError("not here")
+
+    monkeypatch.setattr(camera, "open_source", open_source)
+    path = tmp_path / "w.toml"
+    path.write_text(f"[companion]\ndata_dir = '{tmp_path}'\n[camera]\nsource = 'camera:0'\nwidth = 1640\n"
+                    "height = 1232\nloop = true\n[speech]\nenabled = 'off'\n")
+    config = load_config(path)
+    assert (config.camera_width, config.camera_height, config.camera_loop) == (1640, 1232, True)
+    with pytest.raises(ConfigError, match="not here"):
+        build(config)
+    assert asked == [("camera:0", {"width": 1640, "height": 1232, "loop": True})]
