@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 from willughby.engine.notation import NO_PLAY
 from willughby.engine.position import other
 
-__all__ = ["describe_board_ruling", "describe_tally_throw", "rethrow_text", "COUNT_WORDS"]
+__all__ = ["describe_board_ruling", "is_pass", "describe_tally_throw", "rethrow_text", "COUNT_WORDS"]
 
 # what is said of each kind of event a ruling lists (``hit`` and ``pass`` are worded below)
 _EVENT_TEXT = {
@@ -47,6 +47,11 @@ _UNSTACK_TEXT = {
 COUNT_WORDS = {2: "two", 3: "three", 4: "four"}
 
 
+def is_pass(ruling: Any) -> bool:
+    """Whether *ruling* is a throw with no play: its announcement says the throw too."""
+    return any(e.type == "pass" for e in ruling.events)
+
+
 def describe_board_ruling(ruling: Any, who: Callable[[str | None], str], *,
                           unstacking: bool = False) -> list[tuple[str, str]]:
     """What to say of a board game's ruling: the play, then each event, in
@@ -60,7 +65,7 @@ def describe_board_ruling(ruling: Any, who: Callable[[str | None], str], *,
     if ruling.play and ruling.play != NO_PLAY:
         out.append((f"{who(p)} plays {dice}: {ruling.play}", "play"))
     events = list(ruling.events)
-    passed = any(e.type == "pass" for e in events)
+    passed = is_pass(ruling)
     for i, e in enumerate(events):
         if e.type == "lost_die" and i and events[i - 1].type == "lost_die" and events[i - 1].die == e.die:
             continue                     # said with the first of a run of lost dice alike

@@ -30,6 +30,7 @@ from willughby.engine.errors import EngineError
 from willughby.engine.position import other
 
 from . import tally as _tally
+from .announce import is_pass
 from .errors import CompanionError, NotNowError
 from .store import StoreError
 
@@ -81,7 +82,7 @@ class ControlsMixin:
                     passed = m.throw(values)
                     self._remember(ident)
                     self._save(who, [note])
-                    if passed is None or not any(e.type == "pass" for e in passed.events):
+                    if passed is None or not is_pass(passed):
                         self._say(f"{self._who(mover)} throws {'-'.join(map(str, m.dice or values))}", "throw", who)
                     if passed is not None:       # no play: the pass says the throw too (announce.py)
                         self._ruled(passed, who, before)

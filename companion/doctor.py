@@ -130,16 +130,14 @@ def _box(config: CompanionConfig) -> Check:
             return Check("box", False, f"the dice box's port {port} cannot be opened by this user (the dialout "
                          "group: usermod -aG dialout USER)")
         return Check("box", True, f"the dice box's port {port} is there")
+    from willughby.firmware_bridge.errors import BoxNotFoundError
+    from willughby.firmware_bridge.link import find_box
+
     try:
-        from serial.tools import list_ports
-    except ImportError:
-        return Check("box", False, "pyserial is not installed: reinstall the venv")
-    picos = [p.device for p in list_ports.comports() if (p.vid, p.pid) == (0x2E8A, 0x0005)
-             or "Pico" in (p.description or "")]
-    if not picos:
-        return Check("box", False, "no dice box (a Raspberry Pi Pico) is plugged in; box_port = \"auto\" "
-                     "looks for one")
-    return Check("box", True, f"a dice box at {', '.join(picos)}")
+        port = find_box()                 # as the link looks for it with box_port = "auto"
+    except BoxNotFoundError as exc:
+        return Check("box", False, str(exc))
+    return Check("box", True, f"a dice box at {port}")
 
 
 def _speech(config: CompanionConfig) -> Check:

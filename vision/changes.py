@@ -113,6 +113,12 @@ def point_changes(before: np.ndarray | Rectified, after: np.ndarray | Rectified,
     return point_change_profiles(before, after, corners, config, delta_e, core).mean(axis=1)
 
 
+def core_columns(width: int, core: float = CHANGE_CORE) -> tuple[int, int]:
+    """The columns (from, to) of the middle *core* of a strip *width* pixels wide."""
+    lo = int(round(width * (1 - core) / 2))
+    return lo, max(lo + 1, width - lo)
+
+
 def strip_distance2(before: np.ndarray, after: np.ndarray, core: float = CHANGE_CORE) -> np.ndarray:
     """The squared Lab distance, pixel by pixel, between two frames' 24
     strips (each (24, length, width, 3) uint8, ``strips.cut_pixels`` of the
@@ -120,9 +126,7 @@ def strip_distance2(before: np.ndarray, after: np.ndarray, core: float = CHANGE_
     (24, length, core width), float32."""
     import cv2
 
-    width = before.shape[2]
-    lo = int(round(width * (1 - core) / 2))
-    hi = max(lo + 1, width - lo)
+    lo, hi = core_columns(before.shape[2], core)
     d = cv2.absdiff(before, after)[:, :, lo:hi].astype(np.float32).reshape(-1, hi - lo, 3)
     return cv2.transform(cv2.multiply(d, d), np.ones((1, 3), np.float32)).reshape(before.shape[0], -1, hi - lo)
 
@@ -171,9 +175,7 @@ def point_change_profiles(before: np.ndarray | Rectified, after: np.ndarray | Re
     config = rects[0].config or VisionConfig.default()     # ... and the strips are cut with the same
     geometry = BoardGeometry(config)
     ones = np.ones((1, 3), np.float32)
-    width = STRIP_PX[0]
-    lo = int(round(width * (1 - core) / 2))
-    hi = max(lo + 1, width - lo)
+    lo, hi = core_columns(STRIP_PX[0], core)
     out = []
     dice = [r.dice for r in rects if r.dice is not None]
     if dice and any(d.shape != labs[0].shape[:2] for d in dice):

@@ -180,24 +180,23 @@ def add_vision_commands(subparsers: Any) -> Any:
 
 
 def _board_argument(text: str) -> dict[str, list[int]]:
-    """``--known``: a board document (JSON, or ``@FILE``), of which its 24 points of each colour are used."""
+    """``--known``: a board document (JSON, or ``@FILE``), read and checked as every command reads one
+    (``Position.from_board``); its 24 points of each colour are used."""
+    from willughby.engine.errors import InvalidBoardError
+    from willughby.engine.position import Position
+
     source = text
-    try:
-        if text.startswith("@"):
+    if text.startswith("@"):
+        try:
             source = Path(text[1:]).read_text(encoding="utf-8")
-        doc = json.loads(source)
-    except OSError as exc:
-        raise argparse.ArgumentTypeError(f"cannot read {text[1:]}: {exc.strerror or exc}") from None
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(f"not a JSON board document: {exc}") from None
-    board = {}
-    for side in ("light", "dark"):
-        points = doc.get(side) if isinstance(doc, dict) else None
-        if (not isinstance(points, list) or len(points) != 24
-                or not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= 15 for n in points)):
-            raise argparse.ArgumentTypeError(f"a board document's {side!r} is 24 counts of 0 to 15")
-        board[side] = points
-    return board
+        except (OSError, UnicodeDecodeError) as exc:
+            raise argparse.ArgumentTypeError(f"cannot read {text[1:]}: {getattr(exc, 'strerror', None) or exc}") \
+                from None
+    try:
+        board = Position.from_board(source).to_board()
+    except InvalidBoardError as exc:
+        raise argparse.ArgumentTypeError(f"a board document, 24 counts a side, is wanted: {exc}") from None
+    return {"light": list(board["light"]), "dark": list(board["dark"])}
 
 
 def _size_mm(text: str) -> float:

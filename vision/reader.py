@@ -603,7 +603,10 @@ def observe(image: np.ndarray, corners: Sequence[Sequence[float]], config: Visio
 
 
 def _observe(image: np.ndarray, corners: Sequence[Sequence[float]], config: VisionConfig,
-             look: Look | None = None, earlier: PointMemory | None = None) -> Observation:
+             look: Look | None = None, earlier: PointMemory | None = None,
+             remember: bool = False) -> Observation:
+    """The stages before counting. With *remember* (or *earlier*), the strips' smoothed pictures too, for a
+    point memory (``point_memory``); only a read that keeps one pays for them."""
     keep_frame_memory(config.reader.keep_memory_mb)        # once a process: the next frame reuses this one's memory
     geometry = BoardGeometry(config)
     margin = config.margin
@@ -611,12 +614,13 @@ def _observe(image: np.ndarray, corners: Sequence[Sequence[float]], config: Visi
     camera = camera_from_corners(corners, (image.shape[1], image.shape[0]), geometry)
     lab8 = cv2.cvtColor(rect, cv2.COLOR_BGR2Lab)
     lab = _lab(rect, lab8)
-    smooth = smoothed(config, lab8)
-    pictures = strip_pictures(config, smooth)
-    same = None
-    if earlier is not None and earlier.fits(corners, image.shape) and earlier.pictures.shape == pictures.shape:
-        same = unchanged_points(earlier.pictures, pictures)
-    if same is not None and earlier is not None and earlier.keeps_model(pictures):
+    smooth = pictures = same = None
+    if remember or earlier is not None:
+        smooth = smoothed(config, lab8)
+        pictures = strip_pictures(config, smooth)
+        if earlier is not None and earlier.fits(corners, image.shape) and earlier.pictures.shape == pictures.shape:
+            same = unchanged_points(earlier.pictures, pictures)
+    if same is not None and pictures is not None and earlier is not None and earlier.keeps_model(pictures):
         # the board as it was: its colours as learnt then, so an unchanged point's strip is what it was; the
         # men's tops are then wanted only on the bar (``read_board``)
         model = earlier.model
@@ -720,7 +724,8 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
     given = corners
     corners, refine_notes = _refined(image, corners, config)
     config, _, layout_notes = board_config(image, corners, config, look)
-    obs = _observe(image, corners, config, look, earlier)
+    networked = method in ("net", "net-alone") or (method == "auto" and pointnet.available())
+    obs = _observe(image, corners, config, look, earlier, remember=networked)
     geometry, camera, margin, lab, tops, model = obs.geometry, obs.camera, obs.margin, obs.lab, obs.tops, obs.model
     s = config.scale
     found: list[Die] = []
@@ -748,7 +753,7 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
                 placed.append(Man(m.x, m.y, m.radius, colour, "bar"))
     laid_out: dict[str, str] = {}
     memory = points_read = None
-    if method in ("net", "net-alone") or (method == "auto" and pointnet.available()):
+    if networked:
         capacity = (MEN_PER_SIDE - bar["light"], MEN_PER_SIDE - bar["dark"])
         kept = earlier if obs.same is not None else None         # the earlier frame's board model was kept
         reuse = None
@@ -761,7 +766,7 @@ def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
             reuse = obs.same & (kept.classes == holds)
         net = pointnet.read_frame(obs.strips(), known=kept.points if reuse is not None else None, same=reuse)
         count_probs, pile_probs, features, points_read = net.count, net.pile, net.features, net.read
-        if net.points is not None and net.read is not None:
+        if net.points is not None and obs.pictures is not None:
             classes = np.argmax(net.count, axis=1)
             memory = (kept.updated(obs.pictures, net.points, classes, net.read) if kept is not None
                       else PointMemory(obs.pictures, net.points, classes,
