@@ -379,61 +379,19 @@ def _judge_counting(args: argparse.Namespace, preset_id: str, rules: Rules, over
 def judge_photo(args: argparse.Namespace, rules: Rules, before: Position, dice: Sequence[int]) -> int:
     """``judge --after-image``: the turn read from a photo by the turn reader,
     knowing the board before and the throw (the camera's "A turn judged from
-    a photo"). Rules only what the photo settles; otherwise ``unsure``."""
-    from willughby.engine.referee import turn_outcomes
+    a photo", :func:`~willughby.companion.photo_judge.judge_photo`). Rules
+    only what the photo settles; otherwise ``unsure``."""
     from willughby.vision.cli import locate, read_image
-    from willughby.vision.reader import read_board
-    from willughby.vision.turns import (CHANGE_DELTA_E, FAINT_DELTA_E, OTHER, Candidate, TurnEvidence, TurnReader,
-                                        point_change_profiles)
+    from willughby.vision.turns import OTHER
+
+    from .photo_judge import judge_photo as judge_image
 
     image = read_image(args.after_image)
     corners, look = locate(image, args.corners, args.calibration)
-    if args.corners:
-        # corners marked on the photo by hand, a few pixels off: moved along the board to the points'
-        # edges (a saved calibration's were refined when it was made)
-        from willughby.vision.config import VisionConfig
-        from willughby.vision.refine import refine_corners
-
-        corners = refine_corners(VisionConfig.default(), image, corners).corners.tolist()
     earlier = read_image(args.before_image) if args.before_image else None
-    if earlier is not None and earlier.shape == image.shape:
-        # the photo before, from the same camera, shows this board as it is: what it learns of the board
-        # (its colours, and its frame's picture, so only what changed since can be a hand) is used to read
-        from dataclasses import replace
-
-        from willughby.vision.reader import learn_look
-
-        learnt = learn_look(earlier, corners)
-        look = learnt if look is None else replace(look, rails=learnt.rails)
-    reading = read_board(image, corners, look=look)
-    profiles = faint = None
-    if earlier is not None:
-        # where along each point the picture changed: in the games of piles, what a play did there
-        profiles, faint = point_change_profiles(earlier, image, corners, delta_e=(CHANGE_DELTA_E, FAINT_DELTA_E))
-    outcomes = turn_outcomes(rules, before, dice)
-    by_play = {(o.play.notation or "(no play)"): o for o in outcomes}
-    found = TurnReader().judge([Candidate(p, o.position.to_board()) for p, o in by_play.items()],
-                               TurnEvidence.from_reading(reading, profiles=profiles, faint_profiles=faint),
-                               before=before.to_board(), men=rules.men, piles=rules.family == "unstacking")
-    read_doc = reading.to_board(men_per_side=rules.men)
-    read_doc["confidence"] = {k: round(v, 3) for k, v in reading.location_confidence.items()}
-    candidates = [{"play": r["play"], "board": r["board"], "p": round(r["p"], 4)} for r in found.ranked]
-    if found.verdict == "legal":
-        settled_on = by_play[found.play].position
-        doc = judge(rules, before, dice, settled_on).to_json()
-    elif found.verdict == "illegal" and _possible(found.board, rules) is not None:
-        settled_on = _possible(found.board, rules)          # an illegal turn: the board as read
-        doc = judge(rules, before, dice, settled_on).to_json()
-    else:
-        settled_on = None
-        doc = {"verdict": "unsure", "play": None, "after": None, "events": [], "reason": None, "citation": None,
-               "game_over": None}
-    if settled_on is not None:
-        # docs/command-line.md: `after` is the board the referee settled on; `board` beside it (the key the page and the
-        # store read), as the ruling wrote it where it did
-        doc.setdefault("board", settled_on.to_board())
-        doc["after"] = dict(doc["board"])
-    doc.update(reading=read_doc, candidates=candidates, settled=found.settled, notes=list(found.notes))
+    doc = judge_image(rules, before, dice, image, corners, marked_by_hand=bool(args.corners), look=look,
+                      earlier=earlier)
+    doc.pop("corners", None)
     if args.json:
         print(json.dumps(doc))
         return 0
@@ -443,22 +401,13 @@ def judge_photo(args: argparse.Namespace, rules: Rules, before: Position, dice: 
         print(f"illegal: {doc['reason']} ({doc['citation']})")
     else:
         print("unsure: the photo does not settle this turn; ask the players" +
-              ("" if found.settled else " (the board cannot be read: " + "; ".join(found.notes) + ")"))
-    for r in candidates[:4] if found.settled else []:
+              ("" if doc["settled"] else " (the board cannot be read: " + "; ".join(doc["notes"]) + ")"))
+    for r in doc["candidates"][:4] if doc["settled"] else []:
         if r["p"] >= 0.001:
             print(f"  {r['play'] if r['play'] != OTHER else 'a board no play leads to'}: {100 * r['p']:.1f}%")
     return 0
 
 
-def _possible(board: Any, rules: Rules) -> Position | None:
-    """The position of a board read from a photo, or None where no position can be it."""
-    try:
-        return Position.from_board({k: board[k] for k in ("format", "light", "dark", "bar", "off")}, men=rules.men)
-    except (EngineError, KeyError, TypeError):
-        return None
-
-
-# ---------------------------------------------------------------- drawings
 def _cell(men: int, piled: int) -> str:
     if not men:
         return "."

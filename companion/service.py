@@ -18,10 +18,11 @@ The work is shared along its jobs, one module each: what the companion
 tells and who listens, the state document among it (``state.py``); how a
 move on the board is judged, asked about and ruled (``judging.py``); dice,
 the cube, undo and the buttons (``controls.py``); read-only views of the
-stored games and of disputes (``views.py``); the numbering of turns
-(``numbering.py``); its errors (``errors.py``). :class:`Companion` puts them
-together and keeps the game, its record and its devices: it is the one
-object the rest of the program uses.
+stored games and of disputes (``views.py``); photos brought to a dispute
+(``dispute_photos.py``); the numbering of turns (``numbering.py``); its
+errors (``errors.py``). :class:`Companion` puts them together and keeps
+the game, its record and its devices: it is the one object the rest of
+the program uses.
 
 >>> from willughby.companion.store import GameStore
 >>> c = Companion(GameStore(":memory:"))
@@ -40,6 +41,7 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from willughby.engine.errors import EngineError
@@ -49,10 +51,12 @@ from willughby.engine.rules import get_preset, preset_rules
 
 from . import tally as _tally
 from .controls import ControlsMixin
+from .dispute_photos import DisputePhotosMixin
 from .errors import CompanionError, NotNowError, UnknownError
 from .games import Family, family_of, family_of_preset
 from .judging import JudgingMixin
 from .numbering import TurnCounter, judged_turns, ruling_doc
+from .photos import PhotoStore
 from .state import KEEP_ANNOUNCEMENTS, Announcement, StateMixin
 from .store import GameStore
 from .views import ViewsMixin
@@ -60,15 +64,21 @@ from .views import ViewsMixin
 __all__ = ["Companion", "CompanionError", "NotNowError", "UnknownError", "Announcement", "TurnCounter"]
 
 
-class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin):
+class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin, DisputePhotosMixin):
     """The referee of the game in progress; see the module docstring."""
 
     #: what the page may answer as bad input (400), no such thing (404) and not now (409);
     #: anything else the companion raises is a fault (web_ui/contract.py)
     declared_errors: tuple[type[Exception], ...] = (CompanionError, UnknownError, NotNowError)
 
-    def __init__(self, store: GameStore, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, store: GameStore, *, clock: Callable[[], float] = time.time,
+                 photo_dir: str | Path | None = None) -> None:
         self.store = store
+        # the dispute photos: beside the store (the data directory's ``photos``) unless told otherwise;
+        # a store in memory keeps none
+        if photo_dir is None and store.path != ":memory:":
+            photo_dir = Path(store.path).parent / "photos"
+        self.photo_store = PhotoStore(Path(photo_dir)) if photo_dir is not None else None
         self._clock = clock
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)

@@ -51,6 +51,11 @@ The kinds the companion writes (any name of 1 to 20 letters ``a-z`` and
     a player put a reading right by hand.
 ``dice``
     a throw as it came from the dice source, before the match took it.
+``photo``
+    a photo brought to a dispute was judged: ``{"photo", "turn", "attempt",
+    "verdict", "play", "reason", "citation"}`` (the photo and the whole
+    ruling are kept beside the store: ``dispute_photos.py``). It changes
+    nothing in the game.
 
 >>> store = GameStore(":memory:", clock=lambda: 1000.0)
 >>> gid = store.create_game("backgammon", {}, {"light": "Ann", "dark": "Bob"}, "AQAAAA")
@@ -93,7 +98,7 @@ SCHEMA_VERSION = 1
 #: ``PRAGMA application_id`` of a Willughby store ("Wlgb")
 APPLICATION_ID = 0x576C6762
 #: the kinds of log entry the companion writes (documented above)
-KINDS = ("action", "undo", "reading", "question", "answer", "announcement", "correction", "dice")
+KINDS = ("action", "undo", "reading", "question", "answer", "announcement", "correction", "dice", "photo")
 STATUSES = ("playing", "over", "abandoned")
 
 _KIND = re.compile(r"[a-z_]{1,20}")

@@ -51,28 +51,35 @@ class ViewsMixin:
         """A stored game as a ``.mat`` match file (:func:`stored_mat`)."""
         return stored_mat(self.store, game_id)
 
+    def _judged_turn(self, turn: int, attempt: int | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """Turn *turn*'s ruling *attempt* (None: its last) of the game in
+        progress, as :func:`~willughby.companion.numbering.judged_turns` gives
+        it, and all the turn's rulings. Call it holding the lock."""
+        m = self._need_game()
+        if self._family is not None and self._family.name == "counting":
+            raise NotNowError("Sice-Ace is refereed from the dice alone: each throw's ruling is in the list "
+                              "of rulings and the announcements")
+        judged = judged_turns(m.record(), plays_for=turn)
+        of_turn = [j for j in judged if j["turn"] == turn]
+        if not of_turn:
+            played = self._counter.played
+            raise UnknownError(f"turn {turn} has no ruling in this game (turns played: {played})")
+        if attempt is None:
+            attempt = of_turn[-1]["attempt"]
+        found = [j for j in of_turn if j["attempt"] == attempt]
+        if not found:
+            raise UnknownError(f"turn {turn} has no attempt {attempt} (it has {len(of_turn)})")
+        return found[0], of_turn
+
     def dispute(self, turn: int, attempt: int | None = None) -> dict[str, Any]:
         """A ruling of the game in progress for the dispute view: turn *turn*'s
         *attempt* (by default its last: the play that ended it, or the latest
         illegal attempt of the turn in progress), with the boards before and
-        after, the ruling, its source, every legal play the throw allowed, and
-        the turn's other attempts."""
+        after, the ruling, its source, every legal play the throw allowed, the
+        turn's other attempts, and the photos judged for it."""
         with self._lock:
-            m = self._need_game()
-            if self._family is not None and self._family.name == "counting":
-                raise NotNowError("Sice-Ace is refereed from the dice alone: each throw's ruling is in the list "
-                                  "of rulings and the announcements")
-            judged = judged_turns(m.record(), plays_for=turn)
-            of_turn = [j for j in judged if j["turn"] == turn]
-            if not of_turn:
-                played = self._counter.played
-                raise UnknownError(f"turn {turn} has no ruling in this game (turns played: {played})")
-            if attempt is None:
-                attempt = of_turn[-1]["attempt"]
-            found = [j for j in of_turn if j["attempt"] == attempt]
-            if not found:
-                raise UnknownError(f"turn {turn} has no attempt {attempt} (it has {len(of_turn)})")
-            j = found[0]
+            j, of_turn = self._judged_turn(turn, attempt)
+            attempt = j["attempt"]
             doc = ruling_doc(j["ruling"], j, j["before"])
             camera = None
             for e in reversed(self.store.game(self._game_id)["log"]):
@@ -85,7 +92,7 @@ class ViewsMixin:
                     "source": doc["source"], "legal_plays": j["plays"],
                     "others": [{"attempt": o["attempt"], "verdict": o["ruling"].verdict, "play": o["ruling"].play}
                                for o in of_turn if o["attempt"] != attempt],
-                    "camera": camera}
+                    "camera": camera, "photos": self.photos_of_turn(turn)}
 
     def presets(self) -> list[dict[str, Any]]:
         """The games a new game may be, with their options (``willughby variants``)."""

@@ -16,10 +16,10 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, request
 
 from . import security, validate
-from .errors import ForbiddenError, NotFoundError
+from .errors import BadRequestError, ForbiddenError, NotFoundError, PayloadTooLargeError
 from .services import ask, services
 
-__all__ = ["bp", "DEFAULT_PRESETS", "presets"]
+__all__ = ["bp", "DEFAULT_PRESETS", "presets", "PHOTO_UPLOAD_PATH", "UPLOAD_OVERHEAD"]
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -92,6 +92,48 @@ def dispute(turn: int) -> Response:
     return jsonify(ask("dispute", turn, validate.attempt(request.args.get("attempt"))))
 
 
+#: the address a dispute photo is uploaded to (the server takes a larger body there: web_ui/server.py)
+PHOTO_UPLOAD_PATH = re.compile(r"/api/dispute/[0-9]+/photo")
+#: what a multipart upload adds to the photo's own bytes, at most
+UPLOAD_OVERHEAD = 64 * 1024
+
+
+@bp.post("/dispute/<int:turn>/photo")
+def dispute_photo(turn: int) -> Response:
+    """A photo of the board after turn *turn* (``?attempt=k``), uploaded as
+    ``multipart/form-data`` in the field ``photo``: kept with the game, its
+    corners proposed. ``{"photo", "size", "corners" or null, "found_by", ...}``."""
+    who = security.control_check()
+    limit = int(getattr(services().companion, "max_photo_bytes", 0) or 0)
+    if limit <= 0:
+        raise ForbiddenError("photos are not taken here")
+    request.max_content_length = limit + UPLOAD_OVERHEAD     # past it, Flask answers 413 before parsing
+    if not request.mimetype == "multipart/form-data":
+        raise BadRequestError("send the photo as multipart/form-data, in the field 'photo'")
+    upload = request.files.get("photo")
+    if upload is None:
+        raise BadRequestError("the field 'photo' is missing: choose a photo to send")
+    data = upload.stream.read(limit + 1)
+    if len(data) > limit:
+        raise PayloadTooLargeError(f"the photo is larger than {limit // (1024 * 1024)} MB")
+    attempt = validate.attempt(request.args.get("attempt"))
+    return jsonify(ask("add_dispute_photo", turn, attempt, data, who))
+
+
+@bp.get("/photos/<photo>.jpg")
+def photo_jpeg(photo: str) -> Response:
+    """A dispute photo of the game in progress, as kept."""
+    return Response(ask("dispute_photo_jpeg", validate.photo_id(photo)), mimetype="image/jpeg")
+
+
+@bp.post("/photos/<photo>/judge")
+def judge_photo(photo: str) -> Response:
+    """``{"corners": [[x, y] x4]}``: judge the turn a kept photo was brought
+    to, with the board's corners C1..C4 (pixels of the photo as kept)."""
+    body, who = security.control_request()
+    return jsonify(ask("judge_dispute_photo", validate.photo_id(photo), validate.corners(body), who))
+
+
 def presets() -> list[dict[str, str]]:
     """The presets a new game may use, as ``{"id", "name"}``: the companion's,
     where it lists them (``presets()``, beyond the contract), else :data:`DEFAULT_PRESETS`."""
@@ -125,7 +167,8 @@ def camera_jpg() -> Response:
 
 @bp.get("/camera")
 def camera() -> Response:
-    """What the camera found: ``{"corners": [[x, y] x4] or null, "size": [w, h]}``."""
+    """What the camera found: ``{"corners": [[x, y] x4] or null, "proposed": [[x, y] x4] or null,
+    "found_by", "size": [w, h]}`` (web_ui/contract.py)."""
     _image, found = _snapshot()
     return jsonify(found)
 

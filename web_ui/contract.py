@@ -110,12 +110,32 @@ class CompanionLike(Protocol):
         "player_text", "dice", "before", "after", "ruling", "source": {"key",
         "citation", "quote"} or null, "legal_plays": [{"play", "board"}, ...],
         "others": [{"attempt", "verdict", "play"}, ...], "camera": null or {"verdict",
-        "candidates": [{"play", "p"}, ...], "notes"} (what the turn reader weighed)}``."""
+        "candidates": [{"play", "p"}, ...], "notes"} (what the turn reader weighed), "photos":
+        [{"photo", "attempt", "who", "at", "size", "proposed", "ruling"}, ...] (the photos brought to it)}``."""
+
+    # -- photos brought to a dispute (the page asks for the PIN first) -----------
+    #: the largest photo taken, in bytes (0: photos are not taken)
+    max_photo_bytes: int
+
+    def add_dispute_photo(self, turn: int, attempt: int | None, data: bytes, who: str) -> dict[str, Any]:
+        """Take in a photo of the board after turn *turn* (the file's bytes, as uploaded) and keep it with
+        the game: ``{"photo": id, "turn", "attempt", "size": [w, h], "corners": [[x, y] x4] or null,
+        "found_by": "markers" | "picture" | null, "order_known": bool}`` (the corners proposed). A file that
+        is not a picture, or too large, is bad input (ValueError)."""
+
+    def dispute_photo_jpeg(self, photo_id: str) -> bytes:
+        """A kept photo of the game in progress, as JPEG."""
+
+    def judge_dispute_photo(self, photo_id: str, corners: list[list[float]], who: str) -> dict[str, Any]:
+        """Judge the turn a kept photo was brought to, with its board's corners C1..C4: ``{"photo", "turn",
+        "attempt", "verdict": "legal" | "illegal" | "unsure", "play", "reason", "citation", "candidates":
+        [{"play", "p"}, ...], "notes", "corners", "referee": {"verdict", "play"}}``; kept with the photo."""
 
     # -- the camera ----------------------------------------------------------
     def camera_snapshot(self) -> tuple[bytes, dict[str, Any]] | None:
-        """A JPEG of the camera's view and what was found in it (``{"corners": [[x, y] x4] or null,
-        "size": [w, h]}``), or None without a camera."""
+        """A JPEG of the camera's view and what was found in it (``{"corners": [[x, y] x4] or null (the
+        calibration's), "proposed": [[x, y] x4] or null (the board finder's, without a calibration),
+        "found_by": "markers" | "picture" | null, "size": [w, h]}``), or None without a camera."""
 
     def calibrate(self, corners: list[list[float]], who: str) -> dict[str, Any]:
         """Save the board's four corners C1..C4 (pixels of the snapshot)."""

@@ -12,6 +12,7 @@ __all__ = [
     "ConfigError",
     "BadRequestError",
     "UnsupportedMediaError",
+    "PayloadTooLargeError",
     "ForbiddenError",
     "TooManyAttemptsError",
     "NotFoundError",
@@ -45,6 +46,12 @@ class UnsupportedMediaError(WebUIError, ValueError):
     """A POST whose body is not JSON."""
 
     status = 415
+
+
+class PayloadTooLargeError(WebUIError, ValueError):
+    """An upload past the size the page takes."""
+
+    status = 413
 
 
 class ForbiddenError(WebUIError, PermissionError):

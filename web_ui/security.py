@@ -37,6 +37,7 @@ __all__ = [
     "check_origin",
     "check_csrf",
     "json_body",
+    "control_check",
     "control_request",
     "add_security_headers",
 ]
@@ -152,15 +153,22 @@ def json_body() -> dict[str, Any]:
     return body
 
 
-def control_request() -> tuple[dict[str, Any], str]:
-    """For a control POST: check the login and the CSRF token, and return the
-    JSON body and who is acting."""
+def control_check() -> str:
+    """For a control POST of any body: check the login and the CSRF token,
+    and return who is acting."""
     if not services().config.control_enabled:
         raise ForbiddenError("control from the page is off: no PIN is set")
     if not logged_in():
         raise ForbiddenError("log in with the PIN first")
     check_csrf()
-    return json_body(), current_user() or DEFAULT_WHO
+    return current_user() or DEFAULT_WHO
+
+
+def control_request() -> tuple[dict[str, Any], str]:
+    """For a control POST: check the login and the CSRF token, and return the
+    JSON body and who is acting."""
+    who = control_check()
+    return json_body(), who
 
 
 def add_security_headers(response: Response) -> Response:

@@ -48,6 +48,7 @@ from typing import Any
 import uvicorn
 from flask import Flask
 
+from .api import PHOTO_UPLOAD_PATH, UPLOAD_OVERHEAD
 from .events import (EVENTS_TICKET_KEY, KEEPALIVE, RETRY_MS, EventsTicket, WatcherGate, format_event,
                      watcher_gate)
 from .services import services
@@ -168,6 +169,9 @@ class PageFront:
         self.max_watchers = found.config.max_watchers
         self.gate: WatcherGate = watcher_gate(app)
         self._body_cap = int(app.config.get("MAX_CONTENT_LENGTH") or _BODY_CAP)
+        # a dispute photo's upload is the one larger body taken (the app checks the login before it reads it)
+        photo_bytes = int(getattr(self.companion, "max_photo_bytes", 0) or 0)
+        self._upload_cap = max(self._body_cap, photo_bytes + UPLOAD_OVERHEAD if photo_bytes > 0 else 0)
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="willughby-page")
         self._events_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="willughby-events-check")
         self._hub: _Hub | None = None
@@ -225,7 +229,8 @@ class PageFront:
             await self._request(scope, receive, send)
 
     async def _request(self, scope: Scope, receive: Receive, send: Send) -> None:
-        body = await self._read_body(receive)
+        upload = scope["method"] == "POST" and PHOTO_UPLOAD_PATH.fullmatch(scope["path"]) is not None
+        body = await self._read_body(receive, self._upload_cap if upload else self._body_cap)
         if body is None:  # the client went before it had sent its request
             return
         environ = self._environ(scope, body)
@@ -292,15 +297,15 @@ class PageFront:
         watcher.gone = True
         watcher.wake.set()
 
-    async def _read_body(self, receive: Receive) -> bytes | None:
-        """The request's body, up to one byte more than the app takes (it then refuses it, 413)."""
+    async def _read_body(self, receive: Receive, cap: int) -> bytes | None:
+        """The request's body, up to one byte more than *cap*, what the app takes (it then refuses it, 413)."""
         body = bytearray()
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
                 return None
             body += message.get("body", b"")
-            if len(body) > self._body_cap or not message.get("more_body", False):
+            if len(body) > cap or not message.get("more_body", False):
                 return bytes(body)
 
     # -- WSGI -------------------------------------------------------------------

@@ -9,9 +9,10 @@ cannot throw, a board that cannot stand) is left to the companion.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
-from .errors import BadRequestError
+from .errors import BadRequestError, NotFoundError
 
 __all__ = [
     "MAX_NAME",
@@ -181,3 +182,18 @@ def corners(body: dict[str, Any]) -> list[list[float]]:
             raise BadRequestError(message)
         out.append([float(pair[0]), float(pair[1])])
     return out
+
+
+_PHOTO_ID = re.compile(r"p-[0-9a-f]{12}")
+
+
+def photo_id(text: str) -> str:
+    """A dispute photo's id from an address (``p-`` and twelve hex digits);
+    anything else is no such photo (404), never a path.
+
+    >>> photo_id("p-0123456789ab")
+    'p-0123456789ab'
+    """
+    if not _PHOTO_ID.fullmatch(text):
+        raise NotFoundError("there is no such photo")
+    return text

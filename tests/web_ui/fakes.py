@@ -262,6 +262,14 @@ class FakeCompanion:
                     "source": {"key": "play.all", "citation": "Hoyle 1753", "quote": "Play all you can."},
                     "legal_plays": [{"play": "8/5 6/5", "board": t["after"]}], "others": []}
 
+    #: photos are taken up to this many bytes (0: none), as the real companion's ``max_photo_bytes``
+    max_photo_bytes = 0
+
+    def add_dispute_photo(self, turn: int, attempt: int | None, data: bytes, who: str) -> dict[str, Any]:
+        self.calls.append(("add_dispute_photo", (turn, attempt, len(data), who)))
+        return {"photo": "p-000000000001", "turn": turn, "attempt": attempt or 1, "size": [640, 480],
+                "corners": None, "found_by": None, "order_known": False}
+
     def camera_snapshot(self) -> tuple[bytes, dict[str, Any]] | None:
         if not self.camera:
             return None

@@ -24,8 +24,8 @@ from .fakes import FakeCompanion
 class Served:
     """A PageServer in a thread, with the fake companion behind it."""
 
-    def __init__(self, **settings: Any) -> None:
-        self.companion = FakeCompanion()
+    def __init__(self, companion: FakeCompanion | None = None, **settings: Any) -> None:
+        self.companion = companion or FakeCompanion()
         settings.setdefault("events_keepalive_s", 0.2)
         self.app = create_app(WebConfig(pin=PIN, secret_key=SECRET, **settings), self.companion)
         self.server = PageServer(self.app, "127.0.0.1", 0, workers=2)
@@ -214,6 +214,31 @@ def test_a_body_too_large_is_refused(served: Served) -> None:
     auth = served.log_in()
     status, _, content = served.request("POST", "/api/board", {"board": "x" * 300_000}, auth)
     assert status == 413 and json.loads(content) == {"error": "the request body is too large"}
+
+
+def test_a_dispute_photo_may_be_larger_than_any_other_body() -> None:
+    """The upload's address alone takes a body past the usual cap, up to the
+    companion's photo limit; the same body elsewhere is refused."""
+    companion = FakeCompanion()
+    companion.max_photo_bytes = 2_000_000
+    served = Served(companion)
+    try:
+        auth = served.log_in()
+        photo = b"\xff\xd8\xff" + bytes(1_000_000)
+        boundary = "willughby-test-boundary"
+        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"photo\"; filename=\"b.jpg\"\r\n"
+                f"Content-Type: image/jpeg\r\n\r\n").encode() + photo + f"\r\n--{boundary}--\r\n".encode()
+        conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
+        conn.request("POST", "/api/dispute/1/photo", body=body,
+                      headers={**auth, "Content-Type": f"multipart/form-data; boundary={boundary}"})
+        response = conn.getresponse()
+        assert response.status == 200, response.read()
+        conn.close()
+        assert served.companion.calls[-1] == ("add_dispute_photo", (1, None, len(photo), "Ann"))
+        status, _, content = served.request("POST", "/api/board", {"board": "x" * 1_000_000}, auth)
+        assert status == 413
+    finally:
+        served.stop()
 
 
 def test_a_stop_ends_the_open_streams_at_once() -> None:

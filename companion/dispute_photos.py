@@ -1,0 +1,193 @@
+"""A dispute settled by a photo: taken on the page, judged, kept with the game.
+
+On the dispute view of a turn (``/dispute/<turn>``) a player takes or
+uploads a photo of the board as it stood after the turn. The companion
+takes it in safely (:mod:`.photos`), keeps it under the data directory
+beside the game, and proposes the board's corners (the board finder,
+``willughby.vision.board_finder``: the printed markers where they are,
+else the board found in the picture, its corners named by reading it as
+the board the referee ruled); the player confirms or nudges them, and the
+turn is judged from the photo as ``willughby judge --after-image`` judges
+it (:func:`~willughby.companion.photo_judge.judge_photo`): the board
+before and the throw are the turn's, and the photo's board is weighed
+against every legal play of the throw.
+
+A photo's ruling changes nothing in the game: it is evidence for the
+players, kept beside the photo and entered in the game's log (a ``photo``
+entry: the turn, the photo, the verdict and the play), so the record shows
+that the turn was disputed and what the photo said. Putting the game right
+is then the players' to do, with the controls they already have (undo,
+entering the board).
+
+:class:`DisputePhotosMixin` is part of
+:class:`~willughby.companion.service.Companion`, whose ``__init__`` makes
+the attributes it reads (``photo_store``).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any, Sequence
+
+from .errors import CompanionError, NotNowError, UnknownError
+from .photos import MAX_PHOTO_BYTES, PhotoRefused, PhotoStore, decode_photo
+
+__all__ = ["DisputePhotosMixin"]
+
+log = logging.getLogger(__name__)
+
+#: the most candidates of a photo's ruling shown and kept
+SHOWN_CANDIDATES = 6
+
+
+class DisputePhotosMixin:
+    """Photos of the board brought to a dispute of the game in progress."""
+
+    photo_store: PhotoStore | None = None
+
+    @property
+    def max_photo_bytes(self) -> int:
+        """The largest photo taken (0: none, where photos are not kept)."""
+        return MAX_PHOTO_BYTES if self.photo_store is not None else 0
+
+    def _photos(self) -> PhotoStore:
+        if self.photo_store is None:
+            raise NotNowError("photos are not kept here: the companion has no data directory")
+        return self.photo_store
+
+    def photos_of_turn(self, turn: int) -> list[dict[str, Any]]:
+        """The photos of the game in progress brought to turn *turn*, each with
+        its last ruling (``{"photo", "attempt", "who", "at", "size", "ruling"}``)."""
+        if self.photo_store is None or self._game_id is None:
+            return []
+        out = []
+        for doc in self.photo_store.of_game(self._game_id):
+            if doc.get("turn") == turn:
+                rulings = doc.get("rulings") or []
+                out.append({"photo": doc["photo"], "attempt": doc.get("attempt"), "who": doc.get("who"),
+                            "at": doc.get("at"), "size": doc.get("size"),
+                            "proposed": doc.get("proposed"), "ruling": rulings[-1] if rulings else None})
+        return out
+
+    def add_dispute_photo(self, turn: int, attempt: int | None, data: bytes, who: str = "page") -> dict[str, Any]:
+        """Take in a photo of the board after turn *turn* (its ruling
+        *attempt*; None: the last) and keep it; returns ``{"photo", "size",
+        "corners", "found_by", "order_known"}``, the corners proposed (None
+        where the board was not found: the player marks them)."""
+        with self._lock:
+            j, _of_turn = self._judged_turn(turn, attempt)
+            game_id = self._game_id
+            known = j["seen"].to_board()
+            attempt = j["attempt"]
+        store = self._photos()
+        try:
+            image = decode_photo(data)
+        except PhotoRefused as exc:
+            raise CompanionError(str(exc)) from exc
+        proposal = _propose(image, known)
+        about = {"turn": turn, "attempt": attempt, "who": who, "bytes": len(data),
+                 "proposed": proposal}
+        try:
+            photo_id = store.add(game_id, image, about)
+        except OSError as exc:
+            raise CompanionError(f"the photo could not be kept: {exc.strerror or exc}") from None
+        log.info("%s brought photo %s to turn %s of game %s", who, photo_id, turn, game_id)
+        corners = proposal["corners"] if proposal else None
+        return {"photo": photo_id, "turn": turn, "attempt": attempt, "size": [int(image.shape[1]), int(image.shape[0])],
+                "corners": corners, "found_by": proposal["found_by"] if proposal else None,
+                "order_known": bool(proposal and proposal["order_known"])}
+
+    def dispute_photo_jpeg(self, photo_id: str) -> bytes:
+        """A photo of the game in progress, as kept (JPEG)."""
+        store = self._photos()
+        with self._lock:
+            game_id = self._need_game_id()
+        try:
+            return store.jpeg(game_id, photo_id)
+        except LookupError as exc:
+            raise UnknownError(str(exc)) from None
+
+    def judge_dispute_photo(self, photo_id: str, corners: Sequence[Sequence[float]], who: str = "page") -> dict[str, Any]:
+        """Judge the turn a kept photo was brought to, its board's corners
+        C1..C4 at *corners* (pixels of the photo as kept); the ruling is kept
+        beside the photo and entered in the game's log. Returns it:
+        ``{"photo", "turn", "attempt", "verdict", "play", "reason", "citation",
+        "candidates": [{"play", "p"}, ...], "notes", "corners", "referee":
+        {"verdict", "play"}}`` (``referee``: what the referee ruled the turn)."""
+        from willughby.vision.errors import VisionError
+        from willughby.vision.turns import OTHER
+
+        from .photo_judge import judge_photo
+
+        store = self._photos()
+        with self._lock:
+            game_id = self._need_game_id()
+            try:
+                about = store.about(game_id, photo_id)
+            except LookupError as exc:
+                raise UnknownError(str(exc)) from None
+            j, _of_turn = self._judged_turn(int(about["turn"]), about.get("attempt"))
+            rules, before, dice = self._match.rules, j["before"], list(j["ruling"].dice)
+            referee = {"verdict": j["ruling"].verdict, "play": j["ruling"].play}
+        image = store.image(game_id, photo_id)
+        h, w = image.shape[:2]
+        points = _corners_in(corners, w, h)
+        try:
+            doc = judge_photo(rules, before, dice, image, points, marked_by_hand=True)
+        except VisionError as exc:
+            raise CompanionError(f"the photo cannot be read with these corners: {exc}") from None
+        ruling = {"photo": photo_id, "turn": about["turn"], "attempt": about.get("attempt"), "who": who,
+                  "verdict": doc["verdict"], "play": doc.get("play"), "reason": doc.get("reason"),
+                  "citation": doc.get("citation"), "settled": doc.get("settled"), "notes": doc.get("notes", []),
+                  "candidates": [{"play": c["play"], "p": c["p"], "other": c["play"] == OTHER}
+                                 for c in doc["candidates"][:SHOWN_CANDIDATES]],
+                  "corners": doc["corners"], "marked": [[float(x), float(y)] for x, y in points],
+                  "referee": referee}
+        try:
+            store.add_ruling(game_id, photo_id, ruling)
+        except OSError as exc:
+            raise CompanionError(f"the ruling could not be kept: {exc.strerror or exc}") from None
+        with self._lock:
+            if self._game_id == game_id:
+                entry = {k: ruling[k] for k in ("photo", "turn", "attempt", "verdict", "play", "reason", "citation")}
+                self.store.append(game_id, "photo", entry, who)
+        return ruling
+
+    def _need_game_id(self) -> str:
+        self._need_game()
+        assert self._game_id is not None
+        return self._game_id
+
+
+def _corners_in(corners: Sequence[Sequence[float]], width: int, height: int) -> list[list[float]]:
+    """Four corners as numbers within (or just beyond) a photo of *width* x *height*."""
+    try:
+        points = [[float(x), float(y)] for x, y in corners]
+    except (TypeError, ValueError):
+        raise CompanionError("the corners must be four [x, y] pairs of numbers") from None
+    if len(points) != 4 or not all(math.isfinite(v) for p in points for v in p):
+        raise CompanionError("the corners must be four [x, y] pairs of numbers")
+    for x, y in points:
+        if not (-0.05 * width <= x <= 1.05 * width and -0.05 * height <= y <= 1.05 * height):
+            raise CompanionError(f"the corners must lie in the photo ({width} x {height} pixels), not at [{x}, {y}]")
+    return points
+
+
+def _propose(image: Any, known: dict[str, Any]) -> dict[str, Any] | None:
+    """The board finder's corners for a photo of *known* (or None): a
+    proposal the player confirms or nudges, so a finder that fails costs a
+    tap, never the photo."""
+    try:
+        from willughby.vision.board_finder import propose_corners
+    except ImportError:           # pragma: no cover - the finder ships with the package
+        return None
+    try:
+        found = propose_corners(image, known=known)
+    except Exception:             # noqa: BLE001 - a proposal is a convenience: the player marks the corners
+        log.exception("the board finder failed on a dispute photo")
+        return None
+    if found is None:
+        return None
+    return {"corners": [[round(float(x), 1), round(float(y), 1)] for x, y in found.corners],
+            "found_by": found.found_by, "order_known": bool(found.order_known)}

@@ -1,0 +1,93 @@
+"""A turn judged from one photo of the board after it.
+
+The same judgement serves ``willughby judge --after-image`` and a photo
+taken or uploaded on the page's dispute view: the board before and the
+throw are known; the photo is read by the point reader, and the turn
+reader weighs every legal play of the throw against the picture (a turn
+is judged, not a frame: ``docs/vision-reader.md``, "The turn reader and
+its figures"). It rules only what the photo settles; otherwise the
+verdict is ``unsure`` and the players are asked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Sequence
+
+import numpy as np
+
+from willughby.engine.errors import EngineError
+from willughby.engine.position import Position
+from willughby.engine.referee import judge, turn_outcomes
+from willughby.engine.rules import Rules
+
+__all__ = ["judge_photo", "possible_position"]
+
+
+def judge_photo(rules: Rules, before: Position, dice: Sequence[int], image: np.ndarray,
+                corners: Sequence[Sequence[float]], *, marked_by_hand: bool, look: Any = None,
+                earlier: np.ndarray | None = None) -> dict[str, Any]:
+    """The ruling document of the turn from *before* with *dice* whose board
+    after is shown in *image*, the board's corners C1..C4 at *corners*.
+
+    *marked_by_hand*: corners a person marked (a few pixels off), moved along
+    the board to the points' edges first; a saved calibration's were refined
+    when it was made. *look*: what a calibration learnt of this board.
+    *earlier*: a photo of the board before the turn from the same camera,
+    which shows what changed. Returns the document ``judge --after-image
+    --json`` prints (``docs/command-line.md``), with ``corners``, the
+    corners read with."""
+    from willughby.vision.reader import learn_look, read_board
+    from willughby.vision.turns import (CHANGE_DELTA_E, FAINT_DELTA_E, Candidate, TurnEvidence, TurnReader,
+                                        point_change_profiles)
+
+    if marked_by_hand:
+        from willughby.vision.config import VisionConfig
+        from willughby.vision.refine import refine_corners
+
+        corners = refine_corners(VisionConfig.default(), image, corners).corners.tolist()
+    if earlier is not None and earlier.shape != image.shape:
+        earlier = None
+    if earlier is not None:
+        # the photo before, from the same camera, shows this board as it is: what it learns of the board
+        # (its colours, and its frame's picture, so only what changed since can be a hand) is used to read
+        learnt = learn_look(earlier, corners)
+        look = learnt if look is None else replace(look, rails=learnt.rails)
+    reading = read_board(image, corners, look=look)
+    profiles = faint = None
+    if earlier is not None:
+        # where along each point the picture changed: in the games of piles, what a play did there
+        profiles, faint = point_change_profiles(earlier, image, corners, delta_e=(CHANGE_DELTA_E, FAINT_DELTA_E))
+    outcomes = turn_outcomes(rules, before, dice)
+    by_play = {(o.play.notation or "(no play)"): o for o in outcomes}
+    found = TurnReader().judge([Candidate(p, o.position.to_board()) for p, o in by_play.items()],
+                               TurnEvidence.from_reading(reading, profiles=profiles, faint_profiles=faint),
+                               before=before.to_board(), men=rules.men, piles=rules.family == "unstacking")
+    read_doc = reading.to_board(men_per_side=rules.men)
+    read_doc["confidence"] = {k: round(v, 3) for k, v in reading.location_confidence.items()}
+    candidates = [{"play": r["play"], "board": r["board"], "p": round(r["p"], 4)} for r in found.ranked]
+    settled_on: Position | None = None
+    if found.verdict == "legal":
+        settled_on = by_play[found.play].position
+    elif found.verdict == "illegal":
+        settled_on = possible_position(found.board, rules)     # an illegal turn: the board as read
+    if settled_on is not None:
+        doc = judge(rules, before, dice, settled_on).to_json()
+        # docs/command-line.md: `after` is the board the referee settled on; `board` beside it (the key the page
+        # and the store read), as the ruling wrote it where it did
+        doc.setdefault("board", settled_on.to_board())
+        doc["after"] = dict(doc["board"])
+    else:
+        doc = {"verdict": "unsure", "play": None, "after": None, "events": [], "reason": None, "citation": None,
+               "game_over": None}
+    doc.update(reading=read_doc, candidates=candidates, settled=found.settled, notes=list(found.notes),
+               corners=[[round(float(x), 1), round(float(y), 1)] for x, y in np.asarray(corners, float).tolist()])
+    return doc
+
+
+def possible_position(board: Any, rules: Rules) -> Position | None:
+    """The position of a board read from a photo, or None where no position can be it."""
+    try:
+        return Position.from_board({k: board[k] for k in ("format", "light", "dark", "bar", "off")}, men=rules.men)
+    except (EngineError, KeyError, TypeError):
+        return None
