@@ -261,7 +261,7 @@ class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin, DisputePhot
 
     def camera_snapshot(self) -> tuple[bytes, dict[str, Any]] | None:
         cam = self.camera
-        return None if cam is None else cam.snapshot()
+        return None if cam is None else cam.snapshot(known=self._board_on_table())
 
     def _board_on_table(self) -> dict[str, Any] | None:
         """The board the referee holds to stand on the table (a game's start before its first turn, or the

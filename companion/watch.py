@@ -349,8 +349,11 @@ class CameraWatcher:
         self.set_aside += 1             # counted once kept (a page, or a test, may look at the files at once)
         log.warning("a board told contradicts the camera at points %s: not learnt, kept in %s", points, folder)
 
-    def snapshot(self) -> tuple[bytes, dict[str, Any]] | None:
-        """The last frame as JPEG and the corners found in it."""
+    def snapshot(self, known: Any = None) -> tuple[bytes, dict[str, Any]] | None:
+        """The last frame as JPEG, the corners the calibration finds in it,
+        and the corners the board finder proposes where there is no
+        calibration (*known*: the board the referee holds to stand on the
+        table, which names the corners)."""
         with self._frame_lock:
             frame = self._last_frame
         if frame is None:
@@ -362,8 +365,16 @@ class CameraWatcher:
             corners = self._corners(frame)
         except VisionError:
             corners = None
+        proposal = None
+        if corners is None:
+            from willughby.vision.board_finder import propose_corners
+
+            proposal = propose_corners(frame, known=known, config=self.settler.config)
         h, w = frame.shape[:2]
         return buf.tobytes(), {"corners": None if corners is None else np.asarray(corners).tolist(),
+                               "proposed": None if proposal is None else [[round(float(x), 1), round(float(y), 1)]
+                                                                           for x, y in proposal.corners],
+                               "found_by": None if proposal is None else proposal.found_by,
                                "size": [w, h]}
 
     def _evidence(self, frame: np.ndarray, corners: Any, reading: Any) -> Any:

@@ -25,11 +25,13 @@ The state document (``GET /api/state``, ``docs/control-api.md``)::
      "question": null or {"id": "q-3", "text": "...", "about": "Turn 4: Bob (dark) threw 6-3",
                           "turn": 4, "player": "dark", "dice": [6, 3], "reading": {board document},
                           "choices": [{"index": 0, "play": "8/5 6/5", "board": {board document}}, ...]},
-     "announcements": [{"n": 12, "text": "light hits the blot on dark's 5 point", "kind": "hit"}, ...],
+     "announcements": [{"n": 12, "text": "Ann (light) hits dark's blot on light's 20 point (dark's 5)", "kind": "hit"}, ...],
      "last_play": null or {"turn": 3, "player": "light", "play": "13/9 6/5*",
                           "before": {board document}, "after": {board document}},
      "devices": {"camera": "ok" | "absent" | "...", "dice": "...", "speech": bool},
      "undo": null or "the throw of Bob (dark): 6-3",
+     "stakes": [{"kind": "single", "stake": 1}, {"kind": "gammon", "stake": 2}, ...],
+     "score": null or {"games": 4, "light": 3, "dark": 1},
      "version": 17}
 
 Turns are numbered one way everywhere: a turn is one player's go (the

@@ -1,62 +1,29 @@
-/* Calibration: the camera's picture with the corners it found (dashed) and
- * the corners tapped here (C1..C4, in that order), saved in image pixels. */
+/* Calibration: the camera's picture, large, with the board's corners C1..C4:
+ * the saved ones, or those the board finder proposes, to confirm or nudge
+ * (corners.js), or tapped one by one. Saved in the picture's pixels. */
 (function () {
   "use strict";
   const W = window.Willughby;
   const $ = (id) => document.getElementById(id);
-  const NS = "http://www.w3.org/2000/svg";
-  const NAMES = ["C1 (touches point 1)", "C2 (touches point 12)", "C3 (touches point 13)", "C4 (touches point 24)"];
-
-  let detected = null;  // [[x, y] x4] or null
-  let tapped = [];      // [[x, y], ...] up to four
-
-  function svg(tag, attrs, text) {
-    const node = document.createElementNS(NS, tag);
-    for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, String(value));
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
-
-  function drawCorners(overlay, corners, kind, scale) {
-    if (!corners) return;
-    if (corners.length > 1) {
-      const points = corners.map(([x, y]) => `${x},${y}`).join(" ");
-      overlay.append(svg(corners.length === 4 ? "polygon" : "polyline", { points, class: `outline ${kind}`, "stroke-width": 3 * scale }));
-    }
-    corners.forEach(([x, y], i) => {
-      overlay.append(svg("circle", { cx: x, cy: y, r: 9 * scale, class: `corner ${kind}` }));
-      overlay.append(svg("text", { x: x + 12 * scale, y: y - 12 * scale, class: `corner-label ${kind}`, "font-size": 22 * scale }, `C${i + 1}`));
-    });
-  }
-
-  function redraw() {
-    const image = $("camera-image");
-    const overlay = $("camera-overlay");
-    overlay.replaceChildren();
-    if (!image.naturalWidth) return;
-    overlay.setAttribute("viewBox", `0 0 ${image.naturalWidth} ${image.naturalHeight}`);
-    const scale = image.naturalWidth / Math.max(1, image.clientWidth);
-    drawCorners(overlay, detected, "detected", scale);
-    drawCorners(overlay, tapped, "tapped", scale);
-    $("next-corner").textContent = tapped.length < 4 ? `Tap ${NAMES[tapped.length]}` : "All four corners are marked.";
-    $("save-corners").disabled = tapped.length !== 4;
-  }
-
-  /** The image pixel under a pointer event on the overlay. */
-  function imagePoint(event) {
-    const image = $("camera-image");
-    const box = $("camera-overlay").getBoundingClientRect();
-    const x = ((event.clientX - box.left) / box.width) * image.naturalWidth;
-    const y = ((event.clientY - box.top) / box.height) * image.naturalHeight;
-    return [Math.round(x * 10) / 10, Math.round(y * 10) / 10];
-  }
+  let editor = null;
 
   async function snapshot() {
     $("camera-status").textContent = "Taking a picture…";
     try {
       const found = await W.api("GET", "/api/camera");
-      detected = Array.isArray(found.corners) ? found.corners : null;
-      $("camera-status").textContent = detected ? "The camera found the corners shown dashed." : "The camera found no corners.";
+      const saved = Array.isArray(found.corners) ? found.corners : null;
+      const proposed = Array.isArray(found.proposed) ? found.proposed : null;
+      editor.propose(proposed);
+      editor.set(saved || proposed);
+      if (saved) {
+        $("camera-status").textContent = "These are the corners saved: drag one to move it, then save.";
+      } else if (proposed) {
+        $("camera-status").textContent = found.found_by === "markers"
+          ? "The corners are proposed from the printed markers: check each, drag it if it is off, then save."
+          : "The corners are proposed from the picture: check that C1 touches point 1, drag any that is off, then save.";
+      } else {
+        $("camera-status").textContent = "The board was not found in the picture: tap its four corners.";
+      }
       $("camera-image").src = `/api/camera.jpg?t=${Date.now()}`;
     } catch (error) {
       $("camera-status").textContent = error.message;
@@ -64,21 +31,22 @@
   }
 
   document.addEventListener("DOMContentLoaded", () => {
-    $("camera-image").addEventListener("load", redraw);
-    window.addEventListener("resize", redraw);
-    $("camera-overlay").addEventListener("click", (event) => {
-      if (tapped.length < 4) tapped.push(imagePoint(event));
-      redraw();
+    editor = W.cornerEditor({
+      image: $("camera-image"), overlay: $("camera-overlay"), loupe: $("camera-loupe"), next: $("next-corner"),
+      onChange: (corners) => { $("save-corners").disabled = corners.length !== 4; },
     });
-    $("undo-corner").addEventListener("click", () => { tapped.pop(); redraw(); });
-    $("use-detected").addEventListener("click", () => {
-      if (detected) tapped = detected.map((c) => [...c]);
-      redraw();
-    });
+    $("undo-corner").addEventListener("click", () => editor.undo());
+    $("clear-corners").addEventListener("click", () => editor.clear());
+    $("use-detected").addEventListener("click", () => editor.set(editor.proposed()));
     $("snapshot").addEventListener("click", snapshot);
     $("save-corners").addEventListener("click", async () => {
-      if (tapped.length !== 4) return;
-      if (await W.control("/api/calibrate", { corners: tapped })) W.say("The corners are saved.");
+      const corners = editor.corners();
+      if (corners.length !== 4) return;
+      const answer = await W.control("/api/calibrate", { corners });
+      if (answer) {
+        if (Array.isArray(answer.corners)) editor.set(answer.corners);
+        W.say("The corners are saved.");
+      }
     });
     snapshot();
   });
