@@ -71,8 +71,13 @@ def describe_board_ruling(ruling: Any, who: Callable[[str | None], str], *,
             continue                     # said with the first of a run of lost dice alike
         if e.type == "lost_die" and passed and e.player == p:
             continue                     # a throw with no play loses every die: "cannot play" says so
-        if e.type == "hit":               # the event's point is the hitter's; say it as the blot's owner counts
-            text = f"{who(p)} hits the blot on {other(e.player)}'s {25 - (e.point or 0)} point"
+        if e.type == "hit":
+            # the event's point is the hitter's: said as the play beside it counts it (the mover's numbering),
+            # then as the blot's owner counts it, each number with its owner, so no line holds two numbers
+            # for one point without saying whose each is
+            owner = other(e.player)
+            text = (f"{who(p)} hits {owner}'s blot on {e.player}'s {e.point} point "
+                    f"({owner}'s {25 - (e.point or 0)})")
         elif e.type == "pass":           # the throw and its ruling in one line (the throw is not said apart)
             text = f"{who(e.player)} throws {dice} and cannot play"
         elif e.type == "lost_die":

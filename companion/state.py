@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from willughby.engine.position import LIGHT, other
+from willughby.engine.referee import stake_terms
 from willughby.engine.rules import PRESETS
 
 from . import tally as _tally
@@ -77,6 +78,9 @@ class Subscription:
 
 class StateMixin:
     """The companion's state document, its announcements and their listeners."""
+
+    #: the score last counted, and the game (and whether it was over) it was counted for
+    _score_cache: tuple[tuple[Any, bool], dict[str, Any] | None] | None = None
 
     # ------------------------------------------------------------ listeners
     def add_announcement_listener(self, fn: Callable[[Announcement], None]) -> None:
@@ -153,6 +157,35 @@ class StateMixin:
             return "the game is over: start a new one"
         return f"the game is at {m.phase}"
 
+    def _score(self) -> dict[str, Any] | None:
+        """The score between the two players of the game in progress: the
+        stakes each has won in the finished games of the store between the
+        same two names (either colour), this one included once it is over:
+        ``{"games": n, "light": points, "dark": points}`` (by the colours they
+        play now), or None where the two have no name apart. Counted again
+        only when a game starts or ends."""
+        m = self._match
+        key = (self._game_id, m.result is not None)
+        if self._score_cache is not None and self._score_cache[0] == key:
+            return self._score_cache[1]
+        names = {colour: str(name).strip() for colour, name in dict(m.players).items()}
+        score: dict[str, Any] | None = None
+        if len(set(names.values())) == 2 and all(names.values()):
+            points = dict.fromkeys(names.values(), 0)
+            games = 0
+            for g in self.store.games():
+                result, players = g.get("result"), g.get("players")
+                if g.get("status") != "over" or not isinstance(result, dict) or not isinstance(players, dict):
+                    continue
+                them = {str(n).strip() for n in players.values()}
+                winner = str(players.get(str(result.get("winner")), "")).strip()
+                if them == set(points) and winner in points and isinstance(result.get("stake"), int):
+                    points[winner] += result["stake"]
+                    games += 1
+            score = {"games": games, **{colour: points[name] for colour, name in names.items()}}
+        self._score_cache = (key, score)
+        return score
+
     def _compute_state(self) -> dict[str, Any]:
         m = self._match
         base: dict[str, Any] = {"version": self._version, "devices": dict(self.devices),
@@ -200,6 +233,8 @@ class StateMixin:
                            "lost": [e["die"] for e in last["events"] if e["type"] == "lost_die"]}
                           if last else None),
             "undo": self._undo_preview(),
+            "stakes": [{"kind": kind, "stake": stake} for kind, stake, _key in stake_terms(m.rules, m.cube_value)],
+            "score": self._score(),
         })
         phases = fam.phases(m) if isinstance(fam, BoardFamily) else None
         if phases is not None:

@@ -32,7 +32,7 @@ from . import unstacking
 from .rulings import Event, GameOver, Outcome, Ruling
 from .sources import source
 
-__all__ = ["Event", "GameOver", "Ruling", "judge", "game_over", "turn_outcomes", "Outcome"]
+__all__ = ["Event", "GameOver", "Ruling", "judge", "game_over", "stake_terms", "turn_outcomes", "Outcome"]
 
 
 # ---------------------------------------------------------------- outcomes
@@ -119,13 +119,43 @@ def game_over(rules: Rules, position: Position, mover: str, dice: Sequence[int],
     return None
 
 
+#: the old stakes (``stakes.willughby``, ``stakes.cotton``): a plain win, one won with a doublet on the last
+#: throw, a backgammon, and a backgammon won with a doublet, in stakes
+_OLD_STAKES = {"willughby": (1, 2, 2, 3), "cotton": (1, 2, 3, 4)}
+#: the modern stakes (``stakes.gammon``): a single game, a gammon, a backgammon
+_GAMMON_STAKES = (1, 2, 3)
+
+
+def stake_terms(rules: Rules, cube: int = 1) -> list[tuple[str, int, str]]:
+    """What a game of *rules* can be won for with the cube at *cube*, as
+    ``(kind, stake, source key)``, smallest first: the terms
+    :func:`game_over` applies at the end, told before it.
+
+    >>> from willughby.engine.rules import preset_rules
+    >>> stake_terms(preset_rules("backgammon"), cube=2)
+    [('single', 2, 'stakes.gammon'), ('gammon', 4, 'stakes.gammon'), ('backgammon', 6, 'stakes.gammon')]
+    >>> [(k, n) for k, n, _ in stake_terms(preset_rules("backgammon-willughby"))]
+    [('single', 1), ('double', 2), ('backgammon', 2), ('backgammon-double', 3)]
+    """
+    if rules.family == "unstacking":
+        return [("single", cube, "win.unstacking")]
+    if rules.stakes == "fill":
+        return [("fill", cube, "stakes.fill")]
+    if rules.stakes == "single":
+        return [("single", cube, "win.single")]
+    if rules.stakes in _OLD_STAKES:
+        kinds = ("single", "double", "backgammon", "backgammon-double")
+        return [(k, n * cube, f"stakes.{rules.stakes}") for k, n in zip(kinds, _OLD_STAKES[rules.stakes])]
+    return [(k, n * cube, "stakes.gammon") for k, n in zip(("single", "gammon", "backgammon"), _GAMMON_STAKES)]
+
+
 def _stake(rules: Rules, s: tuple[int, ...], winner: str, doublet: bool, cube: int) -> GameOver:
     loser = s[_OPP:]
     loser_outside = any(loser[BEYOND_HOME])  # a man of the loser's not yet in his home table
     if rules.stakes == "single":
         return GameOver(winner, "single", cube, "win.single")
-    if rules.stakes in ("willughby", "cotton"):
-        base = {"willughby": (1, 2, 2, 3), "cotton": (1, 2, 3, 4)}[rules.stakes]
+    if rules.stakes in _OLD_STAKES:
+        base = _OLD_STAKES[rules.stakes]
         rule = f"stakes.{rules.stakes}"
         if loser_outside:
             return GameOver(winner, "backgammon-double" if doublet else "backgammon",
@@ -136,9 +166,9 @@ def _stake(rules: Rules, s: tuple[int, ...], winner: str, doublet: bool, cube: i
     # (or waiting to enter -- the choice of this program) or in the winner's home table.
     if loser[OFF] == 0:
         if loser[BAR] or loser[WAITING] or any(loser[_OPPONENTS_HOME]):
-            return GameOver(winner, "backgammon", 3 * cube, "stakes.gammon")
-        return GameOver(winner, "gammon", 2 * cube, "stakes.gammon")
-    return GameOver(winner, "single", cube, "stakes.gammon")
+            return GameOver(winner, "backgammon", _GAMMON_STAKES[2] * cube, "stakes.gammon")
+        return GameOver(winner, "gammon", _GAMMON_STAKES[1] * cube, "stakes.gammon")
+    return GameOver(winner, "single", _GAMMON_STAKES[0] * cube, "stakes.gammon")
 
 
 # ------------------------------------------------------------------ judge

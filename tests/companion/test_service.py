@@ -262,12 +262,16 @@ def test_a_game_killed_mid_turn_resumes_where_it_was(tmp_path):
     store.close()
 
 
-def test_announcements_name_the_point_as_the_blots_owner_counts_it(c):
-    # the issue's own example: "light hits the blot on dark's 5 point" (light's 20 point)
+def test_announcements_name_the_point_in_both_numberings_each_with_its_owner(c):
+    # an earlier issue's example: the blot on dark's 5 point (light's 20); the Pi owner's journey: "22/16*" beside
+    # "hits the blot on light's 9 point" was two numberings in one line. The play's number comes first, and each
+    # number says whose it is.
     from willughby.engine.referee import Event, GameOver, Ruling
     r = Ruling("legal", "light", (6, 5), play="24/20* 13/7", events=(Event("hit", "light", 20),))
     assert c._describe(r) == [("Ann (light) plays 6-5: 24/20* 13/7", "play"),
-                              ("Ann (light) hits the blot on dark's 5 point", "hit")]
+                              ("Ann (light) hits dark's blot on light's 20 point (dark's 5)", "hit")]
+    r = Ruling("legal", "dark", (6, 1), play="22/16* 8/7", events=(Event("hit", "dark", 16),))
+    assert c._describe(r)[1] == ("Bob (dark) hits light's blot on dark's 16 point (light's 9)", "hit")
     r = Ruling("legal", "dark", (6, 2), play="bar/23 6/off",
                events=(Event("enter", "dark", 23), Event("bear_off", "dark", 6), Event("lost_die", "dark", die=2)),
                game_over=GameOver("dark", "single", 1))
@@ -340,3 +344,26 @@ def test_a_throw_with_no_play_is_announced_once(tmp_path):
     assert said == ["Ann (light) throws 6-6 and cannot play"], said
     assert s["board"]["turn"] == "dark" and s["phase"] == "throw"
     store.close()
+
+
+def test_the_stake_and_the_score_are_shown_while_the_game_is_played(c):
+    """The Pi owner's journey, item 8: "no score or stake until the game
+    ends". The stake is the preset's terms times the cube; the score is
+    what the same two players have won of each other, either colour."""
+    assert c.state()["stakes"] == [{"kind": "single", "stake": 1}, {"kind": "gammon", "stake": 2},
+                                   {"kind": "backgammon", "stake": 3}]
+    assert c.state()["score"] == {"games": 0, "light": 0, "dark": 0}
+    c.on_reading(c.legal_boards()["8/5 6/5"], confidence=None, who="test")
+    c.cube("double", who="test")                       # Bob doubles before his throw
+    c.cube("take", who="test")
+    assert [t["stake"] for t in c.state()["stakes"]] == [2, 4, 6]
+    c.enter_dice([6, 5], who="test")
+    c.on_reading(c.legal_boards()["24/13"], confidence=None, who="test")
+    c.cube("double", who="test")                       # Ann redoubles to 4; Bob drops and pays 2
+    c.cube("drop", who="test")
+    assert c.state()["game_over"]["stake"] == 2
+    assert c.state()["score"] == {"games": 1, "light": 2, "dark": 0}
+    c.new_game("backgammon", {}, {"light": "Bob", "dark": "Ann"}, who="test")   # they change sides
+    assert c.state()["score"] == {"games": 1, "light": 0, "dark": 2}
+    c.new_game("backgammon", {}, {"light": "Ann", "dark": "Cat"}, who="test")   # another pair: their own score
+    assert c.state()["score"] == {"games": 0, "light": 0, "dark": 0}

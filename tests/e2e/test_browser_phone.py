@@ -243,6 +243,8 @@ def test_a_phone_reads_the_turn_the_last_play_and_a_question_against_the_board(s
 
         # the board shows the men as they stood before the play; the question's
         # board shows what the camera read, which the first choice names in dark's numbering
+        # what the game is played for, shown while it is played (not only at its end)
+        assert driver.find_element(By.ID, "stakes-line").text == "Stake 1 · gammon 2 · backgammon 3"
         main = driver.execute_script(READ_BOARD_JS, "svg#board")
         measured["board px wide"] = main["svg"]["width"]
         measured.update(_check_readable(main, "the board"))

@@ -248,3 +248,28 @@ def test_stakes_fill_bearing_off_is_illegal_and_named() -> None:
     assert ruling.rule == "bear.fill"
     assert ruling.citation == "choice of this program"
     assert "light" in ruling.reason and "filling" in ruling.reason
+
+
+# ----------------------------------------------------------- the terms told before the end
+def test_stake_terms_tell_before_the_end_what_the_end_will_pay() -> None:
+    """The stake a game is played for, shown on the page while it is played,
+    comes from the same table the end applies. "If the opponent has not
+    borne off any pieces, this is a "gammon" and worth double the current
+    stake. If the opponent has a piece left on the bar or within the
+    opponent's inner table, this is a "backgammon" and worth triple the
+    current stake." -- seed 003 (stakes=gammon); "According to Cotton and
+    Holme ..., a Backgammon is worth a triple stake, and a Backgammon won
+    with a throw of doubles is worth a quadruple stake." -- Cotton 1674,
+    seed 000 (stakes=cotton)."""
+    from willughby.engine.referee import stake_terms
+    from willughby.engine.rules import preset_rules
+
+    assert stake_terms(preset_rules("backgammon"), cube=4) == [
+        ("single", 4, "stakes.gammon"), ("gammon", 8, "stakes.gammon"), ("backgammon", 12, "stakes.gammon")]
+    assert [(k, n) for k, n, _ in stake_terms(preset_rules("backgammon-cotton"))] == [
+        ("single", 1), ("double", 2), ("backgammon", 3), ("backgammon-double", 4)]
+    assert stake_terms(preset_rules("irish")) == [("single", 1, "win.single")]
+    # and each term is what the end pays: a gammon with the cube at 2
+    over = finish(rules("backgammon"), DARK_HOME_NONE_OFF, cube=2)
+    assert (over.kind, over.stake) == ("gammon", 4)
+    assert ("gammon", 4, "stakes.gammon") in stake_terms(preset_rules("backgammon"), cube=2)

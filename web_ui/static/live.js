@@ -23,6 +23,7 @@
     renderStatus(state);
     renderBoard(state);
     renderGameOver(state);
+    renderStakes(state);
     renderQuestion(state);
     renderRuling(state);
     renderList($("announcements"), [...(state.announcements || [])].sort((a, b) => b.n - a.n), announcementItem);
@@ -136,6 +137,28 @@
     }
     const stake = over.stake !== undefined && over.stake !== null ? `, stake ${over.stake}` : "";
     $("game-over").textContent = `${W.playerText(state.players, over.winner)} wins: ${over.kind || "single"}${stake}`;
+  }
+
+  const STAKE_WORDS = { gammon: "gammon", backgammon: "backgammon", double: "won on a doublet",
+    "backgammon-double": "backgammon on a doublet", fill: "filling the home table" };
+
+  /** "Stake 2 · gammon 4 · backgammon 6 (the cube at 2) · Score: Ann 3, Bob 1 in 4 games": what the game in
+   * progress is played for, and what the two have won of each other so far. */
+  function renderStakes(state) {
+    const terms = state.stakes || [];
+    const parts = [];
+    if (terms.length && !state.game_over) {
+      const words = terms.map((t) => (t.kind === "single" ? `Stake ${t.stake}` : `${STAKE_WORDS[t.kind] || t.kind} ${t.stake}`));
+      const cube = state.cube && state.cube.enabled && state.cube.value > 1 ? ` (the cube at ${state.cube.value})` : "";
+      parts.push(words.join(" · ") + cube);
+    }
+    const score = state.score;
+    if (score && score.games > 0) {
+      const name = (colour) => (state.players && state.players[colour]) || colour;
+      parts.push(`Score: ${name("light")} ${score.light}, ${name("dark")} ${score.dark} in ${score.games} game${score.games === 1 ? "" : "s"}`);
+    }
+    W.show($("stakes-line"), parts.length > 0);
+    $("stakes-line").textContent = parts.join(" · ");
   }
 
   function renderQuestion(state) {
