@@ -19,6 +19,9 @@ source = "none"       # "camera:0", "picamera:", "folder:PATH", "video:PATH" (wi
 width = 0             # the picture asked of a camera, with height (0: the camera's own)
 height = 0
 loop = false          # a folder of stills or a video plays again from its start (else it says it ended)
+fps = 0               # frames a second asked of a camera (0: the camera's own)
+exposure = "auto"     # "auto", "lock" (metered for about a second, then held) or a fixed time in microseconds
+white_balance = "auto"  # "auto", "lock" or a fixed colour temperature in kelvin
 
 [dice]
 source = "page"       # "page" (typed on the page), "box" (the dice box), "pi" (the Pi's ROLL button)
@@ -126,6 +129,9 @@ class CompanionConfig:
     camera_width: int = 0         # the picture asked of a camera (0: the camera's own)
     camera_height: int = 0
     camera_loop: bool = False     # a folder of stills or a video plays again from its start at its end
+    camera_fps: float = 0         # frames a second asked of a camera (0: the camera's own)
+    camera_exposure: str | int = "auto"        # "auto", "lock" or microseconds (willughby.hardware.camera_controls)
+    camera_white_balance: str | int = "auto"   # "auto", "lock" or kelvin
     dice: str = "page"
     box_port: str = "auto"
     pins: bool = False
@@ -149,6 +155,13 @@ class CompanionConfig:
                 raise ConfigError(f"camera.{name} must be 0 (the camera's own) or 16 to 10000 pixels, not {value!r}")
         if (self.camera_width == 0) != (self.camera_height == 0):
             raise ConfigError("camera.width and camera.height are given together, or neither")
+        from willughby.hardware.camera_controls import exposure_problem, fps_problem, white_balance_problem
+
+        for name, problem in (("fps", fps_problem(self.camera_fps)),
+                              ("exposure", exposure_problem(self.camera_exposure)),
+                              ("white_balance", white_balance_problem(self.camera_white_balance))):
+            if problem:
+                raise ConfigError(f"camera.{name} {problem}")
         if self.speech not in ("auto", "on", "off"):
             raise ConfigError(f"speech.enabled must be auto, on or off, not {self.speech!r}")
         if self.pin and not (self.pin.isdigit() and 4 <= len(self.pin) <= 12):
@@ -178,6 +191,15 @@ class CompanionConfig:
             raise ConfigError(f"companion.players: {exc}") from None
 
     @property
+    def camera_controls(self) -> Any:
+        """The frame rate, exposure and white balance asked of the camera, as
+        :class:`willughby.hardware.camera_controls.CameraControls`."""
+        from willughby.hardware.camera_controls import CameraControls
+
+        return CameraControls(fps=self.camera_fps, exposure=self.camera_exposure,
+                              white_balance=self.camera_white_balance)
+
+    @property
     def store_path(self) -> Path:
         return Path(self.data_dir) / "games.sqlite"
 
@@ -189,7 +211,8 @@ class CompanionConfig:
 _TABLES: dict[str, dict[str, str]] = {
     "companion": {"data_dir": "data_dir", "preset": "preset", "options": "options", "players": "players"},
     "web": {"host": "host", "port": "port", "pin": "pin", "max_watchers": "max_watchers"},
-    "camera": {"source": "camera", "width": "camera_width", "height": "camera_height", "loop": "camera_loop"},
+    "camera": {"source": "camera", "width": "camera_width", "height": "camera_height", "loop": "camera_loop",
+               "fps": "camera_fps", "exposure": "camera_exposure", "white_balance": "camera_white_balance"},
     "dice": {"source": "dice", "box_port": "box_port"},
     "hardware": {"enabled": "pins"},
     "speech": {"enabled": "speech"},

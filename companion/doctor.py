@@ -89,11 +89,16 @@ def _camera(config: CompanionConfig) -> Check:
 
     try:
         source = open_source(config.camera, width=config.camera_width or None,
-                             height=config.camera_height or None)
+                             height=config.camera_height or None, controls=config.camera_controls)
     except CameraError as exc:
         return Check("camera", False, f"camera {config.camera!r}: {exc}")
     try:
         frame = source.read()
+        for _ in range(source.controls.settle_frames + 2):   # a lock asked: let it be taken, to say what it held
+            if frame is None or not source.controls_settling:
+                break
+            frame = source.read()
+        applied = source.applied_controls()
     except CameraError as exc:
         return Check("camera", False, f"camera {config.camera!r} opens but gives no frame: {exc}")
     finally:
@@ -101,7 +106,10 @@ def _camera(config: CompanionConfig) -> Check:
     if frame is None:
         return Check("camera", False, f"camera {config.camera!r} opens but gives no frame")
     h, w = frame.shape[:2]
-    return Check("camera", True, f"camera {config.camera!r}: a frame of {w}x{h}")
+    said = ""
+    if source.controls.asks_anything:
+        said = "; " + "; ".join(f"{name.replace('_', ' ')} {note}" for name, note in applied.items())
+    return Check("camera", True, f"camera {config.camera!r}: a frame of {w}x{h}{said}")
 
 
 def _pins(config: CompanionConfig) -> Check:

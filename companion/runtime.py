@@ -117,13 +117,13 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
     config, made = ensure_pin(config)
     store = GameStore(config.store_path)
     try:
-        companion = Companion(store)
+        companion = Companion(store, photo_dir=data_dir / "photos")
         found = _summary(companion.state())
         fresh = found is not None and (new_game or (not resume_other_preset
                                                     and found["preset"] != get_preset(config.preset).id))
         if fresh and demo:            # the demo's devices are fakes: the asked game can start at once
             store.abandon(found["game_id"])
-            companion = Companion(store)
+            companion = Companion(store, photo_dir=data_dir / "photos")
         elif found is not None and not fresh and demo and found["preset"] != get_preset(config.preset).id:
             config = replace(config, preset=found["preset"])   # the players play on at the game in progress
     except BaseException:  # noqa: close the store, then re-raise (nothing is hidden)
@@ -273,7 +273,7 @@ def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None 
 
         def opened() -> Any:
             return open_source(cfg.camera, width=cfg.camera_width or None, height=cfg.camera_height or None,
-                               loop=cfg.camera_loop)
+                               loop=cfg.camera_loop, controls=cfg.camera_controls)
 
         try:
             source = opened()

@@ -48,6 +48,9 @@ __all__ = ["CameraWatcher"]
 
 log = logging.getLogger(__name__)
 
+#: how long a calibration waits for the camera to meter the board again and give a frame
+METER_TIMEOUT_S = 5.0
+
 
 class LatestSaver:
     """Runs saves on a thread of its own, the latest only: a save asked for while another waits replaces
@@ -150,6 +153,7 @@ class CameraWatcher:
         self._thread: threading.Thread | None = None
         self._last_frame: np.ndarray | None = None
         self._frame_lock = threading.Lock()
+        self._frames_taken = 0                     # frames taken since the start (for waiting on a new one)
         self.status = "starting"
         self.readings = 0
         self.last_settled_at: float | None = None     # time.monotonic() of the last settled frame
@@ -243,12 +247,43 @@ class CameraWatcher:
         self._points_read = getattr(reading, "point_memory", None)
         return reading
 
+    def _meter_again(self, timeout_s: float = METER_TIMEOUT_S) -> None:
+        """Before a calibration, with the board clear: a camera whose exposure or
+        white balance is configured ``"lock"`` meters the scene again and holds
+        it (``FrameSource.lock_exposure``), and the calibration is made on a
+        frame taken after, so the board's look it learns is the one the camera
+        keeps from then on. A source that is not a camera changes nothing;
+        without the watching loop running (a recorded game) nothing is waited for."""
+        relock = getattr(self.source, "lock_exposure", None)
+        if not callable(relock):
+            return
+        try:
+            relock()
+        except (CameraError, VisionError) as exc:
+            log.info("the camera's exposure was not metered again: %s", exc)
+            return
+        if self._thread is None or not self._thread.is_alive():
+            return
+        deadline = time.monotonic() + timeout_s
+        while getattr(self.source, "controls_settling", False) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with self._frame_lock:
+            seen = self._frames_taken
+        while time.monotonic() < deadline:          # a frame read once the camera holds its settings
+            with self._frame_lock:
+                if self._frames_taken > seen:
+                    return
+            time.sleep(0.02)
+        log.warning("the camera gave no frame within %.0f s of metering again: calibrating on the last one",
+                    timeout_s)
+
     def calibrate(self, corners: Any, known: Any = None) -> dict[str, Any]:
         """Save *corners* (C1..C4, pixels of the last frame) as the board's
         calibration; with *known*, the board the frame shows (the referee's,
         a game's start), the reader learns this board's points from it."""
         if self.calibration_path is None:
             raise VisionError("this camera keeps no calibration")
+        self._meter_again()
         with self._frame_lock:
             frame = self._last_frame
         if frame is None:
@@ -427,6 +462,7 @@ class CameraWatcher:
         t0 = time.monotonic() if t0 is None else t0
         with self._frame_lock:
             self._last_frame = frame
+            self._frames_taken += 1
         try:
             corners = self._corners(frame)
         except VisionError as exc:

@@ -22,6 +22,14 @@ Backends:
   a fake for tests and demos;
 - :class:`VideoFileSource` -- the frames of a video file; also a fake.
 
+The two cameras take a :class:`~willughby.hardware.camera_controls.CameraControls`
+(``controls=``): the frame rate, and an exposure and white balance that are
+automatic, locked after the camera settles, or fixed. A source reports what it
+made of each in :meth:`FrameSource.applied_controls`, and
+:meth:`FrameSource.lock_exposure` meters the scene again and holds it (after
+the board is calibrated, say). A folder or a video file takes none of them and
+says so, once, in the log; nothing raises for a setting a camera does not take.
+
 :func:`open_source` picks one from a string, as a configuration file gives it::
 
     camera:0            OpenCVCamera(0)
@@ -50,6 +58,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from .camera_controls import CameraControls, ControlKeeper, OpenCVControls, PiControls, tell_once
 from .errors import DeviceClosedError, HardwareError
 
 __all__ = [
@@ -63,6 +72,7 @@ __all__ = [
     "FolderSource",
     "VideoFileSource",
     "open_source",
+    "CameraControls",
     "IMAGE_SUFFIXES",
     "VIDEO_SUFFIXES",
 ]
@@ -122,6 +132,9 @@ class FrameSource(ABC):
     #: a device that may go away and come back (a camera unplugged): worth opening again;
     #: a folder or a file is not
     live: bool = False
+    #: the frame rate, exposure and white balance asked of it (every one the camera's own by default)
+    controls: CameraControls = CameraControls()
+    _keeper: ControlKeeper | None = None
 
     def __init__(self) -> None:
         self._closed = False
@@ -130,7 +143,48 @@ class FrameSource(ABC):
     def read(self) -> np.ndarray | None:
         """The next frame (BGR, uint8, H x W x 3), or ``None`` at the end."""
         self._check_open()
-        return self._read()
+        frame = self._read()
+        if frame is not None and self._keeper is not None:
+            self._keeper.frame_read()       # a lock waiting for the camera to settle counts its frames here
+        return frame
+
+    def applied_controls(self) -> dict[str, str]:
+        """What this source made of each setting asked of it (``fps``, ``exposure``,
+        ``white_balance``), in words to show: what the camera took, ``metering: ...`` while a
+        lock waits for the camera to settle, or ``not applied: ...`` and why."""
+        if self._keeper is not None:
+            return self._keeper.notes()
+        return {setting: f"not applied: {self.name} is not a camera" if words not in ("the camera's own", "automatic")
+                else "not applicable" for setting, words in self.controls.asked().items()}
+
+    def lock_exposure(self) -> dict[str, str]:
+        """Meter the scene again and hold what the camera finds, for each setting configured
+        ``"lock"`` (a setting left ``"auto"`` stays automatic, a fixed one stays fixed); for
+        instance once the board is calibrated, with nothing over it. The frames read next carry it
+        out (no device call is made from the calling thread). A source that is not a camera says so
+        in the log, once, and changes nothing. Returns :meth:`applied_controls`."""
+        self._check_open()
+        if self._keeper is not None:
+            self._keeper.relock()
+        else:
+            tell_once(self.name, "exposure", f"not applied: {self.name} is not a camera: nothing to lock")
+        return self.applied_controls()
+
+    @property
+    def controls_settling(self) -> bool:
+        """Whether a lock is still waiting for the camera to settle (frames still to be read)."""
+        return self._keeper is not None and self._keeper.pending
+
+    def _take_controls(self, controls: CameraControls | None, adapter: Any = None) -> None:
+        """Keep the settings asked, and carry them out through *adapter* (None: not a camera)."""
+        self.controls = controls if controls is not None else CameraControls()
+        if adapter is None:
+            for setting, note in self.applied_controls().items():
+                if note.startswith("not applied"):
+                    tell_once(self.name, setting, note)
+            return
+        self._keeper = ControlKeeper(adapter, self.controls, self.name)
+        self._keeper.start()
 
     def close(self) -> None:
         """Release the device or file.  Closing twice is harmless."""
@@ -240,8 +294,12 @@ class _CaptureSource(FrameSource):
 
     def _close(self) -> None:
         if self._cap is not None:
-            self._cap.release()
-            self._cap = None
+            try:
+                if self._keeper is not None:
+                    self._keeper.close()     # a USB camera keeps held controls after it is closed
+            finally:
+                self._cap.release()
+                self._cap = None
 
 
 class OpenCVCamera(_CaptureSource):
@@ -250,12 +308,14 @@ class OpenCVCamera(_CaptureSource):
 
     ``read()`` returns ``None`` when the camera stops giving frames (it was
     unplugged, say); a caller that wants to carry on opens it again.
+    ``controls`` asks a frame rate, exposure and white balance
+    (:class:`~willughby.hardware.camera_controls.OpenCVControls` says how).
     """
 
     live = True
 
     def __init__(self, index_or_path: int | str = 0, width: int | None = None,
-                 height: int | None = None) -> None:
+                 height: int | None = None, controls: CameraControls | None = None) -> None:
         import cv2
 
         target: int | str = index_or_path
@@ -270,6 +330,7 @@ class OpenCVCamera(_CaptureSource):
             self._cap.set(cv2.CAP_PROP_FRAME_WIDTH, float(width))
         if height is not None:
             self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, float(height))
+        self._take_controls(controls, OpenCVControls(self._cap))     # after the size: a new size restarts the stream
 
     def _open_failure(self) -> str:
         return (f"cannot open {self.name}: no such camera, or it is busy "
@@ -280,7 +341,8 @@ class VideoFileSource(_CaptureSource):
     """The frames of a video file, one by one; ``loop=True`` starts again at
     the end instead of returning ``None`` (for demos)."""
 
-    def __init__(self, path: str | os.PathLike[str], loop: bool = False) -> None:
+    def __init__(self, path: str | os.PathLike[str], loop: bool = False,
+                 controls: CameraControls | None = None) -> None:
         p = Path(path)
         if not p.exists():
             raise CameraError(f"no such video file: {p}")
@@ -289,6 +351,7 @@ class VideoFileSource(_CaptureSource):
         self.path = p
         self.loop = loop
         super().__init__(str(p), f"video {p}")
+        self._take_controls(controls)        # a file: it says what it cannot take
 
     def _open_failure(self) -> str:
         return f"cannot open {self.name}: not a video OpenCV can read"
@@ -317,7 +380,8 @@ class FolderSource(FrameSource):
     Raises :class:`CameraError` for a missing folder or one with no images.
     """
 
-    def __init__(self, path: str | os.PathLike[str], loop: bool = False) -> None:
+    def __init__(self, path: str | os.PathLike[str], loop: bool = False,
+                 controls: CameraControls | None = None) -> None:
         super().__init__()
         p = Path(path)
         self.name = f"folder {p}"
@@ -337,6 +401,7 @@ class FolderSource(FrameSource):
             raise CameraError(f"folder {p} holds no images (.jpg, .jpeg, .png)")
         self._next = 0
         self._bad: set[Path] = set()
+        self._take_controls(controls)        # stills: it says what it cannot take
 
     @property
     def skipped(self) -> int:
@@ -383,13 +448,15 @@ class PiCamera(FrameSource):
     packages: ``sudo apt install python3-picamera2``).
 
     Raises :class:`CameraError` naming the missing module where ``picamera2``
-    is not installed, and where the camera cannot be started.
+    is not installed, and where the camera cannot be started. ``controls``
+    asks a frame rate, exposure and white balance
+    (:class:`~willughby.hardware.camera_controls.PiControls` says how).
     """
 
     live = True
 
     def __init__(self, camera_num: int = 0, width: int | None = None,
-                 height: int | None = None) -> None:
+                 height: int | None = None, controls: CameraControls | None = None) -> None:
         super().__init__()
         self.name = f"picamera {camera_num}"
         self._cam: Any = None
@@ -417,6 +484,7 @@ class PiCamera(FrameSource):
             self._closed = True
             raise CameraError(f"cannot start {self.name}: {exc}") from None
         self._cam = cam
+        self._take_controls(controls, PiControls(cam))
 
     def _read(self) -> np.ndarray | None:
         try:
@@ -446,12 +514,14 @@ _SCHEMES = ("camera", "picamera", "folder", "video")
 
 
 def open_source(url_or_path: str | os.PathLike[str], *, width: int | None = None,
-                height: int | None = None, loop: bool = False) -> FrameSource:
+                height: int | None = None, loop: bool = False,
+                controls: CameraControls | None = None) -> FrameSource:
     """Open the frame source a string names (see the module's docstring).
 
-    ``width``/``height`` go to the cameras, ``loop`` to the folder and video
-    fakes.  An unknown scheme, a missing path or a file that is neither a
-    folder nor a video raises :class:`CameraError`.
+    ``width``/``height`` and ``controls`` go to the cameras, ``loop`` to the
+    folder and video fakes (which say in the log that they take no
+    ``controls``).  An unknown scheme, a missing path or a file that is
+    neither a folder nor a video raises :class:`CameraError`.
     """
     text = os.fspath(url_or_path)
     if not isinstance(text, str) or not text.strip():
@@ -462,26 +532,26 @@ def open_source(url_or_path: str | os.PathLike[str], *, width: int | None = None
         scheme = scheme.lower()
         rest = rest[2:] if rest.startswith("//") else rest
         if scheme == "camera":
-            return OpenCVCamera(rest or 0, width=width, height=height)
+            return OpenCVCamera(rest or 0, width=width, height=height, controls=controls)
         if scheme == "picamera":
             if rest and not rest.isdigit():
                 raise CameraError(f"picamera: takes a camera number (picamera:0), not {text!r}")
-            return PiCamera(int(rest or 0), width=width, height=height)
+            return PiCamera(int(rest or 0), width=width, height=height, controls=controls)
         if not rest:
             raise CameraError(f"{scheme}: needs a path, as in {scheme}:/some/where")
         if scheme == "folder":
-            return FolderSource(rest, loop=loop)
-        return VideoFileSource(rest, loop=loop)
+            return FolderSource(rest, loop=loop, controls=controls)
+        return VideoFileSource(rest, loop=loop, controls=controls)
     if sep and len(scheme) > 1 and scheme.isalpha() and not Path(text).exists():
         raise CameraError(f"unknown frame source {text!r}: use camera:N, picamera:, folder:PATH, "
                           f"video:PATH, a folder or a video file")
     p = Path(text)
     if p.is_dir():
-        return FolderSource(p, loop=loop)
+        return FolderSource(p, loop=loop, controls=controls)
     if not p.exists():
         raise CameraError(f"no such folder or video file: {p}")
     if p.suffix.lower() in VIDEO_SUFFIXES:
-        return VideoFileSource(p, loop=loop)
+        return VideoFileSource(p, loop=loop, controls=controls)
     if p.suffix.lower() in IMAGE_SUFFIXES:
         raise CameraError(f"{p} is a single image: put it in a folder and use folder:PATH")
     raise CameraError(f"{p} is neither a folder nor a video file ({', '.join(sorted(VIDEO_SUFFIXES))})")

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from willughby.companion.config import CompanionConfig, ConfigError, ensure_pin, load_config
+from willughby.hardware.camera_controls import CameraControls
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -17,6 +18,8 @@ def test_every_default_runs_without_hardware():
     c = load_config(None)
     assert (c.camera, c.dice, c.pins, c.speech) == ("none", "page", False, "auto")
     assert c.preset == "backgammon" and c.port == 8080
+    assert (c.camera_fps, c.camera_exposure, c.camera_white_balance) == (0, "auto", "auto")
+    assert not c.camera_controls.asks_anything       # a camera as it comes: nothing is asked of its device
 
 
 def test_the_shipped_example_for_a_pi_loads():
@@ -24,6 +27,7 @@ def test_the_shipped_example_for_a_pi_loads():
     assert (c.preset, c.camera, c.dice, c.pins) == ("irish", "picamera:0", "box", True)
     assert c.pin_numbers == {"roll": 17, "done": 27, "undo": 22}
     assert c.store_path == Path("/var/lib/willughby/games.sqlite")
+    assert (c.camera_exposure, c.camera_white_balance) == ("lock", "lock")   # a Pi at the table holds its exposure
 
 
 @pytest.mark.parametrize("text, words", [
@@ -46,6 +50,15 @@ def test_the_shipped_example_for_a_pi_loads():
     ("[camera]\nwidth = 8\nheight = 8\n", "camera.width must be 0 .* or 16 to 10000 pixels, not 8"),
     ("[camera]\nheight = 'tall'\n", "camera.height must be a whole number"),
     ("[camera]\nloop = 'yes'\n", "camera.loop must be true or false"),
+    ("[camera]\nfps = -5\n", "camera.fps must be 0 .*the camera's own.* or frames a second from 1 to 120, not -5"),
+    ("[camera]\nfps = 'fast'\n", "camera.fps must be 0"),
+    ("[camera]\nexposure = 'locked'\n",
+     "camera.exposure must be auto, lock or an exposure time in microseconds from 1 to 1000000, not 'locked'"),
+    ("[camera]\nexposure = 0\n", "camera.exposure must be auto, lock or an exposure time"),
+    ("[camera]\nexposure = 0.01\n", "camera.exposure must be auto, lock or an exposure time"),
+    ("[camera]\nwhite_balance = 'daylight'\n",
+     "camera.white_balance must be auto, lock or a colour temperature in kelvin from 1500 to 15000, not 'daylight'"),
+    ("[camera]\nwhite_balance = true\n", "camera.white_balance must be auto, lock or a colour temperature"),
 ])
 def test_a_bad_file_is_one_clear_error_naming_the_key(tmp_path, text, words):
     path = tmp_path / "w.toml"
@@ -102,4 +115,24 @@ def test_the_cameras_picture_and_a_recordings_loop_reach_the_source(tmp_path, mo
     assert (config.camera_width, config.camera_height, config.camera_loop) == (1640, 1232, True)
     with pytest.raises(ConfigError, match="not here"):
         build(config)
-    assert asked == [("camera:0", {"width": 1640, "height": 1232, "loop": True})]
+    assert asked == [("camera:0", {"width": 1640, "height": 1232, "loop": True, "controls": CameraControls()})]
+
+
+def test_the_cameras_frame_rate_exposure_and_white_balance_reach_the_source(tmp_path, monkeypatch):
+    from willughby.companion.runtime import build
+    from willughby.hardware import camera
+
+    asked = []
+
+    def open_source(text, **kwargs):
+        asked.append(kwargs["controls"])
+        raise camera.CameraError("not here")
+
+    monkeypatch.setattr(camera, "open_source", open_source)
+    path = tmp_path / "w.toml"
+    path.write_text(f"[companion]\ndata_dir = '{tmp_path}'\n[camera]\nsource = 'picamera:'\nfps = 7.5\n"
+                    "exposure = 12000\nwhite_balance = 'lock'\n[speech]\nenabled = 'off'\n")
+    config = load_config(path)
+    with pytest.raises(ConfigError, match="not here"):
+        build(config)
+    assert asked == [CameraControls(fps=7.5, exposure=12000, white_balance="lock")]

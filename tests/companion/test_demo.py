@@ -173,6 +173,61 @@ def test_calibrating_on_the_page_saves_the_corners_the_watcher_then_uses(tmp_pat
         w.close()
 
 
+class _MeteringStill(_Still):
+    """A camera that meters again when asked: until it has settled, its frames are too dark."""
+
+    live = True
+
+    def __init__(self, image):
+        super().__init__(image)
+        self.relocks = 0
+        self.settling_frames = 0
+
+    def lock_exposure(self):
+        self.relocks += 1
+        self.settling_frames = 10
+        return {"exposure": "metering: 10 frames to go"}
+
+    @property
+    def controls_settling(self):
+        return self.settling_frames > 0
+
+    def read(self):
+        if self.settling_frames:
+            self.settling_frames -= 1
+            return (self.image // 4).copy()        # what it showed while it metered
+        return self.image.copy()
+
+
+def test_a_calibration_meters_the_camera_again_and_learns_from_a_frame_taken_after(tmp_path, monkeypatch):
+    """The Pi owner's journey, item 5: exposure and white balance fixed once
+    the board is calibrated. The camera meters the clear board again and
+    holds it; the look learnt is from a frame taken once it holds it."""
+    import willughby.companion.watch as watch_module
+
+    start = start_position(preset_rules("backgammon"))
+    image, label = render(np.random.default_rng(7), SceneSpec(position=start, occluded=False, n_dice=0,
+                                                              image_size=(960, 540)))
+    taken = []
+    real = watch_module.calibrate_from_photo
+
+    def spy(frame, corners, config, known=None):
+        taken.append(frame)
+        return real(frame, corners, config, known=known)
+
+    monkeypatch.setattr(watch_module, "calibrate_from_photo", spy)
+    camera = _MeteringStill(image)
+    w = CameraWatcher(camera, lambda board, conf: None, calibration_path=tmp_path / "calibration.json",
+                      fps=30).start()
+    try:
+        assert until(lambda: w.snapshot() is not None, 10)
+        w.calibrate(label["corners"])
+        assert camera.relocks == 1 and not camera.controls_settling
+        assert np.array_equal(taken[0], image), "the calibration was made on a frame taken while the camera metered"
+    finally:
+        w.close()
+
+
 def test_a_demo_stopped_and_started_again_carries_on_the_same_game_from_its_board(tmp_path):
     config = CompanionConfig(data_dir=tmp_path, speech="off")
     rt = build(config, demo=True, speed=50, seed=5, mistakes=0.0)

@@ -49,6 +49,39 @@ def test_a_folder_camera_gives_a_frame(tmp_path):
     assert check.ok and "a frame of 40x30" in check.line
 
 
+def test_the_doctor_says_what_the_camera_took_of_its_settings(tmp_path, monkeypatch):
+    """A USB camera whose driver reports its automatic exposure: the lock is taken before the line is written."""
+    class Capture:
+        def __init__(self, target):
+            self.props = {cv2.CAP_PROP_AUTO_EXPOSURE: 3.0, cv2.CAP_PROP_EXPOSURE: 250.0, cv2.CAP_PROP_GAIN: -1.0}
+
+        def isOpened(self):
+            return True
+
+        def set(self, prop, value):
+            if prop not in self.props:
+                return False              # no frame-rate control, no white balance
+            self.props[prop] = float(round(value))
+            return True
+
+        def get(self, prop):
+            return self.props.get(prop, -1.0)
+
+        def read(self):
+            return True, np.zeros((30, 40, 3), np.uint8)
+
+        def release(self):
+            pass
+
+    monkeypatch.setattr(cv2, "VideoCapture", Capture)
+    check = doctor._camera(CompanionConfig(data_dir=tmp_path, camera="camera:0", camera_fps=30,
+                                           camera_exposure="lock"))
+    assert check.ok
+    assert check.line.endswith("camera 'camera:0': a frame of 40x30; fps not applied: the camera's driver refuses "
+                               "30 frames a second (CAP_PROP_FPS); exposure locked at 25000 µs; "
+                               "white balance automatic")
+
+
 def test_picamera2_clashing_with_numpy_2_is_told_with_the_pin_to_apply():
     def clash(*args, **kwargs):
         return subprocess.CompletedProcess(args, 1, "", "Traceback ...\nValueError: numpy.dtype size changed, may "

@@ -9,8 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from willughby.hardware.camera import (CameraClosedError, CameraError, CameraFrameError, FolderSource, FrameSource,
-                                      OpenCVCamera, PiCamera, VideoFileSource, as_bgr, open_source)
+from willughby.hardware.camera import (CameraClosedError, CameraControls, CameraError, CameraFrameError, FolderSource,
+                                      FrameSource, OpenCVCamera, PiCamera, VideoFileSource, as_bgr, open_source)
 from willughby.hardware.errors import DeviceClosedError, HardwareError
 
 
@@ -278,14 +278,15 @@ def test_open_source_camera_scheme_opens_an_opencv_camera(monkeypatch):
     opened = []
 
     class Fake(OpenCVCamera):
-        def __init__(self, target, width=None, height=None):
-            opened.append((target, width, height))
+        def __init__(self, target, width=None, height=None, controls=None):
+            opened.append((target, width, height, controls))
 
+    held = CameraControls(exposure="lock")
     monkeypatch.setattr("willughby.hardware.camera.OpenCVCamera", Fake)
     open_source("camera:0")
-    open_source("camera:/dev/video2", width=1280, height=960)
+    open_source("camera:/dev/video2", width=1280, height=960, controls=held)
     open_source("camera:")
-    assert opened == [("0", None, None), ("/dev/video2", 1280, 960), (0, None, None)]
+    assert opened == [("0", None, None, None), ("/dev/video2", 1280, 960, held), (0, None, None, None)]
 
 
 @pytest.mark.parametrize("text, message", [

@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 MODULES = ["willughby.hardware", "willughby.hardware.config", "willughby.hardware.dice",
-           "willughby.hardware.errors", "willughby.hardware.pins"]
+           "willughby.hardware.errors", "willughby.hardware.pins", "willughby.hardware.camera_controls"]
 
 
 @pytest.mark.parametrize("name", MODULES)
