@@ -130,6 +130,8 @@ def test_a_dispute_photo_is_sent_its_corners_confirmed_and_ruled_on_the_page(ser
     cv2.imwrite(str(photo), image)
     not_a_photo = tmp_path / "notes.jpg"
     not_a_photo.write_text("the board was 8/5 6/5, I am sure of it")
+    bomb = tmp_path / "bomb.png"           # 10,000 x 10,000 grey pixels in under 100 KB
+    bomb.write_bytes(cv2.imencode(".png", np.zeros((10000, 10000), np.uint8), [cv2.IMWRITE_PNG_COMPRESSION, 9])[1])
 
     driver = _browser(tmp_path, phone=PHONE)
     try:
@@ -137,11 +139,13 @@ def test_a_dispute_photo_is_sent_its_corners_confirmed_and_ruled_on_the_page(ser
         _log_in(driver, By, WebDriverWait)
         wait = WebDriverWait(driver, WAIT_S, poll_frequency=0.2)
 
-        # a file that is not a picture: refused with its reason, nothing kept
-        driver.find_element(By.ID, "photo-file").send_keys(str(not_a_photo))
-        driver.find_element(By.ID, "photo-send").click()
-        wait.until(lambda d: "not a JPEG, PNG or WebP" in d.find_element(By.ID, "message").text)
-        assert _kept(folder) == []
+        # a file that is not a picture, and a decompression bomb: refused with their reasons, nothing kept
+        for path, why in ((not_a_photo, "not a JPEG, PNG or WebP"), (bomb, "megapixels")):
+            driver.find_element(By.ID, "photo-file").clear()
+            driver.find_element(By.ID, "photo-file").send_keys(str(path))
+            driver.find_element(By.ID, "photo-send").click()
+            wait.until(lambda d: why in d.find_element(By.ID, "message").text)
+            assert _kept(folder) == []
 
         # the photo: sent, its corners proposed and drawn over it
         driver.find_element(By.ID, "photo-file").clear()
