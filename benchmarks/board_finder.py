@@ -1,6 +1,7 @@
 """The board finder (vision/board_finder.py) on labelled photos: corners proposed against the label's.
 
     python benchmarks/board_finder.py --photos DIR [DIR ...] [--no-known] [--threads 1]
+    python benchmarks/board_finder.py --photos --drawn 40       # only 40 freshly drawn boards
 
 For every labelled picture of each folder (docs/vision-labels.md; read with
 ``labelled_turns.labelled_pictures``, as ``real_photos.py`` does) the finder
@@ -16,6 +17,12 @@ took (one thread). Then per folder and over all:
     found n/N, median corner error % of diagonal, within 2% of diagonal n/N,
     order right n/(orders told), median ms
 
+``--drawn N`` adds N boards freshly drawn by the painter (``vision/synth``)
+in styles the project's own work never looks at (``--style-set``, default
+``held-out-test``, as ``benchmarks/turns.py`` draws its games), each with
+its proportions varied and every other one with the looks of real boards
+and photographs, from a fixed seed (``--seed``): the same boards every run.
+
 Figures only, no pass or fail (docs/house-conventions.md, convention 14).
 """
 
@@ -27,7 +34,7 @@ import statistics
 import sys
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
@@ -60,12 +67,30 @@ def diagonal(corners: Sequence[Sequence[float]]) -> float:
     return float((np.linalg.norm(c[0] - c[2]) + np.linalg.norm(c[1] - c[3])) / 2)
 
 
-def measure(folder: Path, use_known: bool) -> list[dict[str, Any]]:
-    rows = []
+def drawn_boards(n: int, seed: int, style_set: str) -> Iterator[tuple[str, np.ndarray | None, dict[str, Any]]]:
+    """*n* labelled boards drawn by the painter in *style_set*: (name, picture, label), the same for a seed."""
+    from willughby.vision.synth import SceneSpec, render
+
+    for k in range(n):
+        rng = np.random.default_rng([seed, k])
+        size = ((1280, 720), (1280, 960), (960, 720))[k % 3]
+        spec = SceneSpec(style_set=style_set, image_size=size, varied_board=True, real_look=k % 2 == 1,
+                         occluded=False)
+        image, label = render(rng, spec)
+        yield f"drawn_{k:03d}", image, label
+
+
+def labelled_folder(folder: Path) -> Iterator[tuple[str, np.ndarray | None, dict[str, Any]]]:
+    """A folder's labelled pictures: (name, picture or None where unreadable, label)."""
     for label_path, image_path in labelled_pictures(folder):
-        label = json.loads(label_path.read_text())
-        image = cv2.imread(str(image_path))
-        row: dict[str, Any] = {"name": image_path.name, "found": False}
+        yield image_path.name, cv2.imread(str(image_path)), json.loads(label_path.read_text())
+
+
+def measure(pictures: Iterable[tuple[str, np.ndarray | None, dict[str, Any]]],
+            use_known: bool) -> list[dict[str, Any]]:
+    rows = []
+    for name, image, label in pictures:
+        row: dict[str, Any] = {"name": name, "found": False}
         rows.append(row)
         if image is None or "corners" not in label:
             row["why"] = "unreadable"
@@ -121,23 +146,32 @@ def summary(what: str, rows: list[dict[str, Any]]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--photos", nargs="+", type=Path, default=DEFAULT_FOLDERS,
-                        help="folders of labelled pictures")
+    parser.add_argument("--photos", nargs="*", type=Path, default=DEFAULT_FOLDERS,
+                        help="folders of labelled pictures (none: only the drawn boards)")
+    parser.add_argument("--drawn", type=int, default=0, metavar="N", help="also N boards drawn by the painter")
+    parser.add_argument("--style-set", default="held-out-test", help="the styles the drawn boards are drawn in")
+    parser.add_argument("--seed", type=int, default=2024, help="the drawn boards' seed")
     parser.add_argument("--no-known", action="store_true", help="skip the proposals with the known board")
     parser.add_argument("--threads", type=int, default=1, help="OpenCV's threads (default one, as on a Pi core)")
     args = parser.parse_args(argv)
     cv2.setNumThreads(args.threads)
-    everything = []
+    sets: list[tuple[str, Iterable[tuple[str, np.ndarray | None, dict[str, Any]]]]] = []
     for folder in args.photos:
         if not folder.is_dir():
             print(f"{folder}: no such folder", file=sys.stderr)
             return 2
-        print(f"{folder}")
-        rows = measure(folder, not args.no_known)
+        sets.append((str(folder), labelled_folder(folder)))
+    if args.drawn > 0:
+        sets.append((f"drawn ({args.drawn} boards, {args.style_set}, seed {args.seed})",
+                     drawn_boards(args.drawn, args.seed, args.style_set)))
+    everything = []
+    for what, pictures in sets:
+        print(what)
+        rows = measure(pictures, not args.no_known)
         print_rows(rows)
-        print(summary(f"  {folder.name}", rows))
+        print(summary(f"  {Path(what).name if not what.startswith('drawn') else 'drawn'}", rows))
         everything.extend(rows)
-    if len(args.photos) > 1:
+    if len(sets) > 1:
         print(summary("all", everything))
     return 0
 

@@ -25,12 +25,23 @@ so is this proposal).  It looks two ways, in this order:
    Which long side is which, and so which corner is C1, no single picture
    says: a board may be seen from any side.  Where the board the photo
    should show is *known* (a board document: the start, at calibration),
-   ``corner_order.corner_order`` reads the photo in each of the orders that
-   go round the quadrilateral and the order it reads the known board in is
-   taken, where that is decisive.  Otherwise the corners come in the
+   ``corner_order.corner_order_among`` reads the photo in each of the four
+   orders that keep the rows along the long sides the finder found them on
+   (``ROW_ORDERS``: the other four would put them across the board, and are
+   not read) and the order it reads the known board in is taken, where
+   that is decisive.  Otherwise the corners come in the
    finder's own order (C1..C2 the long side nearer the picture's bottom, or
    its right where the board stands upright; C1 at that side's right, or
    bottom, end) and ``order_known`` is False.
+
+   Before that, each side of the quadrilateral found is moved across
+   itself onto the surface's own edge (``board_edges.snap_sides``: the
+   search's lines are often the frame's or the rail's, some 5% of the
+   diagonal out), kept where the rows of points show at least
+   ``snap_keep`` of their evidence from there.  A long, narrow
+   quadrilateral (``half_aspect``) may be one half of a folding box taken
+   the wrong way round: the quadrilateral twice as deep across either long
+   side, snapped, is taken where its rows show more evidence.
 
 Either way the corners are then passed through ``refine.refine_corners``,
 which moves them along the board to the ends of the board's own rows of
@@ -52,8 +63,9 @@ import cv2
 import numpy as np
 
 from .config import VisionConfig
-from .corner_order import MOST_DIFFERING, ORDER_MARGIN, ORDERS, corner_order
+from .corner_order import MOST_DIFFERING, ORDER_MARGIN, ORDERS, ROW_ORDERS, corner_order_among
 from .markers import MARKER_IDS, detect_markers
+from .board_edges import snap_sides
 from .board_layout import find_layout
 from .refine import refine_corners
 from .sources import as_bgr
@@ -108,6 +120,10 @@ class Settings:
     rows_longer: float = 0.8         # the sides along the rows are at least this share of the others, as seen
     evidence_cap: float = 4.0        # the rows' evidence (board_layout) counts up to this
     refine_reach: float = 0.05       # share of the board's diagonal a corner may move to the ends of its rows
+    half_reach: float = 1.15         # the other half is looked for up to this many times the first's depth away
+    half_aspect: float = 1.35        # a quadrilateral this many times longer than deep may be half a folding box
+    snap_keep: float = 0.8           # sides snapped to the surface's edge are kept where the rows show this share
+                                     # of the evidence they showed before, or more
 
 
 SETTINGS = Settings()
@@ -412,13 +428,65 @@ def _from_picture(bgr: np.ndarray, config: VisionConfig, s: Settings) -> tuple[n
     return _own_order(best, True) / scale, best_value
 
 
+def _doubled(quad: np.ndarray) -> list[np.ndarray]:
+    """The quadrilateral twice as deep, across one long side or the other (the board, where *quad*
+    is one half of a folding box taken the wrong way round); C1..C4 as *quad*'s, in perspective."""
+    unit = np.array([[1, 1], [0, 1], [0, 0], [1, 0]], np.float32)
+    m = cv2.getPerspectiveTransform(unit, quad.astype(np.float32))
+    out = []
+    far = 1.0 + Settings.half_reach   # a bar between the halves: the far side is looked for from beyond it
+    for box in (np.array([[1, far], [0, far], [0, 0], [1, 0]]), np.array([[1, 1], [0, 1], [0, 1 - far], [1, 1 - far]])):
+        out.append(cv2.perspectiveTransform(box.astype(np.float32)[None], m)[0].astype(np.float64))
+    return out
+
+
+def _evidence(config: VisionConfig, small: np.ndarray, scale: float, quad: np.ndarray) -> float:
+    """The rows of points' evidence (``board_layout``) with *quad* (C1..C4, picture px); 0 unless found."""
+    layout = find_layout(config, small, (quad * scale).tolist())
+    return float(layout.evidence) if layout.found else 0.0
+
+
+def _onto_surface(bgr: np.ndarray, corners: np.ndarray, config: VisionConfig,
+                  s: Settings) -> tuple[np.ndarray, list[str]]:
+    """The corners found in the picture with each side moved onto the surface's own edge
+    (``board_edges.snap_sides``) where the rows of points show as well from there; and, where the
+    quadrilateral is long and narrow, the board twice as deep where its rows show better (the whole
+    of a folding box rather than one half)."""
+    h, w = bgr.shape[:2]
+    scale = min(1.0, s.search_side / max(h, w))
+    small = cv2.resize(bgr, (max(1, round(w * scale)), max(1, round(h * scale))),
+                       interpolation=cv2.INTER_AREA) if scale < 1 else bgr
+    notes = []
+    before = _evidence(config, small, scale, corners)
+    snapped = snap_sides(bgr, corners)
+    after = _evidence(config, small, scale, snapped)
+    best, best_value = corners, before
+    if after >= s.snap_keep * before and after > 0:
+        best, best_value = snapped, after
+        notes.append("sides moved onto the surface's edge")
+    sides = np.linalg.norm(np.roll(corners, -1, axis=0) - corners, axis=1)
+    if sides[0] + sides[2] >= s.half_aspect * (sides[1] + sides[3]):
+        margin = s.outside * max(h, w)
+        for double in _doubled(corners):
+            if not _convex(double) or not ((double[:, 0] >= -margin).all() and (double[:, 0] <= w - 1 + margin).all() and
+                    (double[:, 1] >= -margin).all() and (double[:, 1] <= h - 1 + margin).all()):
+                continue
+            double = snap_sides(bgr, double)
+            for turned in (np.roll(double, -1, axis=0), double):
+                value = _evidence(config, small, scale, turned)
+                if value > best_value:
+                    best, best_value = _own_order(turned, True), value
+                    notes = ["the whole of a folding box, not one half"]
+    return best, notes
+
+
 # ------------------------------------------------------------------ the order, from a known board
 def _known_order(bgr: np.ndarray, corners: np.ndarray, known: Mapping[str, Any],
                  config: VisionConfig) -> tuple[np.ndarray, bool, str]:
     """The corners in the order the photo reads the *known* board in, and
     whether that is decisive."""
     try:
-        found = corner_order(bgr, corners.tolist(), known, config)
+        found = corner_order_among(bgr, corners.tolist(), known, config, ROW_ORDERS)
     except (KeyError, TypeError, ValueError) as exc:
         return corners, False, f"the known board could not be used ({exc})"
     if found is None:
@@ -465,6 +533,11 @@ def propose_corners(image: np.ndarray, *, known: Mapping[str, Any] | None = None
             return None
         corners, _score = picked
         found_by, order_known, notes = "picture", False, ["the playing surface's outline and its rows of points"]
+        try:
+            corners, more = _onto_surface(bgr, corners, config, s)
+            notes.extend(more)
+        except (cv2.error, ValueError, IndexError, np.linalg.LinAlgError) as exc:  # pragma: no cover
+            log.info("moving the sides onto the surface's edge failed: %s", exc)
     try:
         reach = s.refine_reach * float(np.linalg.norm(corners[0] - corners[2]))
         wide = replace(config, refine=replace(config.refine, max_move_px=max(config.refine.max_move_px, reach)))

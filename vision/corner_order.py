@@ -31,12 +31,18 @@ from . import pointnet
 from .board_head import board_classes_of
 from .config import VisionConfig
 
-__all__ = ["ORDERS", "ORDER_MARGIN", "MOST_DIFFERING", "CornerOrder", "corner_order", "describe"]
+__all__ = ["ORDERS", "ROW_ORDERS", "ORDER_MARGIN", "MOST_DIFFERING", "CornerOrder", "corner_order",
+           "corner_order_among", "describe"]
 
 #: each order as the given corners standing for C1..C4: the order given first, then its other turns round
 #: the quadrilateral, then the four the other way round
 ORDERS: tuple[tuple[int, int, int, int], ...] = tuple(
     (k % 4, (k + d) % 4, (k + 2 * d) % 4, (k + 3 * d) % 4) for d in (1, -1) for k in range(4))
+#: the four of ``ORDERS`` that keep the sides C1..C2 and C3..C4 where they are given (the order given, it
+#: turned round, and the two mirrored): where the corners are known to put the rows of points along those
+#: sides (the board finder's), only these can be the board's
+ROW_ORDERS: tuple[tuple[int, int, int, int], ...] = tuple(
+    o for o in ORDERS if {frozenset(o[:2]), frozenset(o[2:])} == {frozenset((0, 1)), frozenset((2, 3))})
 #: how much likelier (nats, over the 24 points) another order must make the known board
 ORDER_MARGIN = 20.0
 #: ... and at most this many points read otherwise than the known board in that order: a photo that shows
@@ -82,6 +88,31 @@ def corner_order(image: np.ndarray, corners: Sequence[Sequence[float]], known: M
         differing.append(int((count.argmax(axis=1) != classes).sum()))
     best = int(np.argmax(scores))
     return CornerOrder(ORDERS[best], scores[best] - scores[0], differing[best])
+
+
+def corner_order_among(image: np.ndarray, corners: Sequence[Sequence[float]], known: Mapping[str, Any],
+                       config: VisionConfig | None = None,
+                       orders: Sequence[tuple[int, int, int, int]] = ROW_ORDERS) -> CornerOrder | None:
+    """:func:`corner_order` reading only *orders* (the order given first among them, ``ORDERS[0]``):
+    with ``ROW_ORDERS``, half the reads, for corners whose long sides are known to carry the rows of
+    points.  Where the best of all eight is among *orders*, the answer is :func:`corner_order`'s."""
+    from .reader import read_board
+
+    orders = [ORDERS[0]] + [tuple(o) for o in orders if tuple(o) != ORDERS[0]]
+    if not pointnet.available():
+        return None
+    classes = board_classes_of(list(known["light"]), list(known["dark"]))
+    scores, differing = [], []
+    for order in orders:
+        reading = read_board(image, [corners[i] for i in order], config)
+        if reading.count_probs is None:
+            return None
+        count = np.asarray(reading.count_probs, np.float64)
+        probs = count[np.arange(len(classes)), classes]
+        scores.append(float(np.log(np.maximum(probs, 1e-12)).sum()))
+        differing.append(int((count.argmax(axis=1) != classes).sum()))
+    best = int(np.argmax(scores))
+    return CornerOrder(tuple(orders[best]), scores[best] - scores[0], differing[best])
 
 
 def describe(order: Sequence[int]) -> str:

@@ -7,8 +7,9 @@ import pytest
 
 from willughby.engine.rules import preset_rules, start_position
 from willughby.vision import pointnet
+from willughby.vision.board_edges import snap_sides
 from willughby.vision.board_finder import Proposal, propose_corners
-from willughby.vision.corner_order import ORDERS
+from willughby.vision.corner_order import ORDERS, ROW_ORDERS, corner_order, corner_order_among
 from willughby.vision.errors import FrameError
 from willughby.vision.synth import SceneSpec, render
 
@@ -48,6 +49,34 @@ def test_the_start_known_puts_the_corners_in_their_order(painted_start):
         proposal = propose_corners(image, known={"light": label["light"], "dark": label["dark"]})
         assert proposal is not None and proposal.order_known
         assert _share_of_diagonal(proposal.corners, label["corners"], any_order=False) < 0.02
+
+
+def test_sides_found_on_the_frame_are_moved_onto_the_surfaces_edge(painted_start):
+    for image, label in painted_start:
+        truth = np.asarray(label["corners"], np.float64)
+        centre = truth.mean(axis=0)
+        out = centre + 1.06 * (truth - centre)         # every side some 4% of the diagonal out, on the frame
+        assert _share_of_diagonal(out, truth, any_order=False) > 0.025
+        assert _share_of_diagonal(snap_sides(image, out), truth, any_order=False) < 0.015
+        assert _share_of_diagonal(snap_sides(image, truth), truth, any_order=False) < 0.01  # there already
+
+
+def test_the_row_orders_keep_the_long_sides_where_they_are():
+    assert ROW_ORDERS[0] == ORDERS[0] and len(ROW_ORDERS) == 4 and set(ROW_ORDERS) <= set(ORDERS)
+    for order in ROW_ORDERS:
+        assert {frozenset(order[:2]), frozenset(order[2:])} == {frozenset((0, 1)), frozenset((2, 3))}
+
+
+@pytest.mark.skipif(not pointnet.available(), reason="no point reader installed")
+def test_reading_the_row_orders_alone_agrees_with_all_eight(painted_start):
+    for image, label in painted_start:
+        truth = np.asarray(label["corners"], np.float64)
+        known = {"light": label["light"], "dark": label["dark"]}
+        given = truth[[3, 2, 1, 0]].tolist()           # mirrored: C4, C3, C2, C1
+        every, among = corner_order(image, given, known), corner_order_among(image, given, known)
+        assert among is not None and every is not None
+        assert among.order == every.order == (3, 2, 1, 0)
+        assert among.margin == pytest.approx(every.margin) and among.differing == every.differing
 
 
 def test_four_markers_give_the_corners_in_their_order():
