@@ -79,7 +79,7 @@ import re
 from typing import Any, Mapping
 
 from willughby.engine.match import Match
-from willughby.engine.moves import Step
+from willughby.engine.race_state import Step
 from willughby.engine.position import DARK, LIGHT, Position
 from willughby.engine.referee import turn_outcomes
 from willughby.engine.rules import Rules, get_preset, start_position

@@ -1,6 +1,6 @@
 """The companion's part for the counting game (Sice-Ace): throws, rulings, state, replay.
 
-Sice-Ace is refereed from the dice alone (``variants.md``): each throw is one
+Sice-Ace is refereed from the dice alone (``docs/games.md``): each throw is one
 turn, always legal, its outcome counted by the engine
 (:func:`~willughby.engine.counting.count_throw` through
 :class:`~willughby.engine.counting.CountingMatch`). The service calls these

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from .counting import RECORD_FORMAT, TallyOutcome, TallyOver, _check_rules, count_throw
+from .counting_throw import RECORD_FORMAT, TallyOutcome, TallyOver, _check_rules, count_throw
 from .errors import EngineError, InvalidBoardError, InvalidDiceError, InvalidOptionError, InvalidRecordError, \
     MatchStateError
-from .rules import Rules, get_preset, preset_rules
+from .options import Rules, get_preset, preset_rules
 from .tally import Tally
 
 __all__ = ["CountingMatch"]

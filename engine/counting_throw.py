@@ -1,4 +1,5 @@
-"""The counting game: Sice-Ace, refereed from the dice alone.
+"""The counting game's throws: Sice-Ace, refereed from the dice alone
+(``counting.py`` gathers this module and the match, ``counting_match.py``).
 
 Seed 003 (Games - Tables or Backgammon) describes it: two to five players take
 six men each, and each throw of two dice is read die by die -- a 1 hands a man
@@ -20,7 +21,7 @@ this program* (``sources.PROGRAM_CHOICE``):
 - **The order of the dice.**  The order in which the two dice are read
   matters (5 then 2 takes back the man just pooled; 2 then 5 does not), and a
   throw has no order on the table.  This program reads the higher die first,
-  so ``[2, 5]`` and ``[5, 2]`` give the same result (as ``cli.md``'s example).
+  so ``[2, 5]`` and ``[5, 2]`` give the same result (as the example in ``docs/command-line.md``).
 - **The player on the left** is the next player in turn order who is still
   in; a man is never handed to a player who is out.
 - **Out is final.**  A player whose men reach none is out at once: the rest
@@ -51,14 +52,14 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from .errors import InvalidBoardError, InvalidDiceError, InvalidOptionError
-from .rules import Rules
+from .options import Rules
 from .sources import source
 from .tally import MAX_PLAYERS, MEN_EACH, MIN_PLAYERS, TALLY_FORMAT, Tally, _is_int
 
 __all__ = [
     "MEN_EACH", "MIN_PLAYERS", "MAX_PLAYERS", "TALLY_FORMAT", "EVENT_TYPES",
     "Tally", "TallyEvent", "TallyOver", "TallyOutcome", "TallyRuling",
-    "validate_tally_dice", "reading_order", "count_throw", "judge_tally", "CountingMatch",
+    "validate_tally_dice", "reading_order", "count_throw", "judge_tally",
 ]
 
 RECORD_FORMAT = "willughby-game/1"
@@ -75,7 +76,7 @@ class TallyEvent:
     ``bear_off`` (a 6), ``pool_in`` (a 5), ``pool_out`` (a 2),
     ``throw_again``, or ``out`` (the player has no men left).  ``die`` is the
     die that did it (None for ``throw_again`` and ``out``); it is kept for
-    explanations and not written to JSON, whose shape ``cli.md`` fixes.
+    explanations and not written to JSON, whose shape ``docs/command-line.md`` fixes.
 
     >>> TallyEvent("hand_left", 0, to=1, die=1).to_json()
     {'type': 'hand_left', 'player': 0, 'to': 1}
@@ -126,7 +127,7 @@ class TallyOutcome:
     dice: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """One entry of ``willughby moves``' ``plays`` (cli.md, "The counting game")."""
+        """One entry of ``willughby moves``' ``plays`` (docs/command-line.md)."""
         return {
             "board": self.after.to_doc(),
             "events": [e.to_json() for e in self.events],
@@ -323,7 +324,7 @@ class TallyRuling:
         return self.verdict == "legal"
 
     def to_json(self) -> dict[str, Any]:
-        """The ``willughby judge --json`` document (cli.md), ``board`` being
+        """The ``willughby judge --json`` document (docs/command-line.md), ``board`` being
         the tally after the throw."""
         return {
             "verdict": self.verdict,
@@ -423,7 +424,3 @@ def judge_tally(rules: Rules, before: Tally, dice: Sequence[int], after: Tally) 
             reason += " (the higher die is read first)"
     return TallyRuling("illegal", outcome.player, outcome.dice, outcome.events, right,
                        outcome.game_over, reason=reason, citation=source(rule).citation, rule=rule)
-
-
-# the match lives in its own module; imported last, as it reads throws with this one
-from .counting_match import CountingMatch  # noqa: E402

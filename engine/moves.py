@@ -2,12 +2,8 @@
 under the use-all-dice and higher-die rules, distinct by resulting position,
 then :func:`is_legal`.
 
-Internally a side's men are seen from the player on roll: a 54-tuple
-``s`` where ``s[0]`` is his men borne off, ``s[1..24]`` his men on his own
-points, ``s[25]`` on the bar, ``s[26]`` waiting to enter; ``s[27 + j]`` the
-same for the opponent in the opponent's own numbering (so the opponent's
-men on my point *k* are ``s[52 - k]``).  Flipping the halves gives the
-opponent's view.
+Internally a side's men are seen from the player on roll: the 54-tuple of
+``race_state.py``.
 
 >>> from willughby.engine.rules import preset_rules
 >>> from willughby.engine.position import Position
@@ -23,8 +19,11 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from .errors import InvalidBoardError, InvalidDiceError
-from .position import COLOURS, DARK, LIGHT, Position, colour_index, other
-from .rules import Rules
+from .notation import format_play
+from .position import COLOURS, LIGHT, Position, other
+from .race_state import (BAR, BEYOND_HOME, HOME, OFF, OPP, OPP_BAR, WAITING, Step, apply_step, from_state, their,
+                         to_state)
+from .options import Rules
 
 __all__ = [
     "Step",
@@ -44,34 +43,6 @@ __all__ = [
     "find_long_doublet_play",
     "their",
 ]
-
-# The slots of the mover's 54-tuple (see the module docstring).
-OFF = 0            # his men borne off
-BAR = 25           # his men on the bar
-WAITING = 26       # his men waiting to enter
-_OPP = 27          # the opponent's half starts here, laid out alike
-OPP_BAR = _OPP + BAR
-HOME = slice(1, 7)            # his own points 1..6
-BEYOND_HOME = slice(7, 27)    # his points 7..24, the bar and men waiting
-
-
-def their(point: int) -> int:
-    """The slot of the opponent's men on the mover's own *point* (1..24)."""
-    return _OPP + 25 - point
-
-
-@dataclass(frozen=True)
-class Step:
-    """One man moved by one die, in the mover's own numbering.
-
-    ``src`` 25 is the bar and 26 a man waiting to enter; ``dst`` 0 is off.
-    """
-
-    src: int
-    dst: int
-    die: int
-    hit: bool = False
-
 
 @dataclass(frozen=True)
 class Relax:
@@ -130,7 +101,6 @@ class Play:
     @property
     def notation(self) -> str:
         """The play in standard notation (``24/18* 13/11``)."""
-        from .notation import format_play  # local: notation imports this module
         return format_play(self.steps)
 
     def __repr__(self) -> str:
@@ -193,33 +163,6 @@ def expand_dice(rules: Rules, dice: Sequence[int]) -> tuple[int, ...]:
     if rules.dice == "2+6":
         moves.append(6)
     return tuple(moves)
-
-
-# ------------------------------------------------------------ perspective
-def to_state(position: Position, colour: str) -> tuple[int, ...]:
-    """The 54-tuple of *position* seen by *colour* (see the module docstring)."""
-    def half(c: str) -> list[int]:
-        i = colour_index(c)
-        pts = position.points(c)
-        own = pts if c == LIGHT else pts[::-1]
-        return [position.off[i], *own, position.bar[i], position.waiting[i]]
-    return tuple(half(colour) + half(other(colour)))
-
-
-def from_state(state: Sequence[int], colour: str, template: Position, turn: str | None) -> Position:
-    """The :class:`Position` of *state* seen by *colour*; piles and phase from *template*."""
-    mine, theirs = state[:_OPP], state[_OPP:]
-    by_colour = {colour: mine, other(colour): theirs}
-    lt, dk = by_colour[LIGHT], by_colour[DARK]
-    if any(lt[k] and dk[25 - k] for k in range(1, 25)):
-        bad = next(k for k in range(1, 25) if lt[k] and dk[25 - k])
-        raise InvalidBoardError(f"point {bad} holds men of both colours "
-                                f"({lt[bad]} light, {dk[25 - bad]} dark)")
-    return Position._trusted(
-        tuple(lt[1:25]), tuple(dk[24:0:-1]),
-        (lt[BAR], dk[BAR]), (lt[OFF], dk[OFF]), (lt[WAITING], dk[WAITING]),
-        turn, template.stacked, template.phase,
-    )
 
 
 # ------------------------------------------------------------------ steps
@@ -409,7 +352,7 @@ def plays_of_moves(rules: Rules, position: Position, moves: Sequence[int], *,
 def legal_plays(rules: Rules, position: Position, dice: Sequence[int]) -> list[Play]:
     """Every legal play of *dice* for the player whose turn it is, one per
     distinct resulting position ("Plays that leave the same position are one
-    play": variants.md).  A throw that cannot be played gives the one empty
+    play": docs/games.md).  A throw that cannot be played gives the one empty
     play that leaves the board as it was.
     """
     seen: dict[tuple[int, ...], Play] = {}
@@ -453,20 +396,6 @@ def step_violations(rules: Rules, state: tuple[int, ...], step: Step) -> list[st
     return broken
 
 
-def apply_step(state: tuple[int, ...], step: Step) -> tuple[int, ...]:
-    """The state after *step*, unchecked (``apply`` does not check; the referee does)."""
-    new = list(state)
-    new[step.src] -= 1
-    if step.dst == 0:
-        new[OFF] += 1
-    else:
-        if new[their(step.dst)] == 1:
-            new[their(step.dst)] = 0
-            new[OPP_BAR] += 1
-        new[step.dst] += 1
-    return tuple(new)
-
-
 def _turn_of(position: Position) -> str:
     if position.turn not in COLOURS:
         raise InvalidBoardError("the position must say whose turn it is (turn: light or dark)")
@@ -502,13 +431,13 @@ def _leads_to(target: tuple[int, ...]) -> Callable[[tuple[int, ...]], bool]:
     every point as *target* has; the opponent's men only go to the bar, so
     each point needs at least its men in *target*, and the bar at most."""
     want = _cumulative(target)
-    opp_points = [target[_OPP + j] for j in range(1, 25)]
+    opp_points = [target[OPP + j] for j in range(1, 25)]
     opp_bar = target[OPP_BAR]
 
     def viable(s: tuple[int, ...]) -> bool:
         if s[OPP_BAR] > opp_bar:
             return False
-        if any(s[_OPP + j] < opp_points[j - 1] for j in range(1, 25)):
+        if any(s[OPP + j] < opp_points[j - 1] for j in range(1, 25)):
             return False
         have = _cumulative(s)
         return all(have[k] >= want[k] for k in range(1, 26))
@@ -540,7 +469,7 @@ def find_long_doublet_play(rules: Rules, position: Position, dice: Sequence[int]
     except InvalidBoardError:
         return None
     start = to_state(position, colour)
-    if sum(start[:_OPP]) != sum(target[:_OPP]) or sum(start[_OPP:]) != sum(target[_OPP:]):
+    if sum(start[:OPP]) != sum(target[:OPP]) or sum(start[OPP:]) != sum(target[OPP:]):
         return None
     viable = _leads_to(target)
 

@@ -6,7 +6,7 @@ borne off, ``*`` a hit, ``(n)`` the same move made by n men, and a man that
 takes several dice is written once, with the points where it hit
 (``13/8*/4``).  An empty play is written ``(no play)``.
 
->>> from willughby.engine.moves import Step
+>>> from willughby.engine.race_state import Step
 >>> format_play((Step(24, 18, 6, True), Step(13, 11, 2)))
 '24/18* 13/11'
 >>> parse_moves("8/5(2) 6/5")
@@ -19,7 +19,7 @@ import re
 from typing import Sequence
 
 from .errors import InvalidBoardError, NotationError
-from .moves import BAR, OFF, WAITING, Step, apply_step, from_state, to_state
+from .race_state import BAR, OFF, WAITING, Step, apply_step, from_state, to_state
 from .position import Position
 
 __all__ = ["format_play", "parse_moves", "parse_play", "NO_PLAY"]

@@ -14,12 +14,9 @@ options, never on a preset's name (docs/house-conventions.md, convention 2).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Mapping
+from typing import Mapping
 
 from .errors import InvalidOptionError
-
-if TYPE_CHECKING:
-    from .position import Position
 
 __all__ = [
     "Rules",
@@ -29,12 +26,11 @@ __all__ = [
     "OPTION_NAMES",
     "get_preset",
     "preset_rules",
-    "start_position",
     "FAMILIES",
 ]
 
 # The families of game the engine knows (docs/house-conventions.md convention 2: a family is
-# data plus a few named hooks; see ``families.py`` for the dispatch).
+# data plus a few named hooks; see ``referee.py`` for the dispatch).
 FAMILIES: tuple[str, ...] = ("race", "unstacking", "counting")
 TABLES: tuple[str, ...] = ("facing", "right-hand")
 UNSTACK_PHASES: tuple[str, ...] = ("unstack", "restack", "bear_off")
@@ -70,7 +66,7 @@ Layout = tuple[tuple[int, int], ...]
 class Rules:
     """The complete rules of one game: option values and the game's structure.
 
-    The option fields carry their ``variants.md`` names and defaults.  The
+    The option fields carry their ``docs/games.md`` names and defaults.  The
     structural fields come from the preset and are not options a user sets:
 
     - ``family``: ``race`` (men travel round the board), ``unstacking`` (men
@@ -136,7 +132,7 @@ class Rules:
             raise InvalidOptionError(f"start layout places {placed} men, not {self.men}")
 
     def options(self) -> dict[str, str]:
-        """The option values as text, in ``variants.md`` order.
+        """The option values as text, in ``docs/games.md`` order.
 
         >>> Rules().options()["bear_off"]
         'exact'
@@ -241,7 +237,7 @@ _RACE = [
            aliases=("irish-backgammon",)),
 ]
 
-# The unstacking games (variants.md, "Unstacking games"; seed 002).
+# The unstacking games (docs/games.md, "The unstacking games"; seed 002).
 _DOUBLETS_START: Layout = ((1, 2), (2, 2), (3, 2), (4, 3), (5, 3), (6, 3))
 _PAIRS_START: Layout = ((1, 2), (2, 2), (3, 2), (4, 2), (5, 2), (6, 2))
 _DOWN_OFF = ("unstack", "bear_off")
@@ -271,7 +267,7 @@ _UNSTACKING = [
            aliases=("ofanfellingartafl",)),
 ]
 
-# The counting game (variants.md, "Counting games"; seed 003).
+# The counting game (docs/games.md, "The counting game Sice-Ace"; seed 003).
 _COUNTING = [
     Preset("sice-ace", "Sice-Ace", "seed 003",
            Rules(family="counting", men=6, start=(), players=2), aliases=("sise-ace", "sice-ace-game")),
@@ -306,26 +302,3 @@ def preset_rules(name: str, overrides: Mapping[str, str | bool | int] | None = N
     """
     rules = get_preset(name).rules
     return rules.with_options(overrides) if overrides else rules
-
-
-def start_position(rules: Rules, turn: str | None = None) -> "Position":
-    """The position a game of *rules* starts from, both sides set out alike.
-
-    >>> start_position(get_preset("irish").rules).gnubg_id("light")
-    '4HPwATDgc/ABMA'
-    """
-    from .position import Position
-
-    if rules.family == "unstacking":
-        from .unstacking import start_position as unstacking_start
-        return unstacking_start(rules, turn)
-    if rules.family == "counting":
-        raise InvalidOptionError("the counting game has no board: its start is a tally "
-                                 "(counting.Tally.start)")
-    light = [0] * 24
-    dark = [0] * 24
-    for own, men in rules.start:
-        light[own - 1] += men
-        dark[24 - own] += men
-    return Position(tuple(light), tuple(dark), waiting=(rules.start_waiting, rules.start_waiting),
-                    turn=turn)

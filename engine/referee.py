@@ -23,12 +23,13 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .errors import InvalidBoardError
-from .moves import (BAR, BEYOND_HOME, OFF, OPP_BAR, WAITING, _OPP, their, Play, Relax, Step, all_plays, apply_step, expand_dice, is_doublet,
-                    find_long_doublet_play, plays_of_moves, step_violations, to_state, validate_dice)
+from .moves import (Play, Relax, all_plays, expand_dice, find_long_doublet_play, is_doublet, plays_of_moves,
+                    step_violations, validate_dice)
+from .race_state import BAR, BEYOND_HOME, OFF, OPP, OPP_BAR, WAITING, Step, apply_step, their, to_state
 from .notation import format_play
 from .position import COLOURS, Position, colour_index, other
-from .rules import Rules
-from . import unstacking
+from .options import Rules
+from . import unstacking, unstacking_referee
 from .rulings import Event, GameOver, Outcome, Ruling
 from .sources import source
 
@@ -76,8 +77,8 @@ def _seen_state(state: Sequence[int]) -> tuple[Any, ...]:
     s = list(state)
     s[OFF] += s[WAITING]
     s[WAITING] = 0
-    s[_OPP + OFF] += s[_OPP + WAITING]
-    s[_OPP + WAITING] = 0
+    s[OPP + OFF] += s[OPP + WAITING]
+    s[OPP + WAITING] = 0
     return ("seen", tuple(s))
 
 
@@ -114,7 +115,7 @@ def game_over(rules: Rules, position: Position, mover: str, dice: Sequence[int],
             if _home_filled(rules, s):
                 return GameOver(winner, "fill", cube, "stakes.fill")
             continue
-        if sum(s[1:_OPP]) == 0 and s[OFF] > 0:
+        if sum(s[1:OPP]) == 0 and s[OFF] > 0:
             return _stake(rules, s, winner, doublet and winner == mover, cube)
     return None
 
@@ -150,7 +151,7 @@ def stake_terms(rules: Rules, cube: int = 1) -> list[tuple[str, int, str]]:
 
 
 def _stake(rules: Rules, s: tuple[int, ...], winner: str, doublet: bool, cube: int) -> GameOver:
-    loser = s[_OPP:]
+    loser = s[OPP:]
     loser_outside = any(loser[BEYOND_HOME])  # a man of the loser's not yet in his home table
     if rules.stakes == "single":
         return GameOver(winner, "single", cube, "win.single")
@@ -180,7 +181,7 @@ def judge(rules: Rules, before: Position, dice: Sequence[int], after: Position,
     board shows (its ``turn`` is ignored).  *cube* multiplies the stake.
     """
     if rules.family == "unstacking":
-        return unstacking.judge(rules, before, dice, after, cube)
+        return unstacking_referee.judge(rules, before, dice, after, cube)
     _mover(before)  # says whose turn it is and that the game is not over
     thrown = validate_dice(rules, dice)
     if rules.family == "race":
@@ -238,7 +239,7 @@ def _legal_ruling(rules: Rules, before: Position, dice: tuple[int, ...], outcome
     final = outcome.position
     if rules.binding:
         s = to_state(final, colour)
-        if all(s[k] >= 2 for k in range(1, 7)) and (s[OPP_BAR] or s[_OPP + WAITING]):
+        if all(s[k] >= 2 for k in range(1, 7)) and (s[OPP_BAR] or s[OPP + WAITING]):
             events.append(Event("bound", colour))
     over = game_over(rules, final, colour, dice, cube)
     if over is not None:

@@ -1,6 +1,6 @@
 """What the referee says of a turn: its :class:`Ruling`, the :class:`Event`
 a turn makes, the :class:`GameOver` it may bring, and an :class:`Outcome` (one
-way a turn can end).  Every family of game (``families.py``) rules in these
+way a turn can end).  Every family of game (``referee.py`` dispatches) rules in these
 values, so the match, the companion and the page read them alike.
 """
 
@@ -102,7 +102,7 @@ class Ruling:
         return source(self.rule) if self.rule else None
 
     def to_json(self) -> dict[str, Any]:
-        """The ``willughby judge --json`` document (cli.md), with a few extras."""
+        """The ``willughby judge --json`` document (docs/command-line.md), with a few extras."""
         out: dict[str, Any] = {
             "verdict": self.verdict,
             "play": self.play,

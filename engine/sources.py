@@ -184,7 +184,7 @@ _ALL = [
            "Once all his or her points are unstacked, a player may begin to bear off; again "
            "bearing off one man per die on the point corresponding to the throw of that die."),
     Source("unstack.by_die", PROGRAM_CHOICE, None,
-           "variants.md: phases change die by die, in the order the player plays them: a throw "
+           "docs/rules-choices.md: phases change die by die, in the order the player plays them: a throw "
            "whose first die finishes the playing down may bear off with its second."),
     Source("unstack.any_men", "seed 003 (Doublets)", _S003,
            "When a double is thrown, you play down or bear off as many men as there are spots. "
@@ -208,11 +208,11 @@ _ALL = [
            "you roll the number for a point that is already entirely played down, the roll is "
            "wasted"),
     Source("unstack.order_of_dice", PROGRAM_CHOICE, None,
-           "variants.md: phases change die by die, in the order the player plays them; a die "
+           "docs/rules-choices.md: phases change die by die, in the order the player plays them; a die "
            "that can be used must be used, so where one order of the dice uses them all, the "
            "player must play that order."),
     Source("unused.opponent_all", PROGRAM_CHOICE, None,
-           "variants.md: a die the player cannot use, where it passes, is used by the opponent if "
+           "docs/rules-choices.md: a die the player cannot use, where it passes, is used by the opponent if "
            "he can: in a pure race using a die never harms, so \"may\" and \"must\" are one."),
     Source("unstack.turn_order", PROGRAM_CHOICE, None,
            "In the unstacking games a player's men change only on his own throw, or with dice "

@@ -1,7 +1,7 @@
 """The unstacking games: Doublets, Dames Rabattues, Doblet, Ofanfelling.
 
 Men never travel: each player's men stand in piles on his own six points and
-a throw of n acts on his own point n (variants.md, "Unstacking games"; seed
+a throw of n acts on his own point n (docs/games.md, "The unstacking games"; seed
 002).  A game passes through the phases its rules name (``Rules.phases``):
 
 - ``unstack`` (play down): a die n takes one man off the pile on point n and
@@ -43,7 +43,7 @@ from typing import Any, Callable, Sequence
 from .errors import InvalidBoardError
 from .moves import expand_dice, is_doublet, validate_dice
 from .position import COLOURS, DARK, LIGHT, Position, colour_index, other
-from .rules import Rules
+from .options import Rules
 from .rulings import GameOver, Outcome
 
 __all__ = [
@@ -208,7 +208,7 @@ def _act(rules: Rules, side: tuple[int, ...], kind: str, i: int) -> tuple[int, .
         if men - stacked == 0:  # no flat man: one comes off the pile
             new[STACKED + i] = men - 1 if men - 1 >= 2 else 0
         new[OFF] += 1
-    # the phase moves on as soon as it is done (variants.md: "phases change die by die")
+    # the phase moves on as soon as it is done (docs/rules-choices.md: "die by die")
     while new[PHASE] < len(rules.phases) - 1:
         phase = rules.phases[new[PHASE]]
         if (phase == "unstack" and not _piles(new)) or (phase == "restack" and _rebuilt(new)):
@@ -466,7 +466,7 @@ def _plays(rules: Rules, side: tuple[int, ...], moves: tuple[tuple[int, bool], .
         # every move can be used (above): the plays are those that use them all, pruned or not
         return [(s, path, left) for (s, left), path in found.items() if not left]
     if enforce_use and rules.must_use == "all":
-        # "A die that can be used must be used" (variants.md; seed 003: unstack.use_all)
+        # "A die that can be used must be used" (seed 003: unstack.use_all)
         most = max(len(moves) - len(left) for (_, left) in found)
         found = {k: v for k, v in found.items() if len(moves) - len(k[1]) == most}
     return [(s, path, left) for (s, left), path in found.items()]
@@ -591,7 +591,3 @@ def game_over(rules: Rules, position: Position, mover: str, cube: int = 1) -> Ga
         if _over(_side(rules, position, colour, phase=False)):
             return GameOver(colour, "single", cube, "win.unstacking")
     return None
-
-
-# judging a turn lives in its own module; imported last, as it lists outcomes with this one
-from .unstacking_referee import judge  # noqa: E402

@@ -16,7 +16,7 @@ from typing import Sequence
 from .errors import InvalidBoardError
 from .moves import validate_dice
 from .position import COLOURS, Position, other
-from .rules import Rules
+from .options import Rules
 from .rulings import Event, Outcome, Ruling
 from .sources import source
 from .unstacking import (CHECKS, MEN, OFF, PHASE, POINTS, Action, _act, _mover, _outcomes, _side, game_over)

@@ -27,7 +27,7 @@ from typing import Any, Sequence
 import cv2
 import numpy as np
 
-from .changes import CHANGE_BLUR_MM, CHANGE_DELTA_E, FAINT_DELTA_E, strip_distance2
+from .change_measure import CHANGE_BLUR_MM, CHANGE_DELTA_E, FAINT_DELTA_E, strip_distance2
 from .geometry import BoardGeometry
 from .strips import cut_pixels
 

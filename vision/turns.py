@@ -45,7 +45,7 @@ point read at ``illegal_point_min``.
 
 The point reader's probabilities are sharpened or softened by a
 *temperature* fitted on generated frames of styles the network never learnt
-from and that the measurement never uses (``tools/fit_turn_temperature.py``,
+from and that the measurement never uses (``tools/fit_turn_reader.py``,
 written with its provenance to ``vision/data/turn_calibration.json``).
 
 Where the settled frame before the turn is at hand (same camera, same
