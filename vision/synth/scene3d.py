@@ -20,7 +20,8 @@ class _Camera:
         self.f, self.cx, self.cy, self.R, self.C = f, cx, cy, R, C
 
     def to_cam(self, P: np.ndarray) -> np.ndarray:
-        return (np.asarray(P, np.float64) - self.C) @ self.R.T
+        out: np.ndarray = (np.asarray(P, np.float64) - self.C) @ self.R.T
+        return out
 
     def project(self, P: np.ndarray) -> np.ndarray:
         Q = self.to_cam(P)
@@ -28,14 +29,16 @@ class _Camera:
         return np.concatenate([self.f * Q[..., 0:1] / z + self.cx, self.f * Q[..., 1:2] / z + self.cy], -1)
 
     def depth(self, P: np.ndarray) -> np.ndarray:
-        return np.linalg.norm(np.asarray(P, np.float64) - self.C, axis=-1)
+        out: np.ndarray = np.linalg.norm(np.asarray(P, np.float64) - self.C, axis=-1)
+        return out
 
     def ray_to_plane(self, px: np.ndarray, z0: float) -> np.ndarray:
         px = np.asarray(px, np.float64)
         d = np.stack([(px[..., 0] - self.cx) / self.f, (px[..., 1] - self.cy) / self.f,
                       np.ones(px.shape[:-1])], -1) @ self.R
         t = (z0 - self.C[2]) / np.minimum(d[..., 2], -1e-6)
-        return self.C + t[..., None] * d
+        out: np.ndarray = self.C + t[..., None] * d
+        return out
 
 
 def _make_camera(f: float, size: tuple[int, int], tilt: float, az: float, roll: float,
