@@ -26,7 +26,7 @@ from .errors import InvalidRecordError, MatchStateError, EngineError
 from .moves import validate_dice
 from .notation import parse_play
 from .position import COLOURS, DARK, LIGHT, Position, colour_index, other
-from .referee import GameOver, Ruling, judge, turn_outcomes
+from .referee import GameOver, Outcome, Ruling, judge, turn_outcomes
 from .rules import Rules, get_preset, preset_rules, start_position
 
 __all__ = ["Match", "RECORD_FORMAT"]
@@ -156,7 +156,7 @@ class Match:
             return self._judge(outcomes[0].position, automatic=True)
         return None
 
-    def legal_outcomes(self):
+    def legal_outcomes(self) -> list[Outcome]:
         """The ways the turn in progress may legally end."""
         self._need("move")
         assert self.dice is not None

@@ -169,6 +169,14 @@ def expand_dice(rules: Rules, dice: Sequence[int]) -> tuple[int, ...]:
 _TOP = 27  # the rank of the bar, above men waiting to enter (26) and the points
 
 
+#: one man's step as the generator keeps it, (src, dst, die, hit) (a :class:`Step`, unpacked for speed)
+RawStep = tuple[int, int, int, bool]
+#: the steps of a play so far
+RawPath = tuple[RawStep, ...]
+#: a node of the search: (the mover's 54-tuple, the dice still to play)
+Node = tuple[tuple[int, ...], tuple[int, ...]]
+
+
 def _rank(src: int) -> int:
     """A source's place in a doublet's canonical order: the bar first (it must
     be entered before anything moves), then men waiting to enter, then the
@@ -176,12 +184,13 @@ def _rank(src: int) -> int:
     return _TOP if src == BAR else src
 
 
-def _steps(s: tuple[int, ...], d: int, rules: Rules, relax: Relax, bound: int = _TOP):
+def _steps(s: tuple[int, ...], d: int, rules: Rules, relax: Relax,
+           bound: int = _TOP) -> list[tuple[RawStep, tuple[int, ...]]]:
     """Every legal step of one die *d* from state *s*, as ((src, dst, die, hit), new state).
 
     Only sources ranked at or below *bound* are tried (a doublet's canonical order).
     """
-    out = []
+    out: list[tuple[RawStep, tuple[int, ...]]] = []
     if s[BAR] and not relax.bar_first:
         sources: Iterable[int] = (25,) if bound >= _TOP else ()
     elif s[WAITING] and rules.enter_all_first and not relax.enter_all_first:
@@ -239,7 +248,7 @@ def _steps(s: tuple[int, ...], d: int, rules: Rules, relax: Relax, bound: int = 
 
 
 def _explore(rules: Rules, start: tuple[int, ...], moves: tuple[int, ...], relax: Relax,
-             viable: Callable[[tuple[int, ...]], bool] | None = None):
+             viable: Callable[[tuple[int, ...]], bool] | None = None) -> dict[Node, RawPath]:
     """Every node reachable using some of *moves*: {(state, unused dice): raw steps}.
 
     Nodes are explored once each (a memo on state and dice left).  For a
@@ -249,13 +258,13 @@ def _explore(rules: Rules, start: tuple[int, ...], moves: tuple[int, ...], relax
     man brought home first allows a hit), so there every order is tried.
     With *viable*, a node it refuses is not explored (a search for one board).
     """
-    found: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple] = {}
+    found: dict[Node, RawPath] = {}
     remaining0 = tuple(sorted(moves, reverse=True))
     found[(start, remaining0)] = ()
     canonical = len(set(moves)) == 1 and not rules.hit_needs_home
     if canonical:
         seen = {(start, remaining0, _TOP)}
-        stack = [(start, remaining0, (), _TOP)]
+        stack: list[tuple[tuple[int, ...], tuple[int, ...], RawPath, int]] = [(start, remaining0, (), _TOP)]
         while stack:
             s, remaining, path, bound = stack.pop()
             if not remaining:
@@ -273,7 +282,7 @@ def _explore(rules: Rules, start: tuple[int, ...], moves: tuple[int, ...], relax
                     found[key] = p
                 stack.append((new, rest, p, rank))
         return found
-    stack2 = [(start, remaining0, ())]
+    stack2: list[tuple[tuple[int, ...], tuple[int, ...], RawPath]] = [(start, remaining0, ())]
     while stack2:
         s, remaining, path = stack2.pop()
         tried = set()
@@ -292,7 +301,7 @@ def _explore(rules: Rules, start: tuple[int, ...], moves: tuple[int, ...], relax
 
 
 def _select(rules: Rules, thrown: tuple[int, ...], moves: tuple[int, ...],
-            found: dict, enforce: bool = True) -> dict:
+            found: dict[Node, RawPath], enforce: bool = True) -> dict[Node, RawPath]:
     """Keep the nodes the use-all-dice and higher-die rules allow."""
     if not enforce or rules.must_use == "free":
         return found
@@ -407,7 +416,7 @@ def sorted_plays(plays: Iterable[Play]) -> list[Play]:
     return sorted(plays, key=_play_order)
 
 
-def _play_order(play: Play) -> tuple:
+def _play_order(play: Play) -> tuple[list[tuple[int, int]], tuple[int, ...]]:
     return sorted(((-r[0], -r[1]) for r in play._raw)), play.unused
 
 
@@ -476,7 +485,7 @@ def find_long_doublet_play(rules: Rules, position: Position, dice: Sequence[int]
     die = moves[0]
     total = len(moves)
     seen = {(start, 0, _TOP)}
-    stack: list[tuple[tuple[int, ...], int, tuple, int]] = [(start, 0, (), _TOP)]
+    stack: list[tuple[tuple[int, ...], int, RawPath, int]] = [(start, 0, (), _TOP)]
     while stack:
         s, used, path, bound = stack.pop()
         if used == total:

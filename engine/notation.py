@@ -36,7 +36,7 @@ def format_play(steps: Sequence[Step]) -> str:
     """Write a play's steps in standard notation."""
     if not steps:
         return NO_PLAY
-    chains: list[list] = []  # [src, [(point, hit)...]] with the last entry the destination
+    chains: list[tuple[int, list[tuple[int, bool]]]] = []  # (src, [(point, hit)...]), the last the destination
     for step in steps:
         for chain in reversed(chains):
             end, _ = chain[1][-1]
@@ -44,7 +44,7 @@ def format_play(steps: Sequence[Step]) -> str:
                 chain[1].append((step.dst, step.hit))
                 break
         else:
-            chains.append([step.src, [(step.dst, step.hit)]])
+            chains.append((step.src, [(step.dst, step.hit)]))
     # Men are alike: "8/5 13/8" leaves what "13/5" leaves, so a chain that ends
     # where another begins is one man's journey (written once, its hits kept).
     merged = True

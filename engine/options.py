@@ -14,7 +14,7 @@ options, never on a preset's name (docs/house-conventions.md, convention 2).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Mapping
+from typing import Any, Mapping
 
 from .errors import InvalidOptionError
 
@@ -145,7 +145,7 @@ class Rules:
         >>> Rules().with_options({"cube": "true"}).cube
         True
         """
-        changes: dict[str, object] = {}
+        changes: dict[str, Any] = {}  # each checked by _parse_value against its field
         for name, raw in overrides.items():
             if name not in OPTION_VALUES:
                 raise InvalidOptionError(

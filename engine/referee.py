@@ -71,7 +71,7 @@ def turn_outcomes(rules: Rules, before: Position, dice: Sequence[int]) -> list[O
     return list(outcomes.values())
 
 
-def _seen_state(state: Sequence[int]) -> tuple[Any, ...]:
+def _seen_state(state: Sequence[int]) -> tuple[str, tuple[int, ...]]:
     """What the board shows of a mover's 54-tuple (moves.py): men borne off and men
     waiting to enter lie alike beside the board, so they are added."""
     s = list(state)
@@ -83,13 +83,14 @@ def _seen_state(state: Sequence[int]) -> tuple[Any, ...]:
 
 
 def _mover(position: Position) -> str:
-    if position.turn not in COLOURS:
+    turn = position.turn
+    if turn is None or turn not in COLOURS:
         raise InvalidBoardError("the position before must say whose turn it is (turn: light or dark)")
     for colour in COLOURS:
         i = colour_index(colour)
         if position.off[i] and not position.bar[i] and not position.waiting[i] and not any(position.points(colour)):
             raise InvalidBoardError(f"the game is already over: {colour} has borne off every man")
-    return position.turn
+    return turn
 
 
 # ---------------------------------------------------------------- the end
@@ -182,7 +183,7 @@ def judge(rules: Rules, before: Position, dice: Sequence[int], after: Position,
     """
     if rules.family == "unstacking":
         return unstacking_referee.judge(rules, before, dice, after, cube)
-    _mover(before)  # says whose turn it is and that the game is not over
+    mover = _mover(before)  # says whose turn it is and that the game is not over
     thrown = validate_dice(rules, dice)
     if rules.family == "race":
         direct = find_long_doublet_play(rules, before, thrown, after)
@@ -191,7 +192,7 @@ def judge(rules: Rules, before: Position, dice: Sequence[int], after: Position,
     outcomes = turn_outcomes(rules, before, thrown)
     target = after.physical_key()
     try:
-        seen = _seen_state(to_state(after, before.turn))
+        seen: tuple[str, tuple[int, ...]] | None = _seen_state(to_state(after, mover))
     except InvalidBoardError:
         seen = None
     for outcome in outcomes:
@@ -265,7 +266,8 @@ def _closest(outcomes: Sequence[Outcome], after: Position, mover: str, n: int = 
         if seen is not None and o.opponent_play is None and isinstance(o.play, Play):
             # the mover's state is the board point by point: no Position built for each of thousands
             return sum(abs(x - y) for x, y in zip(_seen_state(o.play.state)[1], seen[1]))
-        a, b = o.position, after
+        a: Position = o.position
+        b = after
         d = sum(abs(x - y) for x, y in zip(a.light, b.light)) + sum(abs(x - y) for x, y in zip(a.dark, b.dark))
         d += sum(abs(x - y) for x, y in zip(a.bar, b.bar))
         d += sum(abs((a.off[i] + a.waiting[i]) - (b.off[i] + b.waiting[i])) for i in (0, 1))

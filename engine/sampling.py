@@ -76,8 +76,8 @@ def _draw(rng: random.Random, kind: str, men: int, turn: str) -> Position:
             for k in range(first, first + length):
                 opp[k] = 2
             placed = 2 * length
-            back = [k for k in range(25 - first + 1, 25)]  # my points behind the prime
-            me[rng.choice(back) if back else 24] += rng.randint(1, 2)
+            behind = [k for k in range(25 - first + 1, 25)]  # my points behind the prime
+            me[rng.choice(behind) if behind else 24] += rng.randint(1, 2)
         else:
             placed = 0
         if kind == "bar":

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from .errors import InvalidBoardError
 from .moves import expand_dice, is_doublet, validate_dice
@@ -315,10 +315,11 @@ def _explore(rules: Rules, side: tuple[int, ...], moves: tuple[tuple[int, bool],
     With *floor* (each point's men on a board sought), a side with fewer
     men on a point is not explored: men only ever leave a point.
     """
-    found = {(side, moves): ()}
+    found: dict[tuple[tuple[int, ...], tuple[tuple[int, bool], ...]], tuple[Action, ...]] = {(side, moves): ()}
     if len(set(moves)) == 1 and "phase" not in relax:
         seen = {(side, moves, (-1, 0))}
-        line = deque([(side, moves, (), (-1, 0))])
+        line: deque[tuple[tuple[int, ...], tuple[tuple[int, bool], ...], tuple[Action, ...], tuple[int, int]]] = \
+            deque([(side, moves, (), (-1, 0))])
         while line:
             s, left, path, bound = line.popleft()
             if not left:
@@ -336,7 +337,8 @@ def _explore(rules: Rules, side: tuple[int, ...], moves: tuple[tuple[int, bool],
                     found[(new, rest)] = path + (action,)
                 line.append((new, rest, path + (action,), rank))
         return found
-    queue = deque([(side, moves, ())])  # breadth first: each path found plays the higher die first
+    # breadth first: each path found plays the higher die first
+    queue: deque[tuple[tuple[int, ...], tuple[tuple[int, bool], ...], tuple[Action, ...]]] = deque([(side, moves, ())])
     while queue:
         s, left, path = queue.popleft()
         tried = set()
@@ -365,7 +367,7 @@ def _capacity(side: Sequence[int], kind: str, i: int) -> int:
     return men
 
 
-def _shares(caps: Sequence[int], total: int, i: int = 0):
+def _shares(caps: Sequence[int], total: int, i: int = 0) -> Iterator[tuple[int, ...]]:
     """Every way to share *total* actions among the points, at most caps[i] to point i."""
     if i == len(caps) - 1:
         if total <= caps[i]:
@@ -452,7 +454,7 @@ def _uses_all(rules: Rules, side: tuple[int, ...], moves: tuple[tuple[int, bool]
 
 def _plays(rules: Rules, side: tuple[int, ...], moves: tuple[tuple[int, bool], ...],
            relax: frozenset[str], enforce_use: bool, floor: tuple[int, ...] | None = None
-           ) -> list[tuple[tuple[int, ...], tuple[Action, ...], tuple]]:
+           ) -> list[tuple[tuple[int, ...], tuple[Action, ...], tuple[tuple[int, bool], ...]]]:
     most_only = enforce_use and rules.must_use == "all"
     if not relax and moves and len(set(moves)) == 1 and moves[0][1]:
         found = _any_men_found(rules, side, moves, most_only)
@@ -529,7 +531,9 @@ def _outcomes(rules: Rules, before: Position, dice: Sequence[int], relax: frozen
     found: dict[Any, Outcome] = {}
     want = None if target is None else {c: _side(rules, target, c, phase=False)[:OFF + 1]
                                         for c in COLOURS}
-    replies: dict[tuple, list] = {}  # the opponent's plays of the dice passed, by those dice
+    # the opponent's plays of the dice passed, by those dice
+    replies: dict[tuple[tuple[int, bool], ...],
+                  list[tuple[tuple[int, ...], tuple[Action, ...], tuple[tuple[int, bool], ...]]]] = {}
 
     def add(m: tuple[int, ...], t: tuple[int, ...], play: UnstackPlay, opp: UnstackPlay | None) -> None:
         # the two sides tell the board and the phases (the position is built only when asked for)
