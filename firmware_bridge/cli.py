@@ -54,8 +54,8 @@ def _describe(msg: Any) -> str:
     if kind == "throw":
         return f"throw #{d['seq']}: {'-'.join(map(str, d['dice']))} ({'box dice' if d['source'] == 'box' else 'by hand'})"
     if kind == "press":
-        return f"press #{d['seq']}: {d['button'].upper()}"
-    return kind + " " + " ".join(f"{k}={v}" for k, v in d.items())
+        return f"press #{d['seq']}: {str(d['button']).upper()}"
+    return f"{kind} " + " ".join(f"{k}={v}" for k, v in d.items())
 
 
 def cmd_monitor(args: argparse.Namespace, out: TextIO | None = None) -> int:

@@ -137,7 +137,7 @@ def from_json(data: dict[str, Any]) -> Message:
         if name in kwargs:
             kwargs[name] = tuple(kwargs[name])
     try:
-        msg = cls(**kwargs)
+        msg: Message = cls(**kwargs)
     except TypeError as exc:
         raise WireError(f"bad fields for {data['type']}: {exc}") from None
     return msg
@@ -170,7 +170,7 @@ class DecoderStats:
     messages: int = 0
     rejected_bytes: int = 0
     rejected_frames: int = 0
-    reasons: Counter = field(default_factory=Counter)
+    reasons: Counter[str] = field(default_factory=Counter)
 
     def to_json(self) -> dict[str, Any]:
         return {"bytes_in": self.bytes_in, "messages": self.messages, "rejected_bytes": self.rejected_bytes,

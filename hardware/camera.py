@@ -117,7 +117,8 @@ def as_bgr(frame: Any, what: str = "frame") -> np.ndarray:
         frame = cv2.cvtColor(frame[:, :, 0], cv2.COLOR_GRAY2BGR)
     if frame.ndim != 3 or frame.shape[2] != 3 or frame.shape[0] < 1 or frame.shape[1] < 1:
         raise CameraFrameError(f"{what} must be height x width x 3 (BGR), not shape {frame.shape}")
-    return frame
+    bgr: np.ndarray = frame
+    return bgr
 
 
 class FrameSource(ABC):
@@ -462,7 +463,7 @@ class PiCamera(FrameSource):
         self._cam: Any = None
         _check_size(width, height)
         try:
-            from picamera2 import Picamera2  # type: ignore[import-not-found]
+            from picamera2 import Picamera2
         except ImportError:
             self._closed = True
             raise CameraError("picamera: the module 'picamera2' is not installed "

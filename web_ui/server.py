@@ -399,7 +399,9 @@ class PageServer:
         config = uvicorn.Config(self.front, lifespan="off", http="h11", ws="none", loop="asyncio",
                                 interface="asgi3", proxy_headers=False, server_header=False,
                                 access_log=False, log_config=None, log_level="warning",
-                                timeout_graceful_shutdown=_GRACE_S,
+                                # uvicorn's annotation says int; it waits with asyncio.wait_for, which takes seconds
+                                # as a float, and half a second is the grace wanted here
+                                timeout_graceful_shutdown=_GRACE_S,  # type: ignore[arg-type]
                                 limit_concurrency=self.front.max_watchers + _SPARE_CONNECTIONS)
         self._server = _Uvicorn(config)
         self._loop: asyncio.AbstractEventLoop | None = None

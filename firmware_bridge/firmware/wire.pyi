@@ -1,0 +1,33 @@
+# Types of wire.py for the Pi's type check: wire.py itself runs on MicroPython too, which
+# parses no annotations beyond the plainest, so its types live here (tools/typecheck.py).
+from typing import Any
+
+PROTOCOL_VERSION: int
+MAX_PAYLOAD: int
+MAX_FRAME: int
+HELLO: int
+THROW: int
+PRESS: int
+HEARTBEAT: int
+SNAPSHOT: int
+CONNECT: int
+ACK: int
+CONFIGURE: int
+NAMES: dict[int, str]
+SOURCES: dict[int, str]
+BUTTONS: dict[int, str]
+TURNS: dict[int, str]
+MAX_DICE: int
+MAX_NAME: int
+
+class WireError(ValueError): ...
+
+def crc32(data: bytes) -> int: ...
+def cobs_encode(data: bytes) -> bytes: ...
+def cobs_decode(data: bytes) -> bytes: ...
+def frame(payload: bytes) -> bytes: ...
+def unframe(block: bytes) -> bytes: ...
+def pack(msg: dict[str, Any]) -> bytes: ...
+def unpack(payload: bytes) -> dict[str, Any]: ...
+def seq_after(a: int, b: int) -> bool: ...
+def seq_next(a: int) -> int: ...
