@@ -137,6 +137,7 @@ class CompanionConfig:
     pins: bool = False
     pin_numbers: Mapping[str, Any] = field(default_factory=dict)
     speech: str = "auto"
+    vision: Mapping[str, Any] = field(default_factory=dict)   # the [vision] table (willughby.vision.config)
 
     def __post_init__(self) -> None:
         try:
@@ -166,6 +167,7 @@ class CompanionConfig:
             raise ConfigError(f"speech.enabled must be auto, on or off, not {self.speech!r}")
         if self.pin and not (self.pin.isdigit() and 4 <= len(self.pin) <= 12):
             raise ConfigError("web.pin must be 4 to 12 digits")
+        self.vision_config                 # the [vision] table, checked now: a bad value stops the start
         if self.pin_numbers:
             from willughby.hardware.config import PinConfig
             from willughby.hardware.errors import HardwareConfigError
@@ -200,6 +202,19 @@ class CompanionConfig:
                               white_balance=self.camera_white_balance)
 
     @property
+    def vision_config(self) -> Any:
+        """The camera's reading settings: the defaults with the ``[vision]``
+        table's values (:class:`willughby.vision.config.VisionConfig`)."""
+        from willughby.vision.config import VisionConfig, VisionConfigError
+
+        if not self.vision:
+            return VisionConfig.default()
+        try:
+            return VisionConfig.default().with_values(self.vision)
+        except VisionConfigError as exc:
+            raise ConfigError(str(exc)) from None
+
+    @property
     def store_path(self) -> Path:
         return Path(self.data_dir) / "games.sqlite"
 
@@ -216,6 +231,7 @@ _TABLES: dict[str, dict[str, str]] = {
     "dice": {"source": "dice", "box_port": "box_port"},
     "hardware": {"enabled": "pins"},
     "speech": {"enabled": "speech"},
+    "vision": {},                     # the camera's reading settings: every key is VisionConfig's to check
 }
 
 
@@ -231,6 +247,9 @@ def config_from_mapping(doc: Mapping[str, Any], where: str = "the configuration"
         for key, value in body.items():
             if table == "hardware" and key == "pins" and isinstance(value, Mapping):
                 values["pin_numbers"] = dict(value)
+                continue
+            if table == "vision":             # checked whole by the camera's own configuration
+                values.setdefault("vision", {})[key] = value
                 continue
             if key not in _TABLES[table]:
                 raise ConfigError(f"{where}: unknown key {table}.{key} (known: {', '.join(_TABLES[table])})")

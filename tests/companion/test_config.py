@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -136,3 +137,38 @@ def test_the_cameras_frame_rate_exposure_and_white_balance_reach_the_source(tmp_
     with pytest.raises(ConfigError, match="not here"):
         build(config)
     assert asked == [CameraControls(fps=7.5, exposure=12000, white_balance="lock")]
+
+
+def test_the_vision_table_reaches_the_cameras_reader(tmp_path):
+    """The whole configuration reaches the running service, [vision] included
+    (before, it was refused as an unknown table and never reached `serve`)."""
+    from willughby.companion.runtime import build
+
+    stills = tmp_path / "stills"
+    stills.mkdir()
+    import cv2
+    import numpy as np
+
+    cv2.imwrite(str(stills / "a.png"), np.zeros((48, 64, 3), np.uint8))
+    path = tmp_path / "w.toml"
+    path.write_text(f"[companion]\ndata_dir = '{tmp_path}'\n[camera]\nsource = 'folder:{stills}'\n"
+                    "[speech]\nenabled = 'off'\n[vision.dice]\nmin_score = 0.9\n[vision.reader]\nkeep_memory_mb = 0\n")
+    config = load_config(path)
+    rt = build(config)
+    try:
+        used = rt.parts["watcher"].settler.config
+        assert (used.dice.min_score, used.reader.keep_memory_mb) == (0.9, 0)
+    finally:
+        rt.close()
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[vision.dice]\nmin_scor = 0.9\n", "unknown vision dice setting 'min_scor'"),
+    ("[vision.reader]\nkeep_memory_mb = -1\n", "vision.reader.keep_memory_mb must be zero or more"),
+    ("vision = 3\n", "[vision] must be a table"),
+])
+def test_a_bad_vision_setting_is_one_clear_error(tmp_path, text, words):
+    path = tmp_path / "w.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=re.escape(words)):
+        load_config(path)
