@@ -25,6 +25,8 @@ from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
 from willughby.engine.counting import CountingMatch, Tally
 from willughby.engine.errors import InvalidOptionError
+from willughby.engine.families import GameFamily
+from willughby.engine.families import family_of as engine_family_of
 from willughby.engine.match import Match
 from willughby.engine.position import COLOURS, DARK, LIGHT, Position
 from willughby.engine.rules import Rules, get_preset
@@ -103,16 +105,17 @@ class Family:
 
 
 class BoardFamily(Family):
-    """The games on the board (``Match``): the race games and the unstacking games."""
+    """The games on the board (``Match``): the race games, the unstacking
+    games, and any family the engine plays on points or piles."""
 
-    def __init__(self, name: str) -> None:
-        self.name = name
+    def __init__(self, engine: GameFamily) -> None:
+        self.name = engine.name
         # the camera referees both: in the unstacking games the turn reader weighs each point's count and pile,
         # and where along the point the picture changed since the frame before (vision.footprints)
         self.camera_reads = True
         self.camera_note = None
         self.camera_idle = ""
-        self.piled = name == "unstacking"
+        self.piled = engine.board == "piles"
 
     def new_match(self, preset: str, rules: Rules, players: Any, start: Any) -> Match:
         begin = None
@@ -148,7 +151,7 @@ class BoardFamily(Family):
     def phases(self, match: Any) -> dict[str, str] | None:
         """Each side's phase (``unstack``, ``restack``, ``bear_off``) in the
         unstacking games: what the board alone may not show."""
-        if self.name != "unstacking":
+        if not self.piled:
             return None
         from willughby.engine.unstacking import phase_of
 
@@ -218,13 +221,19 @@ class CountingFamily(Family):
         return match.tally.to_doc()
 
 
-_FAMILIES: dict[str, Family] = {"race": BoardFamily("race"), "unstacking": BoardFamily("unstacking"),
-                                "counting": CountingFamily()}
+_FAMILIES: dict[str, Family] = {}
 
 
 def family_of(rules: Rules) -> Family:
-    """The family of games *rules* belong to."""
-    return _FAMILIES[rules.family]
+    """The companion's side of the family of games *rules* belong to: the
+    games on a board (points or piles) or the game of a tally, as the
+    engine's family declares (``engine.families``)."""
+    engine = engine_family_of(rules)
+    found = _FAMILIES.get(engine.name)
+    if found is None or found.name != engine.name:
+        found = CountingFamily() if engine.board == "tally" else BoardFamily(engine)
+        _FAMILIES[engine.name] = found
+    return found
 
 
 def family_of_preset(preset: str) -> Family:

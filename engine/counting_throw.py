@@ -59,7 +59,7 @@ from .tally import MAX_PLAYERS, MEN_EACH, MIN_PLAYERS, TALLY_FORMAT, Tally, _is_
 __all__ = [
     "MEN_EACH", "MIN_PLAYERS", "MAX_PLAYERS", "TALLY_FORMAT", "EVENT_TYPES",
     "Tally", "TallyEvent", "TallyOver", "TallyOutcome", "TallyRuling",
-    "validate_tally_dice", "reading_order", "count_throw", "judge_tally",
+    "validate_tally_dice", "reading_order", "count_throw", "judge_tally", "COUNTING", "CountingFamily",
 ]
 
 RECORD_FORMAT = "willughby-game/1"
@@ -424,3 +424,37 @@ def judge_tally(rules: Rules, before: Tally, dice: Sequence[int], after: Tally) 
             reason += " (the higher die is read first)"
     return TallyRuling("illegal", outcome.player, outcome.dice, outcome.events, right,
                        outcome.game_over, reason=reason, citation=source(rule).citation, rule=rule)
+
+
+# ------------------------------------------------------------------ the family
+class CountingFamily:
+    """The counting game, as the engine's families answer (``families.py``):
+    its state is a :class:`Tally`, not a board, and a turn one throw."""
+
+    name = "counting"
+    #: what the page draws: each player's men and the pool, counted
+    board = "tally"
+
+    def start(self, rules: Rules, turn: int | None = None) -> Tally:
+        start = Tally.start(rules.players)
+        return start if turn is None else start.with_turn(turn)
+
+    def outcomes(self, rules: Rules, before: Tally, dice: Sequence[int]) -> list[TallyOutcome]:
+        return [count_throw(rules, before, dice)]      # the dice alone decide: one way the turn can end
+
+    def judge(self, rules: Rules, before: Tally, dice: Sequence[int], after: Tally, cube: int = 1) -> TallyRuling:
+        return judge_tally(rules, before, dice, after)
+
+    def game_over(self, rules: Rules, position: Tally, mover: int, dice: Sequence[int],
+                  cube: int = 1) -> TallyOver | None:
+        # sice.loser: "The last player on the board pays for the drinks."
+        if not position.over:
+            return None
+        return TallyOver(loser=position.players_in[0] if position.players_in else mover)
+
+    def stake_terms(self, rules: Rules, cube: int = 1) -> list[tuple[str, int, str]]:
+        return [("single", 1, "sice.loser")]      # the loser pays for the drinks: one round
+
+
+#: the counting family
+COUNTING = CountingFamily()

@@ -26,12 +26,14 @@ __all__ = [
     "OPTION_NAMES",
     "get_preset",
     "preset_rules",
+    "know_family",
     "FAMILIES",
 ]
 
 # The families of game the engine knows (docs/house-conventions.md convention 2: a family is
 # data plus a few named hooks; see ``referee.py`` for the dispatch).
 FAMILIES: tuple[str, ...] = ("race", "unstacking", "counting")
+_KNOWN_FAMILIES: set[str] = set(FAMILIES)     # and any family registered since (families.register_family)
 TABLES: tuple[str, ...] = ("facing", "right-hand")
 UNSTACK_PHASES: tuple[str, ...] = ("unstack", "restack", "bear_off")
 
@@ -116,8 +118,8 @@ class Rules:
                 raise InvalidOptionError(
                     f"option {name} cannot be {value!r} (it takes {', '.join(OPTION_VALUES[name])})"
                 )
-        if self.family not in FAMILIES:
-            raise InvalidOptionError(f"unknown game family {self.family!r} ({', '.join(FAMILIES)})")
+        if self.family not in _KNOWN_FAMILIES:
+            raise InvalidOptionError(f"unknown game family {self.family!r} ({', '.join(sorted(_KNOWN_FAMILIES))})")
         if self.family != "counting" and self.players != 2:
             raise InvalidOptionError(
                 f"option players={self.players} applies to the counting games only; "
@@ -292,6 +294,11 @@ def get_preset(name: str) -> Preset:
         raise InvalidOptionError(
             f"unknown preset {name!r} (presets: {', '.join(PRESETS)})"
         ) from None
+
+
+def know_family(name: str) -> None:
+    """Let rules name the family *name* (``families.register_family`` calls it)."""
+    _KNOWN_FAMILIES.add(name)
 
 
 def preset_rules(name: str, overrides: Mapping[str, str | bool | int] | None = None) -> Rules:

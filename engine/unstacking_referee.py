@@ -17,11 +17,12 @@ from .errors import InvalidBoardError
 from .moves import validate_dice
 from .position import COLOURS, Position, other
 from .options import Rules
-from .rulings import Event, Outcome, Ruling
+from .rulings import Event, GameOver, Outcome, Ruling
 from .sources import source
-from .unstacking import (CHECKS, MEN, OFF, PHASE, POINTS, Action, _act, _mover, _outcomes, _side, game_over)
+from .unstacking import (CHECKS, MEN, OFF, PHASE, POINTS, Action, _act, _mover, _outcomes, _side, game_over, outcomes,
+                         start_position)
 
-__all__ = ["judge"]
+__all__ = ["judge", "UNSTACKING", "UnstackingFamily"]
 
 
 def judge(rules: Rules, before: Position, dice: Sequence[int], after: Position, cube: int = 1) -> Ruling:
@@ -187,3 +188,34 @@ def _distance(a: Position, b: Position) -> int:
     d += sum(abs(x - y) for x, y in zip(a.stacked[0], b.stacked[0]))
     d += sum(abs(x - y) for x, y in zip(a.stacked[1], b.stacked[1]))
     return d
+
+
+# ------------------------------------------------------------------ the family
+class UnstackingFamily:
+    """The unstacking games (Doublets, Dames Rabattues, Ofanfelling, Doblet),
+    as the engine's families answer (``families.py``)."""
+
+    name = "unstacking"
+    #: what the page draws: men in piles on each side's own table
+    board = "piles"
+
+    def start(self, rules: Rules, turn: str | None = None) -> Position:
+        return start_position(rules, turn)
+
+    def outcomes(self, rules: Rules, before: Position, dice: Sequence[int]) -> list[Outcome]:
+        return outcomes(rules, before, dice)
+
+    def judge(self, rules: Rules, before: Position, dice: Sequence[int], after: Position, cube: int = 1) -> Ruling:
+        return judge(rules, before, dice, after, cube)
+
+    def game_over(self, rules: Rules, position: Position, mover: str, dice: Sequence[int],
+                  cube: int = 1) -> GameOver | None:
+        return game_over(rules, position, mover, cube)
+
+    def stake_terms(self, rules: Rules, cube: int = 1) -> list[tuple[str, int, str]]:
+        # seed 002: "The first to play off all his or her men wins the game": one stake, times the cube
+        return [("single", cube, "win.unstacking")]
+
+
+#: the unstacking family
+UNSTACKING = UnstackingFamily()
