@@ -255,6 +255,9 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool, bool]) 
     from willughby.vision.turns import CHANGE_DELTA_E, FAINT_DELTA_E, point_change_profiles, rectified
 
     cv2.setNumThreads(1)
+    from willughby.vision.memory import keep_frame_memory
+
+    keep_frame_memory(VisionConfig.default().reader.keep_memory_mb)   # as serve does: a read's memory kept
     model = os.environ.get(MODEL_ENV)
     if model:                           # --model: a candidate point reader instead of the shipped one
         from willughby.vision import pointnet

@@ -49,6 +49,9 @@ def main(argv=None) -> int:
                     help="readers to measure (default net,net-alone,fit: the point reader, the same without "
                          "the games' start layouts, and the older fitting reader)")
     args = ap.parse_args(argv)
+    import cv2
+
+    cv2.setNumThreads(1)        # the reader on one thread, as the Pi's referee reads (evaluate leaves it to us)
     if args.seed in TRAINING_SEEDS:
         ap.error(f"seed {args.seed} made the point reader's training frames: pick another")
     if args.seed in CHOSEN_ON_SEEDS:

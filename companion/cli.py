@@ -135,6 +135,16 @@ def _run_service(runtime: Any, host: str, port: int, what: str, game_line: str |
     return 0
 
 
+def keep_frame_memory(keep_mb: int) -> None:
+    """For a program that reads frames for as long as it runs (serve, demo):
+    the C library keeps a frame's working memory for the next
+    (``vision/memory.py``): a setting of the whole process, made here, by
+    the program that owns it, not by a library's first read."""
+    from willughby.vision.memory import keep_frame_memory as keep
+
+    keep(keep_mb)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
@@ -143,6 +153,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     limit_malloc_arenas()
     config = CompanionConfig()
+    keep_frame_memory(config.vision_config.reader.keep_memory_mb)
     # the game asked for: --preset, --start or --players name one; without them the demo carries on
     # the game in progress, whatever its preset (backgammon when there is none)
     asked = args.preset is not None or args.start is not None or args.players is not None
@@ -187,6 +198,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     limit_malloc_arenas()
     config = load_config(args.config)
+    keep_frame_memory(config.vision_config.reader.keep_memory_mb)
     runtime = build(config, new_game=args.new_game)
     again = "willughby serve" + (f" --config {args.config}" if args.config else "") + " --new-game"
     line = _game_line(runtime, f"{again} starts a new game of the configured {config.preset} instead, "

@@ -128,8 +128,7 @@ def side_lines(image: np.ndarray, quad: np.ndarray,
     if image.ndim == 2:
         image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
     small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32)
-    lab = cv2.GaussianBlur(lab, (0, 0), 0.8)
+    lab: np.ndarray = cv2.GaussianBlur(cv2.cvtColor(small, cv2.COLOR_BGR2Lab).astype(np.float32), (0, 0), 0.8)
     q = quad * scale
     d = diag * scale
     centre = q.mean(axis=0)
@@ -166,7 +165,8 @@ def _intersect(p0: np.ndarray, p1: np.ndarray, r0: np.ndarray, r1: np.ndarray) -
     if abs(det) < 1e-9:
         return None
     t = ((r0[0] - p0[0]) * d2[1] - (r0[1] - p0[1]) * d2[0]) / det
-    return p0 + t * d1
+    point: np.ndarray = p0 + t * d1
+    return point
 
 
 def snap_sides(image: np.ndarray, quad: np.ndarray, settings: EdgeSettings = EDGE_SETTINGS) -> np.ndarray:

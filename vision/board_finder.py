@@ -320,7 +320,8 @@ def _outline_scores(quads: np.ndarray, maps: np.ndarray, bins: int, s: Settings)
     inside = (pts[..., 0] >= 0) & (pts[..., 0] <= w - 1) & (pts[..., 1] >= 0) & (pts[..., 1] <= h - 1)
     hit = maps[np.broadcast_to(bin_of[:, :, None], x.shape), y, x] & inside
     share = hit.mean(axis=2)                                                     # N x 4
-    return share.mean(axis=1) * (0.5 + 0.5 * share.min(axis=1))
+    scores: np.ndarray = share.mean(axis=1) * (0.5 + 0.5 * share.min(axis=1))
+    return scores
 
 
 def _variation(band: np.ndarray) -> float:

@@ -165,7 +165,8 @@ class BoardHead:
         logits = logits + np.asarray(features, np.float64) @ self.weight.T + self.bias
         logits -= logits.max(axis=1, keepdims=True)
         p = np.exp(logits)
-        return (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
+        adapted: np.ndarray = (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
+        return adapted
 
     def learn(self, features: np.ndarray, count_probs: np.ndarray, classes: np.ndarray, start: bool = False,
               points: np.ndarray | None = None) -> None:
@@ -262,7 +263,8 @@ def _probs(L0: np.ndarray, X: np.ndarray, parts: np.ndarray) -> np.ndarray:
     z = L0 + X @ (_OF @ parts).T.astype(np.float32)
     z -= z.max(axis=1, keepdims=True)
     P = np.exp(z)
-    return P / P.sum(axis=1, keepdims=True)
+    probs: np.ndarray = P / P.sum(axis=1, keepdims=True)
+    return probs
 
 
 def _expand(parts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -91,7 +91,7 @@ import numpy as np
 
 from .config import VisionConfig
 from .errors import CalibrationError
-from .geometry import BoardGeometry, corners_array
+from .geometry import BoardGeometry, Corners, corners_array
 from .surface_depth import DEPTH_FROM, depth_from_camera
 
 __all__ = ["BoardLayout", "Row", "confirms", "find_layout", "layout_config", "layout_of"]
@@ -516,7 +516,7 @@ def _reconcile(lc, G: np.ndarray, width: float, depth: float, top: _Fit, bottom:
     return chosen if chosen is not None else (top, bottom)
 
 
-def confirms(config: VisionConfig, image: np.ndarray, corners: Sequence[Sequence[float]], layout: BoardLayout) -> bool:
+def confirms(config: VisionConfig, image: np.ndarray, corners: Corners, layout: BoardLayout) -> bool:
     """Whether *image* still shows the points of *layout* (found before with
     these corners): every group's sides where the layout has them, with at
     least ``min_evidence`` (a tenth of finding it again: one slope per side,
@@ -544,7 +544,7 @@ def confirms(config: VisionConfig, image: np.ndarray, corners: Sequence[Sequence
 
 
 # ------------------------------------------------------------------ 4, 5, 6: the layout (6: surface_depth.py)
-def find_layout(config: VisionConfig, image: np.ndarray, corners: Sequence[Sequence[float]]) -> BoardLayout:
+def find_layout(config: VisionConfig, image: np.ndarray, corners: Corners) -> BoardLayout:
     """Where this board's points, bar and men are (the module's docstring),
     in mm of the frame *corners* give; the configured proportions, with a
     note, where the picture shows nothing certain."""

@@ -41,7 +41,7 @@ import numpy as np
 
 from .config import VisionConfig
 from .errors import BoardNotFound, CalibrationError, CalibrationMissing, InvalidCornersError
-from .markers import MARKER_IDS, MarkerCalibration, _pairs, check_corners, detect_markers
+from .markers import MARKER_IDS, MarkerCalibration, _float_pairs, _pairs, check_corners, detect_markers
 from .sources import as_bgr
 
 __all__ = [
@@ -120,7 +120,7 @@ class Calibration:
                 isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size)):
             raise CalibrationError(f"{where}: image_size must be [width, height], not {size!r}")
         try:
-            return cls(corners=corners, markers=marker_cal, colours=colours,
+            return cls(corners=_float_pairs(corners), markers=marker_cal, colours=colours,
                        image_size=tuple(size) if size else None)
         except (InvalidCornersError, BoardNotFound) as exc:
             raise CalibrationError(f"{where}: {exc}") from None
@@ -138,7 +138,7 @@ def calibrate(image: np.ndarray, corners: Any, colours: dict[str, Any] | None = 
             raise InvalidCornersError(f"corner C{k} ({x:g},{y:g}) lies outside the {w}x{h} image")
     found = {i: c for i, c in detect_markers(frame).items() if i in MARKER_IDS}
     markers = MarkerCalibration.fit(found, arr) if len(found) >= 3 else None
-    return Calibration(corners=arr, markers=markers, colours=colours, image_size=(w, h))
+    return Calibration(corners=_float_pairs(arr), markers=markers, colours=colours, image_size=(w, h))
 
 
 def calibrate_from_photo(image: np.ndarray, corners: Any, config: Any = None,

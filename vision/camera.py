@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from .geometry import BoardGeometry, corners_array
 
@@ -48,7 +49,7 @@ class Camera:
         return self.height / (self.height - h)
 
 
-def camera_from_corners(corners, image_size: tuple[int, int], geometry: BoardGeometry | None = None,
+def camera_from_corners(corners: npt.ArrayLike, image_size: tuple[int, int], geometry: BoardGeometry | None = None,
                         default_focal: float | None = None) -> Camera:
     """Recover the camera from the corners C1..C4 of the playing surface in an
     image of *image_size* (width, height)."""

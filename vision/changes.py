@@ -20,7 +20,6 @@ light smoothing, so that the sensor's own noise does not count.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +27,7 @@ import numpy as np
 
 from .change_measure import (CHANGE_BLUR_MM, CHANGE_CORE, CHANGE_DELTA_E, FAINT_DELTA_E, SAME_PLACE_PX, core_columns,
                              strip_distance2)
+from .geometry import Corners
 
 __all__ = ["Rectified", "rectified", "point_changes", "point_change_profiles", "strip_distance2", "SAME_PLACE_PX",
            "CHANGE_DELTA_E", "FAINT_DELTA_E", "CHANGE_BLUR_MM", "CHANGE_CORE"]
@@ -53,7 +53,7 @@ class Rectified:
     dice: np.ndarray | None = None
 
 
-def rectified(frame: np.ndarray, corners: Sequence[Sequence[float]], config: Any = None,
+def rectified(frame: np.ndarray, corners: Corners, config: Any = None,
               reading: Any = None, blur_mm: float | None = None) -> Rectified:
     """*frame*'s playing surface, rectified for comparing (:class:`Rectified`)
     and smoothed (:data:`CHANGE_BLUR_MM`, or *blur_mm*); where *reading* is
@@ -97,18 +97,20 @@ def rectified(frame: np.ndarray, corners: Sequence[Sequence[float]], config: Any
                      tuple((float(x), float(y)) for x, y in corners), tuple(frame.shape), config, where)
 
 
-def point_changes(before: np.ndarray | Rectified, after: np.ndarray | Rectified, corners: Sequence[Sequence[float]],
+def point_changes(before: np.ndarray | Rectified, after: np.ndarray | Rectified, corners: Corners,
                   config: Any = None, delta_e: float | None = None, core: float | None = None) -> np.ndarray:
     """For each point (index p-1), the share of the middle of its strip
     (*core* of its width) whose colour changed by more than *delta_e* (Lab)
     between two frames of the same camera: near 0 where nothing was moved
     there, a few hundredths where a man came or went."""
-    return point_change_profiles(before, after, corners, config, delta_e, core).mean(axis=1)
+    shares: np.ndarray = point_change_profiles(before, after, corners, config, delta_e, core).mean(axis=1)
+    return shares
 
 
 def point_change_profiles(before: np.ndarray | Rectified, after: np.ndarray | Rectified,
-                          corners: Sequence[Sequence[float]], config: Any = None,
-                          delta_e: float | Sequence[float] | None = None, core: float | None = None) -> Any:
+                          corners: Corners, config: Any = None,
+                          delta_e: float | tuple[float, ...] | list[float] | None = None,
+                          core: float | None = None) -> Any:
     """For each point (row p-1), the share of the middle of its strip that
     changed colour (as :func:`point_changes`), row by row of the strip from
     the board's edge (beyond it, by ``strips.STRIP_BEYOND`` mm) toward the
@@ -125,12 +127,15 @@ def point_change_profiles(before: np.ndarray | Rectified, after: np.ndarray | Re
     from .strips import STRIP_PX, _cut, cut_pixels, whole_pixel_strips
 
     several = isinstance(delta_e, (tuple, list))
-    thresholds = [float(t) for t in delta_e] if several else [CHANGE_DELTA_E if delta_e is None else float(delta_e)]
+    if isinstance(delta_e, (tuple, list)):
+        thresholds = [float(t) for t in delta_e]
+    else:
+        thresholds = [CHANGE_DELTA_E if delta_e is None else float(delta_e)]
     core = CHANGE_CORE if core is None else core
     if not 0.1 <= core <= 1.0:
         raise ValueError(f"the middle share of a strip must be 0.1 to 1, not {core!r}")
     key = np.asarray(corners, np.float64)
-    frames = []
+    frames: list[Rectified | None] = []
     for frame in (before, after):
         if isinstance(frame, Rectified):
             if np.abs(np.asarray(frame.corners) - key).max() >= SAME_PLACE_PX:
@@ -143,7 +148,7 @@ def point_change_profiles(before: np.ndarray | Rectified, after: np.ndarray | Re
         raise ValueError(f"the frames before and after differ in size: {shapes[0]} and {shapes[1]}")
     if config is None:          # the configuration a frame was rectified with (its board's layout) ...
         config = next((f.config for f in frames if f is not None and f.config is not None), None)
-    rects = [f if f is not None else rectified(frame, corners, config) for f, frame in zip(frames, (before, after))]
+    rects = [frame if isinstance(frame, Rectified) else rectified(frame, corners, config) for frame in (before, after)]
     labs = [r.lab for r in rects]
     if labs[0].shape != labs[1].shape:
         raise ValueError("the frames before and after were rectified with different layouts of the board")

@@ -277,6 +277,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     folder = Path(args.folder)
     if not folder.is_dir():
         raise SourceError(f"{folder} is not a folder of labelled images")
+    cv2.setNumThreads(1)      # this command owns its process: read as the referee reads, on one thread
     print_report(evaluate(folder, limit=args.limit, method=args.method), args.show_failures)
     return 0
 

@@ -33,7 +33,10 @@ import tomllib
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, TypeVar
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 __all__ = ["VisionConfig", "VisionConfigError", "ReaderConfig", "DiceConfig", "OcclusionConfig", "RefineConfig",
            "LayoutConfig"]
@@ -57,7 +60,7 @@ def _f(default: Any, check: str = "pos", length: int | None = None, item: type |
     return field(default=default, metadata=meta)
 
 
-def _numbers(value: Any):
+def _numbers(value: Any) -> Iterator[int | float]:
     if isinstance(value, tuple):
         for v in value:
             yield from _numbers(v)
@@ -124,7 +127,10 @@ def _coerce(value: Any, like: Any, name: str, item: type | None = None) -> Any:
     raise bad
 
 
-def _with_values(obj: Any, values: Mapping[str, Any], prefix: str) -> Any:
+_Record = TypeVar("_Record", bound="DataclassInstance")
+
+
+def _with_values(obj: _Record, values: Mapping[str, Any], prefix: str) -> _Record:
     """A copy of the record *obj* with some values replaced (a nested stage's
     values from a table of their own); unknown keys are errors."""
     if not isinstance(values, Mapping):
@@ -135,7 +141,7 @@ def _with_values(obj: Any, values: Mapping[str, Any], prefix: str) -> Any:
         if key not in names:
             raise VisionConfigError(f"unknown {prefix.replace('.', ' ')} setting {key!r}")
         current = getattr(obj, key)
-        if is_dataclass(current):
+        if is_dataclass(current) and not isinstance(current, type):     # a nested stage's record
             changes[key] = _with_values(current, value, f"{prefix}.{key}")
         else:
             changes[key] = _coerce(value, current, f"{prefix}.{key}", names[key].metadata.get("item"))

@@ -30,6 +30,7 @@ import numpy as np
 from . import pointnet
 from .board_head import board_classes_of
 from .config import VisionConfig
+from .geometry import Corners
 
 __all__ = ["ORDERS", "ROW_ORDERS", "ORDER_MARGIN", "MOST_DIFFERING", "CornerOrder", "corner_order",
            "corner_order_among", "describe"]
@@ -68,7 +69,7 @@ class CornerOrder:
         return self.order == ORDERS[0] or self.margin < ORDER_MARGIN or self.differing > MOST_DIFFERING
 
 
-def corner_order(image: np.ndarray, corners: Sequence[Sequence[float]], known: Mapping[str, Any],
+def corner_order(image: np.ndarray, corners: Corners, known: Mapping[str, Any],
                  config: VisionConfig | None = None) -> CornerOrder | None:
     """Which order of *corners* reads *image* as the board *known* (a board
     document's ``light`` and ``dark``); None without the point reader."""
@@ -90,7 +91,7 @@ def corner_order(image: np.ndarray, corners: Sequence[Sequence[float]], known: M
     return CornerOrder(ORDERS[best], scores[best] - scores[0], differing[best])
 
 
-def corner_order_among(image: np.ndarray, corners: Sequence[Sequence[float]], known: Mapping[str, Any],
+def corner_order_among(image: np.ndarray, corners: Corners, known: Mapping[str, Any],
                        config: VisionConfig | None = None,
                        orders: Sequence[tuple[int, int, int, int]] = ROW_ORDERS) -> CornerOrder | None:
     """:func:`corner_order` reading only *orders* (the order given first among them, ``ORDERS[0]``):
@@ -98,7 +99,7 @@ def corner_order_among(image: np.ndarray, corners: Sequence[Sequence[float]], kn
     points.  Where the best of all eight is among *orders*, the answer is :func:`corner_order`'s."""
     from .reader import read_board
 
-    orders = [ORDERS[0]] + [tuple(o) for o in orders if tuple(o) != ORDERS[0]]
+    orders = [ORDERS[0]] + [(o[0], o[1], o[2], o[3]) for o in orders if tuple(o) != ORDERS[0]]
     if not pointnet.available():
         return None
     classes = board_classes_of(list(known["light"]), list(known["dark"]))
@@ -112,7 +113,7 @@ def corner_order_among(image: np.ndarray, corners: Sequence[Sequence[float]], kn
         scores.append(float(np.log(np.maximum(probs, 1e-12)).sum()))
         differing.append(int((count.argmax(axis=1) != classes).sum()))
     best = int(np.argmax(scores))
-    return CornerOrder(tuple(orders[best]), scores[best] - scores[0], differing[best])
+    return CornerOrder(orders[best], scores[best] - scores[0], differing[best])
 
 
 def describe(order: Sequence[int]) -> str:

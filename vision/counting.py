@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import overload
 
 import cv2
 import numpy as np
@@ -88,7 +89,8 @@ def _silhouette(camera: Camera, cx: float, cy: float, radius: float, z0: float, 
     allp = np.vstack(pts)
     allp = (allp - np.array(origin)) * scale
     hull = cv2.convexHull(allp.astype(np.float32))
-    return np.round(hull).astype(np.int32)
+    outline: np.ndarray = np.round(hull).astype(np.int32)
+    return outline
 
 
 def _edge_support(grad: tuple[np.ndarray, np.ndarray], cx: float, cy: float, radius: float,
@@ -104,11 +106,31 @@ def _edge_support(grad: tuple[np.ndarray, np.ndarray], cx: float, cy: float, rad
     return float(radial.mean())
 
 
+_Grad = tuple[np.ndarray, np.ndarray]
+_Found = tuple[float, str, int, int]        # (score, colour, men, of them in a pile)
+
+
+@overload
+def fit_point(point: int, geometry: BoardGeometry, camera: Camera, llr: dict[str, np.ndarray],
+              roi: tuple[int, int, int, int], row_max: int, thickness: float,
+              max_men: int = 15, piles: tuple[int, ...] = (0,), grad: _Grad | None = None,
+              edge_weight: float = 1200.0, edge_base: float = 0.45,
+              pile_penalty: float = 150.0, offset: float = 0.0) -> PointFit: ...
+
+
+@overload
+def fit_point(point: int, geometry: BoardGeometry, camera: Camera, llr: dict[str, np.ndarray],
+              roi: tuple[int, int, int, int], row_max: tuple[int, ...], thickness: float,
+              max_men: int = 15, piles: tuple[int, ...] = (0,), grad: _Grad | None = None,
+              edge_weight: float = 1200.0, edge_base: float = 0.45,
+              pile_penalty: float = 150.0, offset: float = 0.0) -> dict[int, PointFit]: ...
+
+
 def fit_point(point: int, geometry: BoardGeometry, camera: Camera, llr: dict[str, np.ndarray],
               roi: tuple[int, int, int, int], row_max: int | tuple[int, ...], thickness: float,
-              max_men: int = 15, piles: tuple[int, ...] = (0,), grad=None,
+              max_men: int = 15, piles: tuple[int, ...] = (0,), grad: _Grad | None = None,
               edge_weight: float = 1200.0, edge_base: float = 0.45,
-              pile_penalty: float = 150.0, offset: float = 0.0):
+              pile_penalty: float = 150.0, offset: float = 0.0) -> PointFit | dict[int, PointFit]:
     """Fit counts 0..max_men of each colour (and pile heights *piles*) to one
     point.  *llr* maps colour to a per-pixel log-likelihood-ratio image of the
     rectified board (a man of that colour against the alternatives); *grad*
@@ -147,8 +169,8 @@ def fit_point(point: int, geometry: BoardGeometry, camera: Camera, llr: dict[str
     for pile in piles:
         # the walk of the first row length is remembered man by man, so the
         # others start from where their arrangement departs from it
-        states: list[tuple[np.ndarray, dict[str, float], dict[str, float], list]] = []
-        first_plan: tuple = ()
+        states: list[tuple[np.ndarray, dict[str, float], dict[str, float], list[_Found]]] = []
+        first_plan: tuple[tuple[float, int], ...] = ()
         for row in rows:
             plan = arrangement(max_men, row, pile).men
             shared = 0

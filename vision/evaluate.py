@@ -18,11 +18,13 @@ import statistics
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 
 from .config import VisionConfig
-from .reader import MEN_PER_SIDE, METHODS, read_board
+from .reader import METHODS, read_board
+from .starts import MEN_PER_SIDE
 
 __all__ = ["evaluate", "Report", "Comparison", "compare", "main", "print_report"]
 
@@ -74,7 +76,7 @@ class Report:
         ]
 
 
-def _counts(doc: dict) -> list[int]:
+def _counts(doc: dict[str, Any]) -> list[int]:
     light = list(doc["light"])
     dark = list(doc["dark"])
     bar = doc.get("bar", {"light": 0, "dark": 0})
@@ -100,7 +102,7 @@ class Comparison:
         return self.right == self.total
 
 
-def compare(label: dict, board: dict) -> Comparison:
+def compare(label: dict[str, Any], board: dict[str, Any]) -> Comparison:
     """Compare *board* (a board document as read) with *label* (what the
     picture shows), location by location: the figures ``willughby vision
     evaluate`` reports.  Off is counted from the men of 15 a side not on the
@@ -121,8 +123,9 @@ def compare(label: dict, board: dict) -> Comparison:
 
 def evaluate(folder: str | Path, config: VisionConfig | None = None, limit: int | None = None,
              progress: bool = True, method: str = "auto") -> Report:
-    """Read every labelled image of *folder* and compare with its label."""
-    cv2.setNumThreads(1)
+    """Read every labelled image of *folder* and compare with its label (on
+    as many of OpenCV's threads as the caller's process allows: the command,
+    ``willughby vision evaluate``, reads on one, as the Pi's referee does)."""
     folder = Path(folder)
     labels = sorted(folder.glob("*.json"))
     if limit:

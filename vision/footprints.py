@@ -328,7 +328,8 @@ def row_means(profiles: np.ndarray, before: Mapping[str, Any], most_places: int 
     men = np.array([_held(before, i)[1] for i in range(POINTS)])
     reach = STRIP_BEYOND + np.minimum(men + 1, most_places) * man_mm + man_mm / 6
     rows = np.clip((reach / MM_PER_PX).astype(int), 1, p.shape[1])
-    return np.cumsum(p, axis=1)[np.arange(POINTS), rows - 1] / rows
+    means: np.ndarray = np.cumsum(p, axis=1)[np.arange(POINTS), rows - 1] / rows
+    return means
 
 
 def still_rows(profiles: np.ndarray, faint: np.ndarray | None, before: Mapping[str, Any], share: float = 0.004,

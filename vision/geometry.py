@@ -20,13 +20,18 @@ the long edge towards C4 (point 24), y across towards C2/C1, in millimetres
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Sequence, TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 
 from .config import VisionConfig
 from .errors import InvalidCornersError
 
-__all__ = ["BoardGeometry", "homography", "corners_array", "CornersError"]
+__all__ = ["BoardGeometry", "Corners", "homography", "corners_array", "CornersError"]
+
+#: corners C1..C4 as given: four (x, y) pairs, or a 4 x 2 array of them (:func:`corners_array` checks them)
+Corners: TypeAlias = "Sequence[Sequence[float]] | np.ndarray"
 
 
 class CornersError(InvalidCornersError):
@@ -101,7 +106,7 @@ class BoardGeometry:
 _ORDER = "C1 touching point 1, C2 point 12, C3 point 13, C4 point 24 (docs/board-document.md)"
 
 
-def corners_array(corners) -> np.ndarray:
+def corners_array(corners: npt.ArrayLike) -> np.ndarray:
     """Check four (x, y) corners C1..C4 and return them as a 4x2 float array."""
     try:
         arr = np.asarray(corners, dtype=np.float64)
@@ -128,7 +133,7 @@ def corners_array(corners) -> np.ndarray:
     return arr
 
 
-def homography(corners, geometry: BoardGeometry, scale: float | None = None) -> np.ndarray:
+def homography(corners: npt.ArrayLike, geometry: BoardGeometry, scale: float | None = None) -> np.ndarray:
     """The 3x3 homography from image pixels to rectified pixels (mm x scale)."""
     import cv2
 

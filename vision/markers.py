@@ -295,7 +295,8 @@ def detect_markers(image: np.ndarray) -> dict[int, np.ndarray]:
 
 def _apply(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
     p = np.hstack([pts, np.ones((len(pts), 1))]) @ h.T
-    return p[:, :2] / p[:, 2:3]
+    out: np.ndarray = p[:, :2] / p[:, 2:3]
+    return out
 
 
 def _points(markers: Mapping[int, np.ndarray], ids: list[int]) -> np.ndarray:
@@ -349,8 +350,8 @@ class MarkerCalibration:
             raise BoardNotFound("the markers found all lie on one spot")
         s = np.sqrt(2.0) / spread
         n = np.array([[s, 0, -s * centre[0]], [0, s, -s * centre[1]], [0, 0, 1.0]])
-        reference = {i: _apply(n, _points(marker_corners, [i])) for i in ids}
-        return cls(reference=reference, surface=_apply(n, surface))
+        reference = {i: _float_pairs(_apply(n, _points(marker_corners, [i]))) for i in ids}
+        return cls(reference=reference, surface=_float_pairs(_apply(n, surface)))
 
     def surface_from(self, markers: Mapping[int, Any], config: VisionConfig | None = None) -> np.ndarray:
         """The surface corners C1..C4 in the image whose markers are *markers*
@@ -412,14 +413,19 @@ class MarkerCalibration:
         raw = doc.get("markers")
         if not isinstance(raw, dict):
             raise CalibrationError(f"{where}.markers must be an object of marker id -> 4 corners, not {raw!r}")
-        reference = {}
+        reference: dict[int, tuple[tuple[float, float], ...]] = {}
         for key, value in raw.items():
             if not (isinstance(key, str) and key.isdigit() and int(key) in MARKER_IDS):
                 raise CalibrationError(f"{where}.markers: {key!r} is not a marker id 0-3")
-            reference[int(key)] = _pairs(value, f"{where}.markers.{key}")
+            reference[int(key)] = _float_pairs(_pairs(value, f"{where}.markers.{key}"))
         if len(reference) < 3:
             raise CalibrationError(f"{where}.markers holds {len(reference)} markers; at least 3 are needed")
-        return cls(reference=reference, surface=surface)
+        return cls(reference=reference, surface=_float_pairs(surface))
+
+
+def _float_pairs(points: np.ndarray) -> tuple[tuple[float, float], ...]:
+    """The rows of an N x 2 array of points as (x, y) float pairs."""
+    return tuple((float(x), float(y)) for x, y in np.asarray(points, dtype=np.float64).reshape(-1, 2))
 
 
 def _pairs(value: Any, where: str) -> np.ndarray:

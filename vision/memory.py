@@ -15,9 +15,11 @@ a frame, about a fifth of the read on the benchmark's machine
 (``mallopt``): blocks up to ``mmap_mb`` come from the allocator's heap and up
 to ``keep_mb`` of free memory stay with the process, so the next frame reuses
 the pages the last one touched.  The process then holds its largest frame's
-working memory (tens of megabytes) between frames.  ``read_board`` calls it
-on its first read, with the numbers of ``ReaderConfig`` (``keep_memory_mb``;
-0 leaves the allocator as it is).  Where the C library is not glibc (no
+working memory (tens of megabytes) between frames.  It is a setting of the
+whole process, so the program that owns the process calls it, once, with
+the numbers of ``ReaderConfig`` (``keep_memory_mb``; 0 leaves the allocator
+as it is): ``willughby serve`` and ``willughby demo``, and the benchmarks
+that time a read; a library call never does.  Where the C library is not glibc (no
 ``mallopt``, or one that ignores these), nothing changes, and nothing read
 changes either way: only where its memory comes from.
 

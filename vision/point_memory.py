@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 
 from .change_measure import CHANGE_BLUR_MM, CHANGE_DELTA_E, FAINT_DELTA_E, strip_distance2
-from .geometry import BoardGeometry
+from .geometry import BoardGeometry, Corners
 from .strips import cut_pixels
 
 __all__ = ["PointMemory", "KEEP_MODEL_POINTS", "SAME_SHARE", "SAME_FAINT_SHARE", "smoothed", "strip_pictures", "unchanged_points"]
@@ -74,7 +74,7 @@ class PointMemory:
         then = self.pictures if self.model_pictures is None else self.model_pictures
         return bool(unchanged_points(then, pictures).sum() >= KEEP_MODEL_POINTS)
 
-    def fits(self, corners: Sequence[Sequence[float]], frame_shape: Sequence[int]) -> bool:
+    def fits(self, corners: Corners, frame_shape: Sequence[int]) -> bool:
         """Whether a frame of *frame_shape* read with *corners* is seen as this memory's was."""
         if tuple(frame_shape) != self.frame_shape or len(corners) != len(self.corners):
             return False
@@ -109,4 +109,5 @@ def unchanged_points(before: np.ndarray, after: np.ndarray) -> np.ndarray:
     distance2 = strip_distance2(before, after).reshape(before.shape[0], -1)
     clear = (distance2 > CHANGE_DELTA_E ** 2).mean(axis=1)
     faint = (distance2 > FAINT_DELTA_E ** 2).mean(axis=1)
-    return (clear <= SAME_SHARE) & (faint <= SAME_FAINT_SHARE)
+    same: np.ndarray = (clear <= SAME_SHARE) & (faint <= SAME_FAINT_SHARE)
+    return same

@@ -65,7 +65,7 @@ class PointReading:
 
 
 @lru_cache(maxsize=2)
-def _net(path: str):
+def _net(path: str) -> cv2.dnn.Net:
     try:
         net = cv2.dnn.readNetFromONNX(path)
     except cv2.error as exc:
@@ -128,7 +128,7 @@ def _part_paths(path: Path) -> tuple[Path, Path]:
 
 
 @lru_cache(maxsize=2)
-def _parts(path: str) -> tuple[object, object] | None:
+def _parts(path: str) -> tuple[cv2.dnn.Net, cv2.dnn.Net] | None:
     """The frame network *path* in its two parts, the strips' own layers and
     the frame's (see :class:`FrameRead`); None where they are not installed
     beside it, or do not answer a probe frame as the whole network does (a
@@ -189,7 +189,7 @@ def read_frame(strips: Strips, path: Path = MODEL_PATH, known: np.ndarray | None
         raise VisionError(f"the point reader reads a whole frame, {POINTS} strips, not {len(strips.maps)}")
     points_net, frame_net = parts
     read = np.ones(POINTS, bool) if known is None or same is None else ~np.asarray(same, bool)
-    points = np.array(known, np.float32) if not read.all() else None
+    points: np.ndarray | None = np.array(known, np.float32) if not read.all() else None
     if read.any():
         points_net.setInput(np.ascontiguousarray(strips.maps[read], np.float32), "maps")
         points_net.setInput(np.ascontiguousarray(strips.aux[read], np.float32), "aux")

@@ -26,7 +26,7 @@ import math
 import time
 from functools import lru_cache
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 import cv2
 import numpy as np
@@ -44,8 +44,7 @@ from .starts import MEN_PER_SIDE
 from .surface_depth import depth_from_men
 from .occlusion import check_frame, covered_why, rails_picture
 from .strips import Strips, point_strips
-from .geometry import BoardGeometry, homography
-from .memory import keep_frame_memory
+from .geometry import BoardGeometry, Corners, homography
 from .point_memory import PointMemory, smoothed, strip_pictures, unchanged_points
 
 __all__ = ["METHODS", "Reading", "Man", "read_board", "rectify", "detect_men", "BoardModel", "Look", "learn_look",
@@ -148,7 +147,7 @@ class Reading:
         }
 
 
-def rectify(config: VisionConfig, image: np.ndarray, corners: Sequence[Sequence[float]],
+def rectify(config: VisionConfig, image: np.ndarray, corners: Corners,
             margin: float = 0.0) -> np.ndarray:
     """The playing surface, warped top-down (``config.scale`` px per mm),
     with *margin* mm of what lies around it on every side."""
@@ -535,8 +534,8 @@ class Observation:
         return point_strips(self.geometry, self.camera, self.llr, self.lab, field, self.margin)
 
 
-def _refined(image: np.ndarray, corners: Sequence[Sequence[float]],
-             config: VisionConfig) -> tuple[Sequence[Sequence[float]], list[str]]:
+def _refined(image: np.ndarray, corners: Corners,
+             config: VisionConfig) -> tuple[Corners, list[str]]:
     """The corners to read with: as given, or, where ``config.refine.enabled``,
     refined from the board's edges in *image* (``refine.refine_corners``),
     with its notes."""
@@ -547,7 +546,7 @@ def _refined(image: np.ndarray, corners: Sequence[Sequence[float]],
     return result.corners.tolist(), list(result.notes)
 
 
-def board_config(image: np.ndarray, corners: Sequence[Sequence[float]], config: VisionConfig,
+def board_config(image: np.ndarray, corners: Corners, config: VisionConfig,
                  look: Look | None = None) -> tuple[VisionConfig, BoardLayout | None, list[str]]:
     """The configuration to read this board with, the layout it holds and
     what to say of it: the calibrated layout where *look* has one (a look
@@ -591,7 +590,7 @@ def forget_layouts() -> None:
     _FOUND.clear()
 
 
-def observe(image: np.ndarray, corners: Sequence[Sequence[float]], config: VisionConfig,
+def observe(image: np.ndarray, corners: Corners, config: VisionConfig,
             look: Look | None = None) -> Observation:
     """Rectify, learn the board's look and the men's colours, weigh the evidence
     (the corners first refined where ``config.refine.enabled``; the board's
@@ -602,12 +601,11 @@ def observe(image: np.ndarray, corners: Sequence[Sequence[float]], config: Visio
     return _observe(image, corners, config, look)
 
 
-def _observe(image: np.ndarray, corners: Sequence[Sequence[float]], config: VisionConfig,
+def _observe(image: np.ndarray, corners: Corners, config: VisionConfig,
              look: Look | None = None, earlier: PointMemory | None = None,
              remember: bool = False) -> Observation:
     """The stages before counting. With *remember* (or *earlier*), the strips' smoothed pictures too, for a
     point memory (``point_memory``); only a read that keeps one pays for them."""
-    keep_frame_memory(config.reader.keep_memory_mb)        # once a process: the next frame reuses this one's memory
     geometry = BoardGeometry(config)
     margin = config.margin
     rect = rectify(config, image, corners, margin)
@@ -669,7 +667,7 @@ def _count_by_fit(config: VisionConfig, obs: Observation) -> tuple[list[tuple[st
             for f in fits_by_row[best_row]], best_row
 
 
-def learn_look(image: np.ndarray, corners: Sequence[Sequence[float]],
+def learn_look(image: np.ndarray, corners: Corners,
                config: VisionConfig | None = None, known: Mapping[str, Any] | None = None) -> Look:
     """The calibration step: learn this board's look from one photo of the
     starting position (both colours of men) or of the empty board.  With
@@ -697,7 +695,7 @@ def learn_look(image: np.ndarray, corners: Sequence[Sequence[float]],
                 layout, head)
 
 
-def read_board(image: np.ndarray, corners: Sequence[Sequence[float]],
+def read_board(image: np.ndarray, corners: Corners,
                config: VisionConfig | None = None, method: str = "auto", look: Look | None = None,
                dice: bool | None = None, recent: np.ndarray | None = None,
                earlier: PointMemory | None = None, known: Mapping[str, Any] | None = None) -> Reading:

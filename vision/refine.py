@@ -63,7 +63,7 @@ import numpy as np
 
 from .board_layout import BoardLayout, find_layout
 from .config import VisionConfig
-from .geometry import BoardGeometry, corners_array
+from .geometry import BoardGeometry, Corners, corners_array
 
 __all__ = ["Refinement", "refine_corners", "along_points", "to_rows"]
 
@@ -86,7 +86,8 @@ class Refinement:
     @property
     def moved_px(self) -> np.ndarray:
         """How far each corner moved (pixels)."""
-        return np.linalg.norm(self.corners - self.given, axis=1)
+        moved: np.ndarray = np.linalg.norm(self.corners - self.given, axis=1)
+        return moved
 
 
 # ------------------------------------------------------------------ 1. along the board
@@ -123,10 +124,12 @@ def _surface_to_image(geometry: BoardGeometry, corners: np.ndarray) -> np.ndarra
 
 def _apply(M: np.ndarray, pts: np.ndarray) -> np.ndarray:
     p = np.c_[pts, np.ones(len(pts))] @ M.T
-    return p[:, :2] / p[:, 2:3]
+    out: np.ndarray = p[:, :2] / p[:, 2:3]
+    return out
 
 
-def _edges_across(lab: np.ndarray, at: np.ndarray, normal: np.ndarray, reach: float, step: float):
+def _edges_across(lab: np.ndarray, at: np.ndarray, normal: np.ndarray, reach: float,
+                  step: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """At each place *at* (image px), the strongest colour edge along its
     *normal* within *reach* px: its offset (sub-sample) and its strength, and
     the median strength of the whole profile (how clear the edge is)."""
@@ -144,15 +147,14 @@ def _edges_across(lab: np.ndarray, at: np.ndarray, normal: np.ndarray, reach: fl
     return offset, here, np.median(strength, axis=1)
 
 
-def along_points(config: VisionConfig, image: np.ndarray, corners: Sequence[Sequence[float]]) -> tuple[np.ndarray, float, str]:
+def along_points(config: VisionConfig, image: np.ndarray, corners: Corners) -> tuple[np.ndarray, float, str]:
     """Step 1: the corners moved along the board so the configured layout's
     points' sides lie on the picture's edges; (corners, share of samples
     kept, why not moved or "")."""
     rc = config.refine
     given = corners_array(corners)
     geometry = BoardGeometry(config)
-    lab = cv2.cvtColor(image, cv2.COLOR_BGR2Lab).astype(np.float32)
-    lab = cv2.GaussianBlur(lab, (0, 0), rc.smooth_px)
+    lab: np.ndarray = cv2.GaussianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2Lab).astype(np.float32), (0, 0), rc.smooth_px)
     places, normals = _side_model(_sides_of(geometry), rc.side_samples, rc.side_from, rc.side_to)
     out = given.copy()
     kept = 0.0
@@ -230,7 +232,7 @@ def to_rows(config: VisionConfig, image: np.ndarray, corners: np.ndarray,
 
 
 # ------------------------------------------------------------------ both
-def refine_corners(config: VisionConfig, image: np.ndarray, corners: Sequence[Sequence[float]]) -> Refinement:
+def refine_corners(config: VisionConfig, image: np.ndarray, corners: Corners) -> Refinement:
     """The corners C1..C4 of the playing surface in *image*, refined from
     the rough *corners* along the board: where this board's layout is found
     (``board_layout``), to the ends of its own rows of points (``to_rows``);

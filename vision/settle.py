@@ -41,7 +41,7 @@ asks the reader again, so a hand resting on the board costs one read per
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Callable, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, Protocol, TypeVar, cast, overload
 
 import cv2
 import numpy as np
@@ -50,6 +50,9 @@ from .config import VisionConfig
 from .geometry import BoardGeometry
 from .markers import check_corners
 from .sources import as_bgr
+
+if TYPE_CHECKING:
+    from .reader import Reading
 
 __all__ = ["Settler", "ReadingLike", "board_thumbnail", "motion"]
 
@@ -124,7 +127,16 @@ class Settler(Generic[R]):
     ``willughby.vision.reader.read_board``, imported when first needed.
     """
 
-    def __init__(self, config: VisionConfig | None = None, reader: Reader | None = None) -> None:
+    @overload
+    def __init__(self: Settler[Reading], config: VisionConfig | None = None, reader: None = None) -> None: ...
+
+    @overload
+    def __init__(self, config: VisionConfig | None, reader: Reader[R]) -> None: ...
+
+    @overload
+    def __init__(self, config: VisionConfig | None = None, *, reader: Reader[R]) -> None: ...
+
+    def __init__(self, config: VisionConfig | None = None, reader: Reader[R] | None = None) -> None:
         self.config = config or VisionConfig()
         self._reader = reader
         self.reset()
@@ -147,11 +159,12 @@ class Settler(Generic[R]):
         """How many consecutive still frames the board has shown."""
         return self._still
 
-    def _read(self, frame: np.ndarray, corners: np.ndarray) -> Any:
+    def _read(self, frame: np.ndarray, corners: np.ndarray) -> R:
         if self._reader is None:
             from .reader import read_board  # written separately; imported only when used
 
-            self._reader = read_board
+            # made with no reader, a settler is a Settler[Reading] (the overloads of __init__): R is Reading
+            self._reader = cast("Reader[R]", read_board)
         return self._reader(frame, corners, self.config)
 
     def _start_run(self, thumb: np.ndarray) -> None:

@@ -31,14 +31,15 @@ def as_bgr(frame: Any, what: str = "frame") -> np.ndarray:
 
     if not isinstance(frame, np.ndarray):
         raise FrameError(f"{what} must be a numpy image, not {type(frame).__name__}")
-    if frame.dtype != np.uint8:
-        raise FrameError(f"{what} must be 8-bit (uint8), not {frame.dtype}")
-    if frame.ndim == 2:
-        frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
-    elif frame.ndim == 3 and frame.shape[2] == 4:
-        frame = cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR)
-    elif frame.ndim == 3 and frame.shape[2] == 1:
-        frame = cv2.cvtColor(frame[:, :, 0], cv2.COLOR_GRAY2BGR)
-    if frame.ndim != 3 or frame.shape[2] != 3 or frame.shape[0] < 1 or frame.shape[1] < 1:
-        raise FrameError(f"{what} must be height x width x 3 (BGR), not shape {frame.shape}")
-    return frame
+    image: np.ndarray = frame
+    if image.dtype != np.uint8:
+        raise FrameError(f"{what} must be 8-bit (uint8), not {image.dtype}")
+    if image.ndim == 2:
+        image = cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    elif image.ndim == 3 and image.shape[2] == 4:
+        image = cv2.cvtColor(image, cv2.COLOR_BGRA2BGR)
+    elif image.ndim == 3 and image.shape[2] == 1:
+        image = cv2.cvtColor(image[:, :, 0], cv2.COLOR_GRAY2BGR)
+    if image.ndim != 3 or image.shape[2] != 3 or image.shape[0] < 1 or image.shape[1] < 1:
+        raise FrameError(f"{what} must be height x width x 3 (BGR), not shape {image.shape}")
+    return image

@@ -77,12 +77,17 @@ def _maps(llr: dict[str, np.ndarray], lab: np.ndarray, field_lightness: float) -
     edges = cv2.magnitude(gx, gy, gx)
     np.multiply(edges, 1 / 20.0, out=edges)
     np.minimum(edges, 2.0, out=edges)
-    lightness = cv2.subtract(L, field_lightness, dst=gy)
-    cv2.multiply(lightness, 1 / 25.0, dst=lightness)
-    zero = None if {"light", "dark"} <= llr.keys() else np.zeros((h, w), np.float32)
+    # (OpenCV's stubs type src2 of subtract and multiply as an array only; the binding takes a scalar too)
+    lightness = cv2.subtract(L, field_lightness, dst=gy)  # type: ignore[call-overload]
+    cv2.multiply(lightness, 1 / 25.0, dst=lightness)  # type: ignore[call-overload]
+    light, dark = llr.get("light"), llr.get("dark")
+    if light is None or dark is None:
+        zero = np.zeros((h, w), np.float32)
+        light = zero if light is None else light
+        dark = zero if dark is None else dark
     return cv2.merge([
-        cv2.multiply(llr.get("light", zero), 0.5),
-        cv2.multiply(llr.get("dark", zero), 0.5),
+        cv2.multiply(light, 0.5),  # type: ignore[call-overload]
+        cv2.multiply(dark, 0.5),  # type: ignore[call-overload]
         lightness,
         edges,
     ])
@@ -106,11 +111,11 @@ def _strip_affines(geometry: BoardGeometry, margin: float) -> tuple[np.ndarray, 
         else:
             y0, y1 = geometry.depth - length_mm + STRIP_BEYOND, geometry.depth + STRIP_BEYOND
         x0, x1 = xc - half, xc + half
-        src = np.float32([[(x0 + margin) * s, (y0 + margin) * s], [(x1 + margin) * s, (y0 + margin) * s],
-                          [(x0 + margin) * s, (y1 + margin) * s]])
-        dst = np.float32([[0, 0], [sw, 0], [0, sl]])
+        src = np.array([[(x0 + margin) * s, (y0 + margin) * s], [(x1 + margin) * s, (y0 + margin) * s],
+                        [(x0 + margin) * s, (y1 + margin) * s]], np.float32)
+        dst = np.array([[0, 0], [sw, 0], [0, sl]], np.float32)
         if not top:                       # turned: the edge at the strip's top
-            dst = np.float32([[sw, sl], [0, sl], [sw, 0]])
+            dst = np.array([[sw, sl], [0, sl], [sw, 0]], np.float32)
         out.append(cv2.getAffineTransform(src, dst))
     return tuple(out)
 

@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any
 import cv2
 import numpy as np
 
-from .config import VisionConfig
+from .config import LayoutConfig, VisionConfig
 
 if TYPE_CHECKING:                       # board_layout imports this module
     from .board_layout import BoardLayout
@@ -81,7 +81,7 @@ def camera_aspect(corners: np.ndarray, image_size: tuple[int, int], width: float
     and their being of equal length then gives the true proportion.  A
     picture whose pixels were stretched after it was taken breaks this, and
     is usually seen in no focal length fitting the orthogonality."""
-    src = np.float32([[width, depth], [0, depth], [0, 0], [width, 0]])
+    src = np.array([[width, depth], [0, depth], [0, 0], [width, 0]], np.float32)
     H = cv2.getPerspectiveTransform(src, corners.astype(np.float32)).astype(np.float64)
     w, h = image_size
     a = H.copy()
@@ -99,11 +99,12 @@ def camera_aspect(corners: np.ndarray, image_size: tuple[int, int], width: float
     return float(depth / width * n2 / n1)
 
 
-def round_tops(lc, image: np.ndarray, corners: np.ndarray, width: float, depth: float, radius: float) -> int:
+def round_tops(lc: LayoutConfig, image: np.ndarray, corners: np.ndarray, width: float, depth: float,
+               radius: float) -> int:
     """How many round tops of a man's size (*radius*, mm) the surface shows
     rectified onto a *width* x *depth* frame (a man's top is a circle
     whichever way it is seen: it looks round only at the true proportion)."""
-    dst = np.float32([[width, depth], [0, depth], [0, 0], [width, 0]])
+    dst = np.array([[width, depth], [0, depth], [0, 0], [width, 0]], np.float32)
     H = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
     rect = cv2.warpPerspective(image, H, (int(round(width)), int(round(depth))), flags=cv2.INTER_LINEAR)
     grey = cv2.GaussianBlur(cv2.cvtColor(rect, cv2.COLOR_BGR2GRAY), (0, 0), lc.smooth_px)
@@ -112,7 +113,7 @@ def round_tops(lc, image: np.ndarray, corners: np.ndarray, width: float, depth: 
     return 0 if found is None else len(found[0])
 
 
-def depth_from_camera(lc: Any, image: np.ndarray, corners: np.ndarray, width: float, depth: float,
+def depth_from_camera(lc: LayoutConfig, image: np.ndarray, corners: np.ndarray, width: float, depth: float,
                       pitch: float) -> tuple[float, str, tuple[str, ...]]:
     """How much deeper than *depth* (the configured frame's) the surface is
     by the camera, where it says (the module's docstring): (factor, where

@@ -114,7 +114,7 @@ class PileWeighing:
             held = np.full((POINTS, PILES), math.log(max((1 - cfg.unchanged_keep) / (PILES - 1), cfg.floor)))
             held[np.arange(POINTS), pile_classes(before)] = math.log(cfg.unchanged_keep)
             pile_logp = np.where(keep[:, None], held, pile_logp)
-        joint = logp[:, :, None] + pile_logp[:, None, :]
+        joint: np.ndarray = logp[:, :, None] + pile_logp[:, None, :]
         impossible = math.log(cfg.floor) * 4
         joint[:, _MEN < 2, 1:] = impossible                   # a pile of fewer than two men: no such board
         # two men can stand in a pile of 2 only: what the pile reader gives a pile of 3 there is theirs too

@@ -400,9 +400,9 @@ def _best_boards(logp: np.ndarray, free: np.ndarray, window: float, keep: int,
         cls = fixed.copy()
         for p, options, pick in reversed(steps):
             j = r if pick is None else int(pick[l, d, r])
-            k = int(options[j // keep])
-            cls[p] = k
-            l, d, r = l - int(_LIGHT_N[k]), d - int(_DARK_N[k]), j % keep
+            kind = int(options[j // keep])
+            cls[p] = kind
+            l, d, r = l - int(_LIGHT_N[kind]), d - int(_DARK_N[kind]), j % keep
         out.append((ll, cls))
     return out
 

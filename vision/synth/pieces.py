@@ -16,11 +16,14 @@ from .looks import Look
 from .raster import _SHIFT, _bbox, _circle, _fill, _fix, _Light, _multiply, _ShadowLayer, _Solid
 from .scene3d import _Board, _Camera, _die_axes, _ppm
 from .styles import _DICE_BODY
-from .textures import _bgr, _fine_noise, _smooth_noise, _wood
+from .textures import _bgr, _Colour, _fine_noise, _smooth_noise, _wood
+
+# what a look adds to a man's top (:func:`_looked_top`'s last five arguments)
+_TopExtra = tuple[np.ndarray, np.ndarray, np.ndarray | None, float, np.ndarray | None]
 
 
 def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thick: float,
-                colours: tuple, rng: np.random.Generator, finish: _MenFinish | None = None,
+                colours: tuple[_Colour, _Colour, bool], rng: np.random.Generator, finish: _MenFinish | None = None,
                 bevel: float | None = None, tints: Sequence[float] | None = None,
                 look: Look | None = None) -> list[_Solid]:
     """Each man a cylinder: side wall (shaded in three bands), a rounded rim
@@ -58,8 +61,8 @@ def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thi
     material = look.men_material if look is not None else "plain"
     if material == "plastic":
         varnish = max(varnish, 0.45)
-    top_tex = [None, None]
-    if material in ("wood", "stone"):
+    top_tex: list[np.ndarray | None] = [None, None]
+    if look is not None and material in ("wood", "stone"):     # (a material only a look gives)
         top_tex = [_top_texture(look.rng(50 + k), base[k], material) for k in (0, 1)]
     # where on the rim a highlight shows: towards the light, seen from the camera
     hl = np.array([light.L[0], light.L[1]]) / max(float(np.hypot(light.L[0], light.L[1])), 1e-6)
@@ -82,7 +85,7 @@ def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thi
             col = col * float(_rail_shade(board, look, u, v))
         allp = np.concatenate([pb, pt])
         # the visible side wall as up to three bands of one shade each
-        bands = []
+        bands: list[tuple[np.ndarray, np.ndarray]] = []
         idx = np.nonzero(visible)[0]
         if len(idx):
             # order the visible segments as one run around the circle
@@ -100,12 +103,12 @@ def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thi
         rim_poly = np.concatenate([outer, ct + (outer[::-1] - ct) * bevel])
         rim_col = np.clip(col * float(rim_shade[lit].mean()) * 0.97, 0, 255)
 
-        extra = None
+        extra: _TopExtra | None = None
         if look is not None:
             sq = cam.project(np.array([[c[0] - r, c[1] - r, z1], [c[0] + r, c[1] - r, z1], [c[0] + r, c[1] + r, z1],
                                        [c[0] - r, c[1] + r, z1]]))
-            arc = np.linspace(-0.5, 0.5, 7) + math.atan2(hl[1], hl[0])
-            glint = cam.project(np.stack([c[0] + r * 0.93 * np.cos(arc), c[1] + r * 0.93 * np.sin(arc),
+            glint_arc = np.linspace(-0.5, 0.5, 7) + math.atan2(hl[1], hl[0])
+            glint = cam.project(np.stack([c[0] + r * 0.93 * np.cos(glint_arc), c[1] + r * 0.93 * np.sin(glint_arc),
                                           np.full(7, z1)], -1))
             spot = None
             if material == "plastic":   # a glossy top: a soft patch of the light's reflection
@@ -114,10 +117,12 @@ def _men_solids(cam: _Camera, board: _Board, light: _Light, men: list[_Man], thi
             tint = float(np.linalg.norm(col) / max(float(np.linalg.norm(base[m.colour])), 1e-6))
             extra = (sq, glint, top_tex[m.colour], tint, spot)
 
-        def draw(img: np.ndarray, allp: np.ndarray = allp, bands: list = bands, pt: np.ndarray = pt,
+        def draw(img: np.ndarray, allp: np.ndarray = allp, bands: list[tuple[np.ndarray, np.ndarray]] = bands,
+                 pt: np.ndarray = pt,
                  ct: np.ndarray = ct, col: np.ndarray = col, side_mean: np.ndarray = side_mean,
                  rim_poly: np.ndarray = rim_poly, rim_col: np.ndarray = rim_col,
-                 grooved: bool = grooves[m.colour], under: bool = i in covered, extra: tuple | None = extra) -> None:
+                 grooved: bool = grooves[m.colour], under: bool = i in covered,
+                 extra: _TopExtra | None = extra) -> None:
             hull = cv2.convexHull(allp.astype(np.float32)).reshape(-1, 2)
             _fill(img, hull, side_mean)
             for poly, bc in bands:
@@ -159,7 +164,8 @@ def _top_texture(rng: np.random.Generator, colour: np.ndarray, material: str, n:
         tex = np.clip(colour[None, None, :] * f[..., None], 0, 255).astype(np.uint8)
     mean = np.array(cv2.mean(tex)[:3])
     gain = colour / np.maximum(mean, 1.0)
-    return np.clip(tex * gain[None, None, :], 0, 255).astype(np.uint8)
+    top: np.ndarray = np.clip(tex * gain[None, None, :], 0, 255).astype(np.uint8)
+    return top
 
 
 def _looked_top(img: np.ndarray, pt: np.ndarray, ct: np.ndarray, col: np.ndarray, bevel: float, rim: float,
@@ -232,7 +238,7 @@ def _dice_solids(cam: _Camera, board: _Board, light: _Light, dice_xy: list[tuple
         a = side[int(rng.integers(0, 4))]
         b = [q for q in side if q not in (a, 7 - a)][0]
         faces = [(ez, ex, ey, value), (ex, ey, ez, a), (-ex, ey, ez, 7 - a), (ey, ex, ez, b), (-ey, ex, ez, 7 - b)]
-        draws = []
+        draws: list[tuple[np.ndarray, np.ndarray, list[np.ndarray]]] = []
         pts_all = []
         for n, e1, e2, val in faces:
             fc = centre + n * h
@@ -249,7 +255,7 @@ def _dice_solids(cam: _Camera, board: _Board, light: _Light, dice_xy: list[tuple
             draws.append((iq, colour * min(light.shade(n), 1.05), pips))
         pts = np.concatenate(pts_all)
 
-        def draw(img: np.ndarray, draws: list = draws) -> None:
+        def draw(img: np.ndarray, draws: list[tuple[np.ndarray, np.ndarray, list[np.ndarray]]] = draws) -> None:
             for iq, col, pips in draws:
                 _fill(img, iq, col)
                 cv2.polylines(img, [_fix(iq)], True, tuple(float(v) for v in col * 0.85), 1, cv2.LINE_AA, _SHIFT)

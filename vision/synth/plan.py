@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -34,22 +34,32 @@ def _lum(rgb: Sequence[float]) -> float:
     return 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2]
 
 
+#: the points' two colours, or more (each (r, g, b))
+_PointColours = tuple[Sequence[float], ...]
+#: the men's colours: (light (r, g, b), dark (r, g, b), grooved)
+_MenColours = tuple[Sequence[float], Sequence[float], bool]
+
+
 def _jittered_palettes(rng: np.random.Generator, amount: float, wood: str | Mapping[str, Any],
-                       field: str | Mapping[str, Any], points: str | tuple,
-                       men: str | tuple) -> tuple[dict, dict, tuple, tuple]:
+                       field: str | Mapping[str, Any], points: str | _PointColours,
+                       men: str | _MenColours) -> tuple[dict[str, Any], dict[str, Any], _PointColours, _MenColours]:
     """Copies of the chosen palette entries (given as entries, or by their
     names in ``STYLES``) with their colours spread; the light men stay
     clearly lighter than the dark ones."""
-    wood, field, points, men = (STYLES[f][v] if isinstance(v, str) else v
-                                for f, v in (("wood", wood), ("field", field), ("points", points), ("men", men)))
-    wd = dict(wood)
+    wood_entry: Mapping[str, Any] = STYLES["wood"][wood] if isinstance(wood, str) else wood
+    field_entry: Mapping[str, Any] = STYLES["field"][field] if isinstance(field, str) else field
+    point_colours: _PointColours = STYLES["points"][points] if isinstance(points, str) else points
+    men_colours: _MenColours = STYLES["men"][men] if isinstance(men, str) else men
+    wd = dict(wood_entry)
     wd["light"] = _jitter_rgb(rng, wd["light"], amount)
     wd["dark"] = _jitter_rgb(rng, wd["dark"], amount)
-    fd = dict(field)
+    fd = dict(field_entry)
     if fd["colour"] is not None:
         fd["colour"] = _jitter_rgb(rng, fd["colour"], amount)
-    pc = tuple(_jitter_rgb(rng, c, amount) for c in points)
-    light_c, dark_c, grooved = men
+    pc = tuple(_jitter_rgb(rng, c, amount) for c in point_colours)
+    light_c, dark_c, grooved = men_colours
+    lc: Sequence[float]
+    dc: Sequence[float]
     for _ in range(8):
         lc, dc = _jitter_rgb(rng, light_c, amount), _jitter_rgb(rng, dark_c, amount)
         if _lum(lc) - _lum(dc) >= 60:
@@ -59,7 +69,7 @@ def _jittered_palettes(rng: np.random.Generator, amount: float, wood: str | Mapp
     return wd, fd, pc, (lc, dc, grooved)
 
 
-def _nearer_men(rng: np.random.Generator, men: tuple, amount: float) -> tuple:
+def _nearer_men(rng: np.random.Generator, men: _MenColours, amount: float) -> _MenColours:
     """The men's colours (light, dark, grooved) brought nearer each other
     (``SceneSpec.men_contrast``): light men darker by up to *amount*, dark men
     lighter by up to twice it, keeping about 35 of luminance between them."""
@@ -145,8 +155,8 @@ class ScenePlan:
     dice_body: str
     wood_e: dict[str, Any]
     field_e: dict[str, Any]
-    points_e: tuple
-    men_e: tuple
+    points_e: _PointColours
+    men_e: _MenColours
     # the style entries the scene was drawn with, by field (``STYLE_FIELDS``),
     # before any palette jitter: the named entries, or a randomised scene's own
     style_e: dict[str, Any]
@@ -155,15 +165,18 @@ class ScenePlan:
 
     @property
     def table_e(self) -> Mapping[str, Any]:
-        return self.style_e["table"]
+        entry: Mapping[str, Any] = self.style_e["table"]
+        return entry
 
     @property
     def lighting_e(self) -> Mapping[str, Any]:
-        return self.style_e["lighting"]
+        entry: Mapping[str, Any] = self.style_e["lighting"]
+        return entry
 
     @property
     def lens_e(self) -> Mapping[str, Any]:
-        return self.style_e["lens"]
+        entry: Mapping[str, Any] = self.style_e["lens"]
+        return entry
 
     def corners(self) -> np.ndarray:
         """C1..C4 of the playing surface, projected into the frame."""
@@ -246,10 +259,12 @@ def plan_scene(rng: np.random.Generator, spec: SceneSpec | None = None) -> Scene
         kind = spec.position_kind or _classify(doc)
     else:
         kind = _choose(rng, spec.position_kind, POSITION_KINDS, (0.5, 0.2, 0.13, 0.17))
-        doc = {"random": lambda: _random_position(rng),
-               "backgammon_start": _backgammon_start,
-               "doublets_start": _doublets_start,
-               "doublets_played": lambda: _doublets_played(rng)}[kind]()
+        starts: dict[str, Callable[[], dict[str, Any]]] = {
+            "random": lambda: _random_position(rng),
+            "backgammon_start": _backgammon_start,
+            "doublets_start": _doublets_start,
+            "doublets_played": lambda: _doublets_played(rng)}
+        doc = starts[kind]()
     t = _plan_styles_and_board(rng, spec, geo)
     geo = t["board"].geo
     # ---- men and dice

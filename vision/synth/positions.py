@@ -92,12 +92,12 @@ def _random_position(rng: np.random.Generator) -> dict[str, Any]:
         left = total - bar[side]
         free = [p for p in range(24) if p not in taken]
         rng.shuffle(free)
-        n_points = int(min(len(free), max(1, left), rng.integers(1, 8)))
+        n_points = min(len(free), max(1, left), int(rng.integers(1, 8)))
         points = free[:n_points]
         if left > 0:
             big = rng.random() < 0.35  # exercise second layers: one point of 7-10
             if big:
-                first = int(min(left, rng.integers(7, 11)))
+                first = min(left, int(rng.integers(7, 11)))
                 counts[side][points[0]] = first
                 left -= first
                 rest = points[1:] or points[:1]

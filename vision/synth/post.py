@@ -118,6 +118,6 @@ def _camera_effects(img: np.ndarray, rng: np.random.Generator, post: Mapping[str
     lum = cv2.LUT(np.frombuffer(rng.bytes(h * w), np.uint8).reshape(h, w), lut * post["noise"])
     hh, hw = (h + 1) // 2, (w + 1) // 2
     cb = np.frombuffer(rng.bytes(3 * hh * hw), np.uint8).reshape(hh, hw, 3)
-    noise = cv2.resize(cv2.LUT(cb, lut * (post["noise"] * 0.4)), (w, h), interpolation=cv2.INTER_LINEAR)
+    noise: np.ndarray = cv2.resize(cv2.LUT(cb, lut * (post["noise"] * 0.4)), (w, h), interpolation=cv2.INTER_LINEAR)
     noise += lum[..., None]
     return cv2.add(img, noise, dtype=cv2.CV_8U)

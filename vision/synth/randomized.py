@@ -72,7 +72,8 @@ def _lab_to_linear(L: float, a: float, b: float) -> np.ndarray:
     f = np.array([fy + a / 500, fy, fy - b / 200])
     d = 6 / 29
     t = np.where(f > d, f ** 3, 3 * d * d * (f - 4 / 29))
-    return _XYZ_TO_RGB @ (t * _WHITE)
+    linear: np.ndarray = _XYZ_TO_RGB @ (t * _WHITE)
+    return linear
 
 
 def _gamma(c: np.ndarray) -> np.ndarray:
@@ -89,7 +90,8 @@ def lch_to_rgb(L: float, C: float, h: float) -> tuple[int, int, int]:
             break
         C *= 0.85
     rgb = _gamma(lin) * 255
-    return tuple(int(round(float(v))) for v in np.clip(rgb, 0, 255))
+    r, g, b = (int(round(float(v))) for v in np.clip(rgb, 0, 255))
+    return r, g, b
 
 
 def rgb_to_lab(rgb: Sequence[float]) -> np.ndarray:

@@ -8,12 +8,13 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Literal, Sequence
 
 import cv2
 import numpy as np
 
 from .scene3d import _Camera
+from .textures import _Colour
 
 # ------------------------------------------------------------------ drawing
 _SHIFT = 4
@@ -24,7 +25,7 @@ def _fix(pts: np.ndarray) -> np.ndarray:
     return np.round(np.asarray(pts, np.float64) * _ONE).astype(np.int32).reshape(-1, 1, 2)
 
 
-def _fill(img: np.ndarray, pts: np.ndarray, colour: Sequence[float], aa: bool = True) -> None:
+def _fill(img: np.ndarray, pts: np.ndarray, colour: _Colour, aa: bool = True) -> None:
     cv2.fillPoly(img, [_fix(pts)], tuple(float(c) for c in colour),
                  cv2.LINE_AA if aa else cv2.LINE_8, _SHIFT)
 
@@ -91,8 +92,8 @@ class _ShadowLayer:
     def factor(self, sigma_px: float, strength: float) -> np.ndarray:
         s = max(sigma_px * self.scale, 0.3)
         m = cv2.GaussianBlur(self.mask, (0, 0), s).astype(np.float32) * (strength / 255.0)
-        m = cv2.resize(m, (self.w, self.h), interpolation=cv2.INTER_LINEAR)
-        return 1.0 - m
+        shade: np.ndarray = 1.0 - cv2.resize(m, (self.w, self.h), interpolation=cv2.INTER_LINEAR)
+        return shade
 
 
 def _circle(n: int = 32, start: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
@@ -111,18 +112,22 @@ def _shadow_hull(points3d: np.ndarray, light: np.ndarray, z_recv: float, cam: _C
 
 
 # --------------------------------------------------------------- solids
+#: a solid's board-local footprint: a circle ("c", u, v, r) or a rectangle ("r", u0, u1, v0, v1)
+_Footprint = tuple[Literal["c"], float, float, float] | tuple[Literal["r"], float, float, float, float]
+
+
 @dataclass
 class _Solid:
     kind: str                   # "box", "man", "die"
     zmin: float
     zmax: float
-    fp: tuple                   # ("c", u, v, r) or ("r", u0, u1, v0, v1): board-local footprint
+    fp: _Footprint
     bbox: tuple[float, float, float, float]
     depth: float
     draw: Callable[[np.ndarray], None]
 
 
-def _separate(a: tuple, b: tuple) -> tuple[np.ndarray, float]:
+def _separate(a: _Footprint, b: _Footprint) -> tuple[np.ndarray, float]:
     """A vertical plane n.p = c between two footprints, *a* on its negative side."""
     if a[0] == "c" and b[0] == "c":
         n = np.array([b[1] - a[1], b[2] - a[2]])
@@ -133,7 +138,7 @@ def _separate(a: tuple, b: tuple) -> tuple[np.ndarray, float]:
         mid = (np.array(a[1:3]) + np.array(b[1:3])) / 2
         return n, float(n @ mid)
 
-    def extent(fp: tuple) -> tuple[float, float, float, float]:
+    def extent(fp: _Footprint) -> tuple[float, float, float, float]:
         if fp[0] == "c":
             return fp[1] - fp[3], fp[1] + fp[3], fp[2] - fp[3], fp[2] + fp[3]
         return fp[1], fp[2], fp[3], fp[4]
@@ -211,4 +216,5 @@ class _Light:
 
     def shade_many(self, normals: np.ndarray) -> np.ndarray:
         top = self.ambient + (1 - self.ambient) * self.L[2]
-        return (self.ambient + (1 - self.ambient) * np.clip(normals @ self.L, 0, None)) / top
+        shades: np.ndarray = (self.ambient + (1 - self.ambient) * np.clip(normals @ self.L, 0, None)) / top
+        return shades

@@ -17,6 +17,7 @@ from willughby.engine.position import Position
 from .board import (_bar_men_cylinders, _board_boxes, _Boxes, _box_solids, _draw_surface, _draw_table,
                     _surface_shadows)
 from .layout import _layout_men, _Man, _place_dice
+from .looks import Look
 from .pieces import _dice_solids, _draw_hand, _men_solids
 from .plan import ScenePlan, _plan_dice_values, _plan_table, plan_scene
 from .positions import _classify, _normalise_position
@@ -78,15 +79,15 @@ def _scene_post(rng: np.random.Generator, plan: ScenePlan) -> dict[str, Any]:
     post = _post_params(rng, plan.lens_e)
     _lighting_extras(rng, plan, plan.lighting_e, post)
     if plan.look is not None:
-        _look_extras(plan, post)
+        _look_extras(plan, plan.look, post)
     return post
 
 
-def _look_extras(plan: ScenePlan, post: dict[str, Any]) -> None:
-    """What a look adds to the picture's settings, from the look's own
+def _look_extras(plan: ScenePlan, look: Look, post: dict[str, Any]) -> None:
+    """What *look* (the plan's) adds to the picture's settings, from the look's own
     generator: a dark exposure (and the sensor's noise that comes with it),
     a harsher JPEG, a window's reflection on the varnish."""
-    look, board = plan.look, plan.board
+    board = plan.board
     if look["dark"]:
         post["exposure"] = round(post["exposure"] - look["dark"], 2)
         post["noise"] = round(post["noise"] * (1 + 0.3 * look["dark"]), 2)
@@ -118,7 +119,10 @@ def _jpeg_round_trip(img: np.ndarray, q: int) -> np.ndarray:
     if not q:
         return img
     ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, q])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+    if decoded is None:  # pragma: no cover -- a BGR uint8 picture always encodes and decodes
+        raise SynthError(f"cannot round-trip the picture through a JPEG of quality {q}")
+    return decoded
 
 
 def _finish(img: np.ndarray, label: dict[str, Any], post: Mapping[str, Any], q: int) -> np.ndarray:
@@ -161,7 +165,8 @@ def _watermark(img: np.ndarray, opacity: float, seed: int) -> np.ndarray:
     layer = cv2.warpAffine(layer, M, (2 * w, 2 * h))[h // 2:h // 2 + h, w // 2:w // 2 + w]
     a = (layer.astype(np.float32) * (opacity / 255.0))[..., None]
     shade = 255.0 if rng.random() < 0.7 else 40.0
-    return np.clip(img * (1 - a) + shade * a + 0.5, 0, 255).astype(np.uint8)
+    marked: np.ndarray = np.clip(img * (1 - a) + shade * a + 0.5, 0, 255).astype(np.uint8)
+    return marked
 
 
 def _render(rng: np.random.Generator, spec: SceneSpec) -> tuple[np.ndarray, dict[str, Any], int]:

@@ -20,7 +20,7 @@ or names a held-out style set (``SceneSpec.style_set``):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping, TypedDict
 
 
 # --------------------------------------------------------------- palettes
@@ -78,7 +78,7 @@ LIGHTINGS: dict[str, dict[str, Any]] = {
 _SKINS = ((232, 200, 182), (210, 164, 134), (176, 126, 94), (118, 82, 62))
 _DICE_BODY = {"white": (236, 236, 233), "ivory": (232, 224, 204)}
 
-_STYLE_TABLES = {
+_STYLE_TABLES: dict[str, Mapping[str, Any]] = {
     "wood": WOODS, "men": MEN_COLOURS, "points": POINT_COLOURS, "field": FIELDS,
     "table": TABLES, "lighting": LIGHTINGS,
 }
@@ -194,7 +194,14 @@ BOARD_RANGES: dict[str, Any] = {
     "point_length_share": (0.34, 0.46),     # a point's length, share of the depth
     "man_share": (0.84, 0.98),              # a man's diameter, share of a point's width
 }
-STANDARD_BOARD = {"surface_aspect": 450.0 / 530.0, "bar_width_mm": 50.0, "point_width_mm": 40.0,
+class _StandardBoard(TypedDict):
+    surface_aspect: float
+    bar_width_mm: float
+    point_width_mm: float
+    bar_kind: str
+
+
+STANDARD_BOARD: _StandardBoard = {"surface_aspect": 450.0 / 530.0, "bar_width_mm": 50.0, "point_width_mm": 40.0,
                   "bar_kind": "raised"}
 
 

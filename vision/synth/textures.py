@@ -4,13 +4,16 @@ table."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Sequence, TypeAlias
 
 import cv2
 import numpy as np
 
+#: a colour, (r, g, b) or (b, g, r) as the function says, as numbers or an array of them
+_Colour: TypeAlias = "Sequence[float] | np.ndarray"
 
-def _bgr(rgb: Sequence[float]) -> np.ndarray:
+
+def _bgr(rgb: _Colour) -> np.ndarray:
     return np.array([rgb[2], rgb[1], rgb[0]], np.float32)
 
 
@@ -53,8 +56,8 @@ def _colourise(v: np.ndarray, dark: np.ndarray, light: np.ndarray) -> np.ndarray
     return cv2.LUT(cv2.merge([q, q, q]), lut)
 
 
-def _wood(rng: np.random.Generator, h: int, w: int, ppm: float, light: Sequence[float],
-          dark: Sequence[float], kind: str = "grain") -> np.ndarray:
+def _wood(rng: np.random.Generator, h: int, w: int, ppm: float, light: _Colour,
+          dark: _Colour, kind: str = "grain") -> np.ndarray:
     """Procedural wood (grain along x) or leather, *ppm* pixels per mm."""
     lo, hi = _bgr(dark), _bgr(light)
     if kind == "leather":
@@ -74,8 +77,8 @@ def _wood(rng: np.random.Generator, h: int, w: int, ppm: float, light: Sequence[
     return _colourise(v, lo, hi)
 
 
-def _table_wood(rng: np.random.Generator, h: int, w: int, ppm: float, light: Sequence[float],
-                dark: Sequence[float]) -> np.ndarray:
+def _table_wood(rng: np.random.Generator, h: int, w: int, ppm: float, light: _Colour,
+                dark: _Colour) -> np.ndarray:
     """A table top: soft bands along x, as a wide plank's grain looks from afar."""
     v = 0.5 + 0.12 * _smooth_noise(rng, h, w, max(2, int(h / ppm / 14)), max(2, int(w / ppm / 700)))
     v += 0.1 * _smooth_noise(rng, h, w, max(2, int(h / ppm / 80)), max(2, int(w / ppm / 900)))
@@ -83,7 +86,7 @@ def _table_wood(rng: np.random.Generator, h: int, w: int, ppm: float, light: Seq
     return _colourise(v, _bgr(dark), _bgr(light))
 
 
-def _cloth(rng: np.random.Generator, h: int, w: int, ppm: float, colour: Sequence[float],
+def _cloth(rng: np.random.Generator, h: int, w: int, ppm: float, colour: _Colour,
            grain: float = 0.025) -> np.ndarray:
     """Cloth or felt: smooth, faintly mottled."""
     c = _bgr(colour)
@@ -94,13 +97,12 @@ def _cloth(rng: np.random.Generator, h: int, w: int, ppm: float, colour: Sequenc
     return _colourise(v, c * 0.9, c * 1.1)
 
 
-def _felt(rng: np.random.Generator, h: int, w: int, ppm: float, colour: Sequence[float],
+def _felt(rng: np.random.Generator, h: int, w: int, ppm: float, colour: _Colour,
           strength: float = 1.0) -> np.ndarray:
     """Felt: soft mottling over a fibrous grain, short fibres running every way."""
     c = _bgr(colour)
     v = 0.5 + 0.07 * strength * _smooth_noise(rng, h, w, max(2, int(h / ppm / 60)), max(2, int(w / ppm / 60)))
-    fibre = _fine_noise(rng, h, w)
-    fibre = cv2.GaussianBlur(fibre, (0, 0), max(0.4, 0.35 * ppm))
+    fibre: np.ndarray = cv2.GaussianBlur(_fine_noise(rng, h, w), (0, 0), max(0.4, 0.35 * ppm))
     fibre /= max(float(fibre.std()), 1e-6)
     v += 0.05 * strength * fibre
     v += 0.02 * _fine_noise(rng, h, w)
