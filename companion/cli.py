@@ -169,19 +169,21 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if args.speed <= 0:
         raise UsageError("willughby demo: --speed must be above 0")
     if args.players is not None:
+        from willughby.engine.families import family_of
         from willughby.engine.rules import preset_rules
 
-        if preset_rules(args.preset).family != "counting":
+        if family_of(preset_rules(args.preset)).board != "tally":
             raise UsageError(f"willughby demo: --players applies to the counting game (sice-ace); "
                              f"{args.preset} is played by two")
         if not 2 <= args.players <= 5:
             raise UsageError(f"willughby demo: --players must be 2 to 5, not {args.players}")
     start = None
     if args.start:
+        from willughby.engine.families import family_of
         from willughby.engine.rules import preset_rules
 
         rules = preset_rules(args.preset)
-        if rules.family == "counting":
+        if family_of(rules).board == "tally":
             raise UsageError(f"willughby demo: --start: {args.preset} starts from six men each and is played "
                              "from the dice alone; --start takes a board for the board games")
         start = read_board(args.start, rules, "--start", require_turn=True, preset_id=args.preset).to_board()

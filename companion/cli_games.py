@@ -27,6 +27,7 @@ from willughby.engine import unstacking
 from willughby.companion.numbering import notation
 from willughby.engine.counting import Tally, TallyOutcome, count_throw, judge_tally, validate_tally_dice
 from willughby.engine.errors import EngineError, InvalidBoardError, InvalidDiceError, InvalidOptionError
+from willughby.engine.families import family_of
 from willughby.engine.moves import legal_plays, sorted_plays, validate_dice
 from willughby.engine.notation import NO_PLAY
 from willughby.engine.position import COLOURS, Position
@@ -53,6 +54,11 @@ def option_overrides(items: Sequence[str] | None) -> dict[str, str]:
     return overrides
 
 
+def _board(rules: Rules) -> str:
+    """What a game of *rules* is played on, as its family declares (``points``, ``piles``, ``tally``)."""
+    return family_of(rules).board
+
+
 def _rules(args: argparse.Namespace) -> tuple[str, Rules, dict[str, str]]:
     """The preset's id, its rules with the ``-o`` overrides, and the overrides."""
     preset = get_preset(args.variant)
@@ -63,7 +69,7 @@ def _rules(args: argparse.Namespace) -> tuple[str, Rules, dict[str, str]]:
 def _throw(rules: Rules, preset_id: str, text: str) -> tuple[int, ...]:
     """``--dice`` checked against the game: how many dice it throws, each 1 to 6."""
     try:
-        if rules.family == "counting":
+        if _board(rules) == "tally":
             return validate_tally_dice(rules, _dice(text))
         return validate_dice(rules, _dice(text))
     except InvalidDiceError as exc:
@@ -111,7 +117,7 @@ def read_board(text: str, rules: Rules, what: str, require_turn: bool, preset_id
     try:
         position = Position.from_board(doc, men=rules.men, starts_off_board=rules.start_waiting > 0,
                                        require_turn=require_turn)
-        if rules.family == "unstacking" and require_turn:
+        if _board(rules) == "piles" and require_turn:
             # the position before a turn must be one of the game's: men on their own points, phases
             # of this game, the game not yet over
             for colour in COLOURS:
@@ -148,13 +154,13 @@ def _counting_rules(rules: Rules, overrides: dict[str, str], tally: Tally) -> Ru
 
 def _not_for(flag: str, preset_id: str, rules: Rules) -> None:
     """Refuse *flag* for a game it cannot apply to."""
-    if flag == "--gnubg-id" and rules.family != "race":
+    if flag == "--gnubg-id" and _board(rules) != "points":
         what = ("it is refereed from the dice alone: give a tally document as --board"
-                if rules.family == "counting" else "its men stand in piles: give a board document with "
+                if _board(rules) == "tally" else "its men stand in piles: give a board document with "
                 "stacked as --board")
         raise UsageError(f"willughby moves: --gnubg-id: a GNU Backgammon Position ID holds a race game's board, "
                          f"and {preset_id} is not a race game ({what})")
-    if flag == "--after-image" and rules.family == "counting":
+    if flag == "--after-image" and _board(rules) == "tally":
         raise UsageError("willughby judge: --after-image: sice-ace is refereed from the dice alone, "
                          "not from the board; give the tally after as --after")
 
@@ -170,9 +176,9 @@ def cmd_variants(args: argparse.Namespace) -> int:
         differs = {k: v for k, v in r.options().items() if defaults[k] != v}
         opts = " ".join(f"{k}={v}" for k, v in differs.items())
         alias = f" (also: {', '.join(p.aliases)})" if p.aliases else ""
-        if r.family == "counting":
+        if _board(r) == "tally":
             kind = f"counting game: 2 to 5 players (-o players=N), {r.men} men each; refereed from the dice"
-        elif r.family == "unstacking":
+        elif _board(r) == "piles":
             kind = f"unstacking game: {r.men} men a side in piles; phases {', '.join(r.phases)}"
         else:
             kind = f"race game: {r.men} men a side"
@@ -188,9 +194,9 @@ def cmd_moves(args: argparse.Namespace) -> int:
         raise UsageError("willughby moves: give exactly one of --board or --gnubg-id")
     if args.gnubg_id is not None:
         _not_for("--gnubg-id", preset_id, rules)
-    if rules.family == "counting":
+    if _board(rules) == "tally":
         return _moves_counting(args, preset_id, rules, overrides)
-    if rules.family == "unstacking":
+    if _board(rules) == "piles":
         return _moves_unstacking(args, preset_id, rules)
     if args.board is not None:
         before = read_board(args.board, rules, "--board", require_turn=True, preset_id=preset_id)
@@ -298,7 +304,7 @@ def cmd_judge(args: argparse.Namespace) -> int:
         raise UsageError("willughby judge: --before-image and --corners go with --after-image")
     if args.after_image is not None:
         _not_for("--after-image", preset_id, rules)
-    if rules.family == "counting":
+    if _board(rules) == "tally":
         return _judge_counting(args, preset_id, rules, overrides)
     before = read_board(args.before, rules, "--before", require_turn=True, preset_id=preset_id)
     dice = _throw(rules, preset_id, args.dice)
@@ -348,7 +354,7 @@ def _print_ruling(rules: Rules, ruling: Ruling, play: str | None) -> None:
     if ruling.game_over:
         g = ruling.game_over
         print(f"  {g.winner} wins: {g.kind}, stake {g.stake}")
-    if rules.family == "unstacking" and ruling.after is not None:
+    if _board(rules) == "piles" and ruling.after is not None:
         print(draw_piles(rules, ruling.after))
         if not ruling.game_over and ruling.after.turn is not None:
             again = ruling.after.turn == ruling.player

@@ -60,7 +60,7 @@ class ControlsMixin:
                 return self._state_doc
             note = ("dice", {"dice": values, "ident": ident})
             try:
-                if self._family is not None and self._family.name == "counting":
+                if self._family is not None and self._family.board == "tally":
                     if m.phase != "throw":
                         raise NotNowError(f"no dice are wanted now: {self._awaiting()}")
                     _tally.throw(self, values, who, note, ident)

@@ -261,7 +261,7 @@ class DemoPlayers:
         """The options and players of a new game: for a counting game, the
         seats asked for, or three to five players by the seed (the names
         given, then more)."""
-        if family_of_preset(self.preset).name != "counting":
+        if family_of_preset(self.preset).board != "tally":
             return {}, self.players
         count = self.seats if self.seats else self.rng.choice((3, 4, 5))
         names = [n for n in (self.players.get("light"), self.players.get("dark")) if n]
@@ -278,7 +278,7 @@ class DemoPlayers:
     def _move(self, state: dict[str, Any]) -> bool:
         plays = self.companion.legal_boards()
         self._judged = state["rulings"][-1]["seq"] if state["rulings"] else 0
-        unstacking = state.get("family") == "unstacking"
+        unstacking = state.get("board_kind") == "piles"
         if self.mistakes and not self._wrong and self.rng.random() < self.mistakes:
             wrong = self._unstack_mistake(plays) if unstacking else self._mistake()
             if wrong is not None and all(Position.from_board(b).physical_key() != wrong.physical_key()

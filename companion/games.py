@@ -67,8 +67,11 @@ class GameMatch(Protocol):
 class Family:
     """A family of games as the companion sees it (see the module docstring)."""
 
-    #: ``race``, ``unstacking`` or ``counting`` (``Rules.family``)
+    #: ``race``, ``unstacking``, ``counting`` or another the engine registered (``Rules.family``): a name to
+    #: show and store, never to branch on
     name: str = ""
+    #: what the game is played on, as the engine's family declares: ``points``, ``piles`` or ``tally``
+    board: str = "points"
     #: whether the camera's turn reader can rule on this family's turns
     camera_reads: bool = False
     #: why not, in a sentence for the page (None where it can)
@@ -115,6 +118,7 @@ class BoardFamily(Family):
         self.camera_reads = True
         self.camera_note = None
         self.camera_idle = ""
+        self.board = engine.board
         self.piled = engine.board == "piles"
 
     def new_match(self, preset: str, rules: Rules, players: Any, start: Any) -> Match:
@@ -162,6 +166,7 @@ class CountingFamily(Family):
     """The counting game (Sice-Ace): a tally, refereed from the dice alone."""
 
     name = "counting"
+    board = "tally"
     camera_reads = False
     camera_note = "Sice-Ace is refereed from the dice alone: the camera is idle"
     camera_idle = "Sice-Ace is refereed from the dice alone"

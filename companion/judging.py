@@ -215,7 +215,7 @@ class JudgingMixin:
 
     def _describe(self, ruling: Ruling) -> list[tuple[str, str]]:
         """What to say of a ruling: the play, then each event, in order (announce.py)."""
-        unstacking = self._family is not None and self._family.name == "unstacking"
+        unstacking = self._family is not None and self._family.board == "piles"
         return describe_board_ruling(ruling, self._who, unstacking=unstacking)
 
     # ----------------------------------------------------------- questions

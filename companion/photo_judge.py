@@ -17,6 +17,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from willughby.engine.errors import EngineError
+from willughby.engine.families import family_of
 from willughby.engine.position import Position
 from willughby.engine.referee import judge, turn_outcomes
 from willughby.engine.rules import Rules
@@ -62,7 +63,7 @@ def judge_photo(rules: Rules, before: Position, dice: Sequence[int], image: np.n
     by_play = {(o.play.notation or "(no play)"): o for o in outcomes}
     found = TurnReader().judge([Candidate(p, o.position.to_board()) for p, o in by_play.items()],
                                TurnEvidence.from_reading(reading, profiles=profiles, faint_profiles=faint),
-                               before=before.to_board(), men=rules.men, piles=rules.family == "unstacking")
+                               before=before.to_board(), men=rules.men, piles=family_of(rules).board == "piles")
     read_doc = reading.to_board(men_per_side=rules.men)
     read_doc["confidence"] = {k: round(v, 3) for k, v in reading.location_confidence.items()}
     candidates = [{"play": r["play"], "board": r["board"], "p": round(r["p"], 4)} for r in found.ranked]

@@ -170,7 +170,7 @@ def read_export(doc: Any) -> ExportedGame:
     if (status == "over") != (replayed is not None):
         raise RecordError(f"the game is {status} but its replay "
                           f"{'ends it' if replayed is not None else 'does not end it'}")
-    turns = _turns_played(family.name, match)
+    turns = _turns_played(family.board, match)
     stated = doc.get("turns_played") if exported else None
     if stated is not None and stated != turns:
         raise RecordError(f"the document says {_short(stated)} turns were played; its record replays {turns}")
@@ -313,9 +313,10 @@ def _differ_from_stored(existing: Mapping[str, Any], doc: Mapping[str, Any]) -> 
     return [k for k in _differ(existing, doc) if k not in skip]
 
 
-def _turns_played(family: str, match: Any) -> int:
-    """The turns played, counted as the companion's views count them."""
-    if family == "counting":
+def _turns_played(board: str, match: Any) -> int:
+    """The turns played, counted as the companion's views count them (a
+    game on a tally: its throws)."""
+    if board == "tally":
         return len(match.history)
     return sum(1 for r in match.rulings if r.verdict == "legal")
 

@@ -259,7 +259,7 @@ def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None 
             first = resumed
         elif start:
             first = Position.from_board(start)
-        elif family_of_preset(cfg.preset).name == "counting":
+        elif family_of_preset(cfg.preset).board == "tally":
             first = Position(tuple([0] * 24), tuple([0] * 24))   # Sice-Ace: no men on the table's points
         else:
             first = start_position(preset_rules(cfg.preset))

@@ -161,7 +161,7 @@ class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin, DisputePhot
 
     def _rebuild_rulings(self) -> None:
         assert self._match is not None
-        if self._family is not None and self._family.name == "counting":
+        if self._family is not None and self._family.board == "tally":
             self._rulings, self._counter = _tally.rebuild(self._match, self._family)
             return
         judged = judged_turns(self._match.record())
@@ -203,7 +203,7 @@ class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin, DisputePhot
             self._question = None
             self._asked_evidence = None
             self._seen_events = set()
-            if family.name == "counting":
+            if family.board == "tally":
                 self._say(_tally.new_game_text(p.name, match), "new_game", who=who)
                 if family.camera_note:
                     self._say(family.camera_note, "notice", who=who)

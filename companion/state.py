@@ -139,7 +139,7 @@ class StateMixin:
         if m is None:
             return "no game is in progress"
         turn = self._who(m.turn)
-        if self._family is not None and self._family.name == "counting":
+        if self._family is not None and self._family.board == "tally":
             return _tally.awaiting(m, self._family)
         if m.phase == "start":
             return "the players are to throw one die each for the start"
@@ -195,14 +195,15 @@ class StateMixin:
             base.update({"game_id": None, "preset": None, "players": None, "board": None, "dice": None,
                          "turn_number": 0, "turns_played": 0, "phase": "none", "awaiting": "no game is in progress",
                          "rulings": [], "game_over": None, "cube": None, "question": None, "last_play": None,
-                         "undo": None, "family": None, "dice_wanted": 2, "camera_reads": True})
+                         "undo": None, "family": None, "board_kind": None, "dice_wanted": 2, "camera_reads": True})
             return base
         fam = self._family
         assert fam is not None
-        base.update({"family": fam.name, "dice_wanted": fam.dice_wanted(m), "camera_reads": fam.camera_reads})
+        base.update({"family": fam.name, "board_kind": fam.board, "dice_wanted": fam.dice_wanted(m),
+                     "camera_reads": fam.camera_reads})
         if not fam.camera_reads and base["devices"].get("camera") not in (None, "absent"):
             base["devices"]["camera"] = f"idle ({fam.camera_idle})"
-        if fam.name == "counting":
+        if fam.board == "tally":
             base.update(_tally.state(m, fam, self._rulings, self._game_id, self._turn_in_progress(),
                                      self._awaiting(), self._undo_preview()))
             return base

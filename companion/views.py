@@ -56,7 +56,7 @@ class ViewsMixin:
         progress, as :func:`~willughby.companion.numbering.judged_turns` gives
         it, and all the turn's rulings. Call it holding the lock."""
         m = self._need_game()
-        if self._family is not None and self._family.name == "counting":
+        if self._family is not None and self._family.board == "tally":
             raise NotNowError("Sice-Ace is refereed from the dice alone: each throw's ruling is in the list "
                               "of rulings and the announcements")
         judged = judged_turns(m.record(), plays_for=turn)
@@ -106,7 +106,7 @@ def stored_games(store: Any) -> list[dict[str, Any]]:
     for g in store.games():
         g = dict(g, game_id=g["id"])
         try:
-            counting = family_of_preset(g["preset"]).name == "counting"
+            counting = family_of_preset(g["preset"]).board == "tally"
         except EngineError:
             counting = False
         if counting:
@@ -128,7 +128,7 @@ def stored_game(store: Any, game_id: str) -> dict[str, Any]:
     out = dict(g, game_id=g["id"])
     family = family_of_preset(record["preset"])
     out["family"] = family.name
-    if family.name == "counting":
+    if family.board == "tally":
         out["players"] = _tally.names_of(out["players"])
         out["record"] = family.from_record(record).record()
         out["turns"] = _tally.turns(out["record"], family)

@@ -33,7 +33,7 @@
   }
 
   function counting(state) {
-    return state.family === "counting" || W.isTally(state.board);
+    return (state.board_kind || "") === "tally" || W.isTally(state.board);
   }
 
   /** A player in words: "Ann (light)", or a counting game's "Cat" (players a list, player an index). */
