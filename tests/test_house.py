@@ -154,3 +154,26 @@ def test_no_docstring_names_a_file_that_does_not_exist() -> None:
                 if not there:
                     missing.append(f"{path.relative_to(ROOT)}: {ref}")
     assert sorted(set(missing)) == []
+
+
+#: the families' own modules (and the table of games, whose rows name their family)
+_FAMILY_MODULES = {"engine/options.py", "engine/families.py", "engine/race_referee.py", "engine/unstacking.py",
+                   "engine/unstacking_referee.py", "engine/counting_throw.py", "engine/counting_match.py",
+                   "engine/counting.py"}
+# a family's name compared: `rules.family == "counting"`, `family.name != "unstacking"`, `state.family === "race"`
+_NAME_COMPARED = re.compile(r"""(?:family|\.name)\W*\s*(?:==|!=|===|!==)\s*["'](?:race|unstacking|counting)["']""")
+
+
+def test_no_family_name_is_compared_outside_the_families() -> None:
+    """The referee, the companion, the page and the camera ask what a family
+    declares (``engine/families.py``); only the families' own modules know
+    their names."""
+    compared = []
+    for path in sorted(ROOT.glob("*/**/*.py")) + sorted((ROOT / "web_ui" / "static").glob("*.js")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.split("/")[0] not in PACKAGES[:6] + ("web_ui",) or rel in _FAMILY_MODULES:
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if _NAME_COMPARED.search(line):
+                compared.append(f"{rel}:{n}: {line.strip()}")
+    assert compared == []

@@ -30,6 +30,7 @@ The state document (``GET /api/state``, ``docs/control-api.md``)::
                           "before": {board document}, "after": {board document}},
      "devices": {"camera": "ok" | "absent" | "...", "dice": "...", "speech": bool},
      "undo": null or "the throw of Bob (dark): 6-3",
+     "family": "race", "board_kind": "points" | "piles" | "tally",
      "stakes": [{"kind": "single", "stake": 1}, {"kind": "gammon", "stake": 2}, ...],
      "score": null or {"games": 4, "light": 3, "dark": 1},
      "version": 17}
