@@ -33,7 +33,7 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from willughby.companion.cli_games import UsageError
 
@@ -105,7 +105,7 @@ def _no_games(args: argparse.Namespace) -> str:
     return f"no games stored in {_store_path(args).parent}"
 
 
-def find_game(games: list[Mapping[str, Any]], wanted: str, where: str = "the store") -> str:
+def find_game(games: Sequence[Mapping[str, Any]], wanted: str, where: str = "the store") -> str:
     """The id of the one game in *games* whose id is *wanted* or starts with
     it (``g-`` may be left off); a ``LookupError`` says when none or several
     do (*where*: the store, in words, for the message).
@@ -173,7 +173,7 @@ def _date(seconds: Any) -> str:
     return datetime.datetime.fromtimestamp(seconds).strftime("%Y-%m-%d %H:%M")
 
 
-def _table(games: list[Mapping[str, Any]]) -> list[str]:
+def _table(games: Sequence[Mapping[str, Any]]) -> list[str]:
     heads = ("ID", "STARTED", "PRESET", "PLAYERS", "TURNS", "RESULT", "STATUS")
     rows = [(str(g["id"]), _date(g.get("started")), str(g.get("preset")), _players_text(g.get("players")),
              str(g.get("turns", "")), result_text(g), STATUS_TEXT.get(str(g.get("status")), str(g.get("status"))))

@@ -50,7 +50,7 @@ class DemoTable:
     drawn from one fixed camera. A frame source (``read``, ``close``)."""
 
     def __init__(self, position: Position, *, seed: int = 3, image_size: tuple[int, int] = (1280, 720)) -> None:
-        self._spec = dict(image_size=image_size, tilt_deg=14.0, board_yaw_deg=2.0, cam_az_deg=0.0,
+        self._spec: dict[str, Any] = dict(image_size=image_size, tilt_deg=14.0, board_yaw_deg=2.0, cam_az_deg=0.0,
                           cam_roll_deg=1.0, mirror=False, focal_mm=35.0, fill=0.85, n_dice=0, occluded=False,
                           wood="walnut", men="white_black", points="red_cream", field="felt_green",
                           table="light_table", lighting="overhead", row_max=5, men_thick_mm=9.0)
@@ -236,14 +236,14 @@ class DemoPlayers:
             c.enter_dice([self.rng.randint(1, 6) for _ in range(4)], who="demo")
             return True
         if phase == "move":
-            engine = board_position(state["board"])
-            assert engine is not None
-            if self.table.position.physical_key() == engine.physical_key():
+            found = board_position(state["board"])
+            assert found is not None
+            if self.table.position.physical_key() == found.physical_key():
                 return self._move(state)
             rulings = state["rulings"]
             if self._wrong and rulings and rulings[-1]["seq"] > self._judged and rulings[-1]["verdict"] == "illegal":
                 self._wrong = False
-                self.table.set(engine)            # ruled illegal: put the men back as they were
+                self.table.set(found)             # ruled illegal: put the men back as they were
                 if not state.get("camera_reads", True):
                     return self._move(state)      # no camera to see them put back: play on at once
                 return True
@@ -323,6 +323,8 @@ class DemoPlayers:
         """A plausible wrong move: one man of the mover's moved a pip too far."""
         pos = self.table.position
         mover = pos.turn
+        if mover is None:
+            return None
         pts = list(pos.points(mover))
         order = range(24) if mover == "light" else range(23, -1, -1)
         for i in order:

@@ -142,10 +142,10 @@ def _box(config: CompanionConfig) -> Check:
     from willughby.firmware_bridge.link import find_box
 
     try:
-        port = find_box()                 # as the link looks for it with box_port = "auto"
+        found = find_box()                # as the link looks for it with box_port = "auto"
     except BoxNotFoundError as exc:
         return Check("box", False, str(exc))
-    return Check("box", True, f"a dice box at {port}")
+    return Check("box", True, f"a dice box at {found}")
 
 
 def _speech(config: CompanionConfig) -> Check:

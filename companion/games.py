@@ -138,19 +138,19 @@ class BoardFamily(Family):
         return dict(match.players)
 
     def start_id(self, match: Any) -> str:
-        return match.start.id()
+        return str(match.start.id())
 
     def who(self, match: Any, player: Any) -> str:
         if player not in COLOURS:
             return "?"
-        name = match.players[player]
-        return player if name.strip().lower() == player else f"{name} ({player})"
+        name = str(match.players[player])
+        return str(player) if name.strip().lower() == player else f"{name} ({player})"
 
     def players_doc(self, match: Any) -> dict[str, str]:
         return dict(match.players)
 
     def board_doc(self, match: Any) -> dict[str, Any]:
-        return match.position.to_board()
+        return dict(match.position.to_board())
 
     def phases(self, match: Any) -> dict[str, str] | None:
         """Each side's phase (``unstack``, ``restack``, ``bear_off``) in the
@@ -212,18 +212,18 @@ class CountingFamily(Family):
         return {str(k): name for k, name in enumerate(match.names)}
 
     def start_id(self, match: Any) -> str:
-        return match.start.id()
+        return str(match.start.id())
 
     def who(self, match: Any, player: Any) -> str:
         if isinstance(player, int) and 0 <= player < len(match.names):
-            return match.names[player]
+            return str(match.names[player])
         return "?"
 
     def players_doc(self, match: Any) -> list[str]:
         return list(match.names)
 
     def board_doc(self, match: Any) -> dict[str, Any]:
-        return match.tally.to_doc()
+        return dict(match.tally.to_doc())
 
 
 _FAMILIES: dict[str, Family] = {}

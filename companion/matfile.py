@@ -220,7 +220,8 @@ def _steps(rules: Rules, before: Position, dice: tuple[int, ...], after: Positio
     key = after.physical_key()
     for outcome in turn_outcomes(rules, before, dice):
         if outcome.position.physical_key() == key:
-            return outcome.play.steps
+            steps: tuple[Step, ...] = outcome.play.steps
+            return steps
     raise AssertionError("a legal ruling's board is one of the turn's outcomes")  # pragma: no cover
 
 

@@ -245,7 +245,8 @@ def import_game(store: Any, doc: Any) -> ImportedGame:
     log, exported_id = doc["log"], doc["id"]
 
     def export(game_id: str) -> dict[str, Any]:
-        return json.loads(json.dumps(stored_game(store, game_id), ensure_ascii=False))
+        doc: dict[str, Any] = json.loads(json.dumps(stored_game(store, game_id), ensure_ascii=False))
+        return doc
 
     try:
         store.game(exported_id)

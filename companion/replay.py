@@ -58,7 +58,7 @@ def read_throws(path: str | Path) -> list[tuple[int, ...]]:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ReplayError(f"cannot read the throws {path}: {exc}") from None
-    throws = []
+    throws: list[tuple[int, ...]] = []
     for n, line in enumerate(text.splitlines(), start=1):
         line = line.split("#", 1)[0].strip()
         if not line:

@@ -121,7 +121,7 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
         found = _summary(companion.state())
         fresh = found is not None and (new_game or (not resume_other_preset
                                                     and found["preset"] != get_preset(config.preset).id))
-        if fresh and demo:            # the demo's devices are fakes: the asked game can start at once
+        if fresh and demo and found is not None:   # the demo's devices are fakes: the asked game can start at once
             store.abandon(found["game_id"])
             companion = Companion(store, photo_dir=data_dir / "photos")
         elif found is not None and not fresh and demo and found["preset"] != get_preset(config.preset).id:
@@ -224,11 +224,13 @@ def _dice(rt: Runtime, demo: bool) -> None:
             phase = state.get("phase")
             playing = phase not in ("none", "over")
             turn = (state.get("board") or {}).get("turn")
-            want = {"dice_count": int(state.get("dice_wanted") or 2), "roll_enabled": phase in ("start", "throw"),
-                    "turn": turn if playing and turn in ("light", "dark") else "none"}
+            dice_count = int(state.get("dice_wanted") or 2)
+            roll_enabled = phase in ("start", "throw")
+            showing = turn if playing and turn in ("light", "dark") else "none"
+            want = {"dice_count": dice_count, "roll_enabled": roll_enabled, "turn": showing}
             if want != shown and not link.closed:
                 shown.update(want)
-                link.configure(**want)
+                link.configure(dice_count=dice_count, roll_enabled=roll_enabled, turn=showing)
 
         c.add_state_listener(show_on_box)
         show_on_box(c.state())
@@ -350,11 +352,16 @@ def _lights(rt: Runtime, pin_factory: Any = None) -> None:
     rt._closers.append(panel.close)
     entry = PipEntry()
     entry.attach(panel)
-    entry.add_listener(lambda t: c.enter_dice(list(t.dice), who="pins", ident=t.ident))
+    def thrown_by(who: str) -> Callable[[Any], None]:
+        def enter(throw: Any) -> None:
+            c.enter_dice(list(throw.dice), who=who, ident=throw.ident)
+        return enter
+
+    entry.add_listener(thrown_by("pins"))
     if cfg.dice == "pi":
         dice = PiDice()
         dice.attach(panel)
-        dice.add_listener(lambda t: c.enter_dice(list(t.dice), who="pi", ident=t.ident))
+        dice.add_listener(thrown_by("pi"))
 
     def pressed(name: str) -> None:
         if name == "done":

@@ -31,9 +31,10 @@ class Speaker:
     """Say announcements with espeak-ng; ``say`` never blocks."""
 
     def __init__(self, program: str | None = None, voice: str = "en-gb") -> None:
-        self.program = program or espeak_available()
-        if self.program is None:
+        found = program or espeak_available()
+        if found is None:
             raise FileNotFoundError("espeak-ng is not installed (apt-get install espeak-ng)")
+        self.program: str = found
         self.voice = voice
         self._queue: queue.Queue[str | None] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="speech", daemon=True)

@@ -407,9 +407,10 @@ class GameStore:
         for name, at in times.items():
             if not (at is None and name == "ended") and not _is_time(at):
                 raise ValueError(f"the game's {name} must be seconds since the epoch, not {at!r}")
-        game_id = game.get("id")
-        if not new_id and not (isinstance(game_id, str) and _GAME_ID.fullmatch(game_id)):
-            raise ValueError(f"a game's id is g- and 12 hex digits, not {game_id!r}")
+        given = game.get("id")
+        if not new_id and not (isinstance(given, str) and _GAME_ID.fullmatch(given)):
+            raise ValueError(f"a game's id is g- and 12 hex digits, not {given!r}")
+        game_id = given if isinstance(given, str) else ""       # a new id is drawn below where one is asked
         ended = self._clock() if times["ended"] is None else times["ended"]
         if not _is_time(ended):
             raise ValueError(f"the clock gave {ended!r}, not a time")
@@ -428,7 +429,7 @@ class GameStore:
                 raise ValueError(f"log entry {k}: kind must be 1 to 20 of a-z and _, not {kind!r}")
             if who is not None and not isinstance(who, str):
                 raise TypeError(f"log entry {k}: who must be a string or None, not {who!r}")
-            if not _is_time(at):
+            if not _is_time(at) or at is None:
                 raise ValueError(f"log entry {k}: at must be seconds since the epoch, not {at!r}")
             if "data" not in entry:
                 raise ValueError(f"log entry {k} has no data")
@@ -478,7 +479,7 @@ class GameStore:
         row = conn.execute("SELECT status FROM games WHERE id = ?", (game_id,)).fetchone()
         if row is None:
             raise GameNotFoundError(f"no game {game_id!r} in {self._path}")
-        return row[0]
+        return str(row[0])
 
     def _game_row(self, row: Sequence[Any], turns: int | None = None) -> dict[str, Any]:
         game_id = row[0]

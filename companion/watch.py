@@ -540,8 +540,11 @@ class CameraWatcher:
             old.close()
         except (OSError, RuntimeError, ValueError) as exc:    # the device is gone: closing it may complain
             log.info("closing the lost camera: %s", exc)
+        reopen = self._reopen
+        if reopen is None:
+            return
         try:
-            self.source = self._reopen()
+            self.source = reopen()
         except (CameraError, VisionError) as exc:
             log.info("the camera cannot be opened again yet: %s", exc)
             self.status = f"lost: {self.lost}; not yet back: {exc}"

@@ -117,8 +117,9 @@ class CompanionLike(Protocol):
         [{"photo", "attempt", "who", "at", "size", "proposed", "ruling"}, ...] (the photos brought to it)}``."""
 
     # -- photos brought to a dispute (the page asks for the PIN first) -----------
-    #: the largest photo taken, in bytes (0: photos are not taken)
-    max_photo_bytes: int
+    @property
+    def max_photo_bytes(self) -> int:
+        """The largest photo taken, in bytes (0: photos are not taken)."""
 
     def add_dispute_photo(self, turn: int, attempt: int | None, data: bytes, who: str) -> dict[str, Any]:
         """Take in a photo of the board after turn *turn* (the file's bytes, as uploaded) and keep it with
