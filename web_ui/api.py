@@ -57,39 +57,39 @@ def _attachment(body: str | bytes, mimetype: str, filename: str) -> Response:
 @bp.get("/state")
 def state() -> Response:
     """The current state document (web_ui/contract.py)."""
-    return jsonify(ask("state"))
+    return jsonify(ask(lambda c: c.state()))
 
 
 @bp.get("/games")
 def games() -> Response:
     """The stored games, newest first: ``{"games": [...]}``."""
-    return jsonify({"games": ask("games")})
+    return jsonify({"games": ask(lambda c: c.games())})
 
 
 @bp.get("/games/<game_id>")
 def game(game_id: str) -> Response:
     """One stored game with its record, log and turns."""
-    return jsonify(ask("game", game_id))
+    return jsonify(ask(lambda c: c.game(game_id)))
 
 
 @bp.get("/games/<game_id>/export.json")
 def export_json(game_id: str) -> Response:
     """One stored game as a JSON file to download."""
-    body = json.dumps(ask("game", game_id), indent=1, ensure_ascii=False)
+    body = json.dumps(ask(lambda c: c.game(game_id)), indent=1, ensure_ascii=False)
     return _attachment(body, "application/json", f"{game_id}.json")
 
 
 @bp.get("/games/<game_id>/export.mat")
 def export_mat(game_id: str) -> Response:
     """One stored game as a GNU Backgammon match file (backgammon only)."""
-    return _attachment(ask("export_mat", game_id), "text/plain", f"{game_id}.mat")
+    return _attachment(ask(lambda c: c.export_mat(game_id)), "text/plain", f"{game_id}.mat")
 
 
 @bp.get("/dispute/<int:turn>")
 def dispute(turn: int) -> Response:
     """A ruling of the game in progress for the dispute view: turn *turn*'s
     last ruling, or its ``?attempt=k``."""
-    return jsonify(ask("dispute", turn, validate.attempt(request.args.get("attempt"))))
+    return jsonify(ask(lambda c: c.dispute(turn, validate.attempt(request.args.get("attempt")))))
 
 
 #: the address a dispute photo is uploaded to (the server takes a larger body there: web_ui/server.py)
@@ -117,13 +117,13 @@ def dispute_photo(turn: int) -> Response:
     if len(data) > limit:
         raise PayloadTooLargeError(f"the photo is larger than {limit // (1024 * 1024)} MB")
     attempt = validate.attempt(request.args.get("attempt"))
-    return jsonify(ask("add_dispute_photo", turn, attempt, data, who))
+    return jsonify(ask(lambda c: c.add_dispute_photo(turn, attempt, data, who)))
 
 
 @bp.get("/photos/<photo>.jpg")
 def photo_jpeg(photo: str) -> Response:
     """A dispute photo of the game in progress, as kept."""
-    return Response(ask("dispute_photo_jpeg", validate.photo_id(photo)), mimetype="image/jpeg")
+    return Response(ask(lambda c: c.dispute_photo_jpeg(validate.photo_id(photo))), mimetype="image/jpeg")
 
 
 @bp.post("/photos/<photo>/judge")
@@ -131,7 +131,7 @@ def judge_photo(photo: str) -> Response:
     """``{"corners": [[x, y] x4]}``: judge the turn a kept photo was brought
     to, with the board's corners C1..C4 (pixels of the photo as kept)."""
     body, who = security.control_request()
-    return jsonify(ask("judge_dispute_photo", validate.photo_id(photo), validate.corners(body), who))
+    return jsonify(ask(lambda c: c.judge_dispute_photo(validate.photo_id(photo), validate.corners(body), who)))
 
 
 def presets() -> list[dict[str, str]]:
@@ -174,7 +174,7 @@ def camera() -> Response:
 
 
 def _snapshot() -> tuple[bytes, dict[str, Any]]:
-    snapshot = ask("camera_snapshot")
+    snapshot = ask(lambda c: c.camera_snapshot())
     if snapshot is None:
         raise NotFoundError("there is no camera")
     image, found = snapshot
@@ -216,21 +216,21 @@ def new_game() -> Response:
     """``{"preset", "options": {}, "players": {"light", "dark"}}``: start a new game."""
     body, who = security.control_request()
     preset, options, players = validate.new_game(body)
-    return jsonify(ask("new_game", preset, options, players, who))
+    return jsonify(ask(lambda c: c.new_game(preset, options, players, who)))
 
 
 @bp.post("/dice")
 def dice() -> Response:
     """``{"dice": [6, 3]}``: dice thrown by hand."""
     body, who = security.control_request()
-    return jsonify(ask("enter_dice", validate.dice(body), who))
+    return jsonify(ask(lambda c: c.enter_dice(validate.dice(body), who)))
 
 
 @bp.post("/board")
 def board() -> Response:
     """``{"board": {board document}}``: the board as it stands, judged as the move."""
     body, who = security.control_request()
-    return jsonify(ask("submit_board", validate.board(body), who))
+    return jsonify(ask(lambda c: c.submit_board(validate.board(body), who)))
 
 
 @bp.post("/answer")
@@ -238,25 +238,25 @@ def answer() -> Response:
     """``{"question": id, "choice": index}``: answer the open question."""
     body, who = security.control_request()
     question, choice = validate.answer(body)
-    return jsonify(ask("answer", question, choice, who))
+    return jsonify(ask(lambda c: c.answer(question, choice, who)))
 
 
 @bp.post("/undo")
 def undo() -> Response:
     """Take back the last turn."""
     _body, who = security.control_request()
-    return jsonify(ask("undo", who))
+    return jsonify(ask(lambda c: c.undo(who)))
 
 
 @bp.post("/cube")
 def cube() -> Response:
     """``{"action": "double" | "take" | "drop"}``."""
     body, who = security.control_request()
-    return jsonify(ask("cube", validate.cube(body), who))
+    return jsonify(ask(lambda c: c.cube(validate.cube(body), who)))
 
 
 @bp.post("/calibrate")
 def calibrate() -> Response:
     """``{"corners": [[x, y] x4]}``: save the board's corners C1..C4."""
     body, who = security.control_request()
-    return jsonify(ask("calibrate", validate.corners(body), who))
+    return jsonify(ask(lambda c: c.calibrate(validate.corners(body), who)))

@@ -90,19 +90,20 @@ def board() -> str:
     """The board as it stands, live, with the controls. The state rides in
     the page, so the board is drawn as soon as the page has loaded, before
     the live stream's first event."""
-    return render_template("board.html", presets=presets(), state=ask("state"))
+    return render_template("board.html", presets=presets(), state=ask(lambda c: c.state()))
 
 
 @bp.get("/games")
 def games() -> str:
     """The stored games, newest first; the game in progress marked as such."""
-    return render_template("games.html", games=ask("games"), current=ask("state").get("game_id"))
+    return render_template("games.html", games=ask(lambda c: c.games()),
+                           current=ask(lambda c: c.state()).get("game_id"))
 
 
 @bp.get("/games/<game_id>")
 def game(game_id: str) -> str:
     """One game, replayed turn by turn."""
-    found = ask("game", game_id)
+    found = ask(lambda c: c.game(game_id))
     replay = {key: found.get(key) for key in ("game_id", "preset", "players", "turns", "turns_played", "family")}
     return render_template("game.html", game=found, replay=replay)
 
@@ -111,7 +112,7 @@ def game(game_id: str) -> str:
 def dispute(turn: int) -> str:
     """A ruling of the game in progress (turn *turn*, ``?attempt=k``): before
     and after, the ruling and its source, what the throw allowed."""
-    found = ask("dispute", turn, validate.attempt(request.args.get("attempt")))
+    found = ask(lambda c: c.dispute(turn, validate.attempt(request.args.get("attempt"))))
     return render_template("dispute.html", dispute=found, turn=turn)
 
 

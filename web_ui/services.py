@@ -8,7 +8,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import Flask, current_app
 
@@ -17,6 +17,8 @@ from .contract import CompanionLike
 from .errors import TooManyAttemptsError, from_companion
 
 __all__ = ["WebServices", "LoginLimiter", "LoggedOut", "services", "ask"]
+
+T = TypeVar("T")
 
 _KEY = "willughby.web_ui"
 
@@ -143,18 +145,19 @@ def services() -> WebServices:
     return found
 
 
-def ask(method: str, *args: Any) -> Any:
-    """Call the companion's *method*, turning the errors it declares
+def ask(call: Callable[[CompanionLike], T]) -> T:
+    """Ask the companion something: *call* is handed it (``ask(lambda c:
+    c.dispute(turn, attempt))``), so the type checker holds every request to
+    the contract (``contract.py``). The errors it declares
     (``declared_errors``: its answers to bad input, to no such thing and to
-    not now) into the page's own, which carry their HTTP status.
+    not now) become the page's own, which carry their HTTP status.
 
     Anything else the companion raises is a fault, not an answer: it goes on
     to Flask, which logs it with its traceback and answers 500, so a
     programming error never reaches the players dressed as "404 'turn'"."""
     companion = services().companion
-    fn = getattr(companion, method)
     declared = tuple(getattr(companion, "declared_errors", ()))
     try:
-        return fn(*args)
+        return call(companion)
     except declared as exc:
         raise from_companion(exc) from exc
