@@ -19,21 +19,24 @@ that the turn was disputed and what the photo said. Putting the game right
 is then the players' to do, with the controls they already have (undo,
 entering the board).
 
-:class:`DisputePhotosMixin` is part of
-:class:`~willughby.companion.service.Companion`, whose ``__init__`` makes
-the attributes it reads (``photo_store``).
+:class:`DisputePhotos` is a part of
+:class:`~willughby.companion.service.Companion`, which hands it the folder
+the photos are kept in and itself, as what the photos ask of the game in
+progress (:class:`TurnsOfTheGame`): a turn's ruling, and a line in the
+game's log.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from typing import Any, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, Sequence
 
 from .errors import CompanionError, NotNowError, UnknownError
 from .photos import MAX_PHOTO_BYTES, PhotoRefused, PhotoStore, decode_photo
 
-__all__ = ["DisputePhotosMixin"]
+__all__ = ["DisputePhotos", "JudgedTurn", "TurnsOfTheGame"]
 
 log = logging.getLogger(__name__)
 
@@ -41,28 +44,55 @@ log = logging.getLogger(__name__)
 SHOWN_CANDIDATES = 6
 
 
-class DisputePhotosMixin:
-    """Photos of the board brought to a dispute of the game in progress."""
+class TurnsOfTheGame(Protocol):
+    """What the photos ask of the game in progress (the companion answers)."""
 
-    photo_store: PhotoStore | None = None
+    def judged_turn_for_photo(self, turn: int, attempt: int | None) -> JudgedTurn:
+        """Turn *turn*'s ruling *attempt* (None: its last) of the game in progress."""
+
+    def record_photo(self, game_id: str, entry: dict[str, Any], who: str) -> None:
+        """Enter a photo's ruling in the log of *game_id* (if it is still the game in progress)."""
+
+
+@dataclass(frozen=True)
+class JudgedTurn:
+    """A turn of the game in progress as a photo is judged against it."""
+
+    game_id: str
+    turn: int
+    attempt: int
+    rules: Any
+    before: Any
+    dice: tuple[int, ...]
+    seen: dict[str, Any]
+    referee: dict[str, Any]
+
+
+class DisputePhotos:
+    """The photos brought to the disputes of the games, kept under one folder
+    (None: photos are not kept), judged against the game's turns."""
+
+    def __init__(self, store: PhotoStore | None, game: TurnsOfTheGame) -> None:
+        self.store = store
+        self.game = game
 
     @property
     def max_photo_bytes(self) -> int:
         """The largest photo taken (0: none, where photos are not kept)."""
-        return MAX_PHOTO_BYTES if self.photo_store is not None else 0
+        return MAX_PHOTO_BYTES if self.store is not None else 0
 
-    def _photos(self) -> PhotoStore:
-        if self.photo_store is None:
+    def _kept(self) -> PhotoStore:
+        if self.store is None:
             raise NotNowError("photos are not kept here: the companion has no data directory")
-        return self.photo_store
+        return self.store
 
-    def photos_of_turn(self, turn: int) -> list[dict[str, Any]]:
-        """The photos of the game in progress brought to turn *turn*, each with
-        its last ruling (``{"photo", "attempt", "who", "at", "size", "ruling"}``)."""
-        if self.photo_store is None or self._game_id is None:
+    def of_turn(self, game_id: str | None, turn: int) -> list[dict[str, Any]]:
+        """The photos of *game_id* brought to turn *turn*, each with its last
+        ruling (``{"photo", "attempt", "who", "at", "size", "proposed", "ruling"}``)."""
+        if self.store is None or game_id is None:
             return []
         out = []
-        for doc in self.photo_store.of_game(self._game_id):
+        for doc in self.store.of_game(game_id):
             if doc.get("turn") == turn:
                 rulings = doc.get("rulings") or []
                 out.append({"photo": doc["photo"], "attempt": doc.get("attempt"), "who": doc.get("who"),
@@ -70,71 +100,62 @@ class DisputePhotosMixin:
                             "proposed": doc.get("proposed"), "ruling": rulings[-1] if rulings else None})
         return out
 
-    def add_dispute_photo(self, turn: int, attempt: int | None, data: bytes, who: str = "page") -> dict[str, Any]:
+    def add(self, turn: int, attempt: int | None, data: bytes, who: str = "page") -> dict[str, Any]:
         """Take in a photo of the board after turn *turn* (its ruling
         *attempt*; None: the last) and keep it; returns ``{"photo", "size",
         "corners", "found_by", "order_known"}``, the corners proposed (None
         where the board was not found: the player marks them)."""
-        with self._lock:
-            j, _of_turn = self._judged_turn(turn, attempt)
-            game_id = self._game_id
-            known = j["seen"].to_board()
-            attempt = j["attempt"]
-        store = self._photos()
+        judged = self.game.judged_turn_for_photo(turn, attempt)
+        store = self._kept()
         try:
             image = decode_photo(data)
         except PhotoRefused as exc:
             raise CompanionError(str(exc)) from exc
-        proposal = _propose(image, known)
-        about = {"turn": turn, "attempt": attempt, "who": who, "bytes": len(data),
-                 "proposed": proposal}
+        proposal = _propose(image, judged.seen)
+        about = {"turn": turn, "attempt": judged.attempt, "who": who, "bytes": len(data), "proposed": proposal}
         try:
-            photo_id = store.add(game_id, image, about)
+            photo_id = store.add(judged.game_id, image, about)
         except OSError as exc:
             raise CompanionError(f"the photo could not be kept: {exc.strerror or exc}") from None
-        log.info("%s brought photo %s to turn %s of game %s", who, photo_id, turn, game_id)
-        corners = proposal["corners"] if proposal else None
-        return {"photo": photo_id, "turn": turn, "attempt": attempt, "size": [int(image.shape[1]), int(image.shape[0])],
-                "corners": corners, "found_by": proposal["found_by"] if proposal else None,
+        log.info("%s brought photo %s to turn %s of game %s", who, photo_id, turn, judged.game_id)
+        return {"photo": photo_id, "turn": turn, "attempt": judged.attempt,
+                "size": [int(image.shape[1]), int(image.shape[0])],
+                "corners": proposal["corners"] if proposal else None,
+                "found_by": proposal["found_by"] if proposal else None,
                 "order_known": bool(proposal and proposal["order_known"])}
 
-    def dispute_photo_jpeg(self, photo_id: str) -> bytes:
-        """A photo of the game in progress, as kept (JPEG)."""
-        store = self._photos()
-        with self._lock:
-            game_id = self._need_game_id()
+    def jpeg(self, game_id: str, photo_id: str) -> bytes:
+        """A photo of *game_id*, as kept (JPEG)."""
         try:
-            return store.jpeg(game_id, photo_id)
+            return self._kept().jpeg(game_id, photo_id)
         except LookupError as exc:
             raise UnknownError(str(exc)) from None
 
-    def judge_dispute_photo(self, photo_id: str, corners: Sequence[Sequence[float]], who: str = "page") -> dict[str, Any]:
-        """Judge the turn a kept photo was brought to, its board's corners
-        C1..C4 at *corners* (pixels of the photo as kept); the ruling is kept
-        beside the photo and entered in the game's log. Returns it:
-        ``{"photo", "turn", "attempt", "verdict", "play", "reason", "citation",
-        "candidates": [{"play", "p"}, ...], "notes", "corners", "referee":
-        {"verdict", "play"}}`` (``referee``: what the referee ruled the turn)."""
+    def judge(self, game_id: str, photo_id: str, corners: Sequence[Sequence[float]],
+              who: str = "page") -> dict[str, Any]:
+        """Judge the turn a kept photo of *game_id* was brought to, its
+        board's corners C1..C4 at *corners* (pixels of the photo as kept); the
+        ruling is kept beside the photo and entered in the game's log. Returns
+        it: ``{"photo", "turn", "attempt", "verdict", "play", "reason",
+        "citation", "candidates": [{"play", "p", "other"}, ...], "notes",
+        "corners", "referee": {"verdict", "play"}}`` (``referee``: what the
+        referee ruled the turn)."""
         from willughby.vision.errors import VisionError
         from willughby.vision.turns import OTHER
 
         from .photo_judge import judge_photo
 
-        store = self._photos()
-        with self._lock:
-            game_id = self._need_game_id()
-            try:
-                about = store.about(game_id, photo_id)
-            except LookupError as exc:
-                raise UnknownError(str(exc)) from None
-            j, _of_turn = self._judged_turn(int(about["turn"]), about.get("attempt"))
-            rules, before, dice = self._match.rules, j["before"], list(j["ruling"].dice)
-            referee = {"verdict": j["ruling"].verdict, "play": j["ruling"].play}
+        store = self._kept()
+        try:
+            about = store.about(game_id, photo_id)
+        except LookupError as exc:
+            raise UnknownError(str(exc)) from None
+        judged = self.game.judged_turn_for_photo(int(about["turn"]), about.get("attempt"))
         image = store.image(game_id, photo_id)
         h, w = image.shape[:2]
         points = _corners_in(corners, w, h)
         try:
-            doc = judge_photo(rules, before, dice, image, points, marked_by_hand=True)
+            doc = judge_photo(judged.rules, judged.before, judged.dice, image, points, marked_by_hand=True)
         except VisionError as exc:
             raise CompanionError(f"the photo cannot be read with these corners: {exc}") from None
         ruling = {"photo": photo_id, "turn": about["turn"], "attempt": about.get("attempt"), "who": who,
@@ -143,21 +164,14 @@ class DisputePhotosMixin:
                   "candidates": [{"play": c["play"], "p": c["p"], "other": c["play"] == OTHER}
                                  for c in doc["candidates"][:SHOWN_CANDIDATES]],
                   "corners": doc["corners"], "marked": [[float(x), float(y)] for x, y in points],
-                  "referee": referee}
+                  "referee": judged.referee}
         try:
             store.add_ruling(game_id, photo_id, ruling)
         except OSError as exc:
             raise CompanionError(f"the ruling could not be kept: {exc.strerror or exc}") from None
-        with self._lock:
-            if self._game_id == game_id:
-                entry = {k: ruling[k] for k in ("photo", "turn", "attempt", "verdict", "play", "reason", "citation")}
-                self.store.append(game_id, "photo", entry, who)
+        entry = {k: ruling[k] for k in ("photo", "turn", "attempt", "verdict", "play", "reason", "citation")}
+        self.game.record_photo(game_id, entry, who)
         return ruling
-
-    def _need_game_id(self) -> str:
-        self._need_game()
-        assert self._game_id is not None
-        return self._game_id
 
 
 def _corners_in(corners: Sequence[Sequence[float]], width: int, height: int) -> list[list[float]]:

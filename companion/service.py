@@ -51,7 +51,7 @@ from willughby.engine.rules import get_preset, preset_rules
 
 from . import tally as _tally
 from .controls import ControlsMixin
-from .dispute_photos import DisputePhotosMixin
+from .dispute_photos import DisputePhotos, JudgedTurn
 from .errors import CompanionError, NotNowError, UnknownError
 from .games import Family, family_of, family_of_preset
 from .judging import JudgingMixin
@@ -64,7 +64,7 @@ from .views import ViewsMixin
 __all__ = ["Companion", "CompanionError", "NotNowError", "UnknownError", "Announcement", "TurnCounter"]
 
 
-class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin, DisputePhotosMixin):
+class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin):
     """The referee of the game in progress; see the module docstring."""
 
     #: what the page may answer as bad input (400), no such thing (404) and not now (409);
@@ -78,7 +78,7 @@ class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin, DisputePhot
         # a store in memory keeps none
         if photo_dir is None and store.path != ":memory:":
             photo_dir = Path(store.path).parent / "photos"
-        self.photo_store = PhotoStore(Path(photo_dir)) if photo_dir is not None else None
+        self.photos = DisputePhotos(PhotoStore(Path(photo_dir)) if photo_dir is not None else None, self)
         self._clock = clock
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
@@ -258,6 +258,47 @@ class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin, DisputePhot
         with self._lock:
             self._say(text, "notice")
             self._publish()
+
+    # -------------------------------------------------------------- photos brought to a dispute
+    @property
+    def max_photo_bytes(self) -> int:
+        """The largest photo taken (0: photos are not kept)."""
+        return self.photos.max_photo_bytes
+
+    def add_dispute_photo(self, turn: int, attempt: int | None, data: bytes, who: str = "page") -> dict[str, Any]:
+        """A photo of the board after turn *turn* of the game in progress, kept (``dispute_photos.py``)."""
+        return self.photos.add(turn, attempt, data, who)
+
+    def dispute_photo_jpeg(self, photo_id: str) -> bytes:
+        """A photo of the game in progress, as kept (JPEG)."""
+        with self._lock:
+            game_id = self._need_game_id()
+        return self.photos.jpeg(game_id, photo_id)
+
+    def judge_dispute_photo(self, photo_id: str, corners: Sequence[Sequence[float]],
+                            who: str = "page") -> dict[str, Any]:
+        """The turn a kept photo of the game in progress was brought to, judged from it."""
+        with self._lock:
+            game_id = self._need_game_id()
+        return self.photos.judge(game_id, photo_id, corners, who)
+
+    def judged_turn_for_photo(self, turn: int, attempt: int | None) -> JudgedTurn:
+        with self._lock:
+            j, _of_turn = self._judged_turn(turn, attempt)
+            game_id = self._need_game_id()
+            ruling = j["ruling"]
+            return JudgedTurn(game_id, turn, j["attempt"], self._match.rules, j["before"], tuple(ruling.dice),
+                              j["seen"].to_board(), {"verdict": ruling.verdict, "play": ruling.play})
+
+    def record_photo(self, game_id: str, entry: dict[str, Any], who: str) -> None:
+        with self._lock:
+            if self._game_id == game_id:
+                self.store.append(game_id, "photo", entry, who)
+
+    def _need_game_id(self) -> str:
+        self._need_game()
+        assert self._game_id is not None
+        return self._game_id
 
     def camera_snapshot(self) -> tuple[bytes, dict[str, Any]] | None:
         cam = self.camera

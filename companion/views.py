@@ -92,7 +92,7 @@ class ViewsMixin:
                     "source": doc["source"], "legal_plays": j["plays"],
                     "others": [{"attempt": o["attempt"], "verdict": o["ruling"].verdict, "play": o["ruling"].play}
                                for o in of_turn if o["attempt"] != attempt],
-                    "camera": camera, "photos": self.photos_of_turn(turn)}
+                    "camera": camera, "photos": self.photos.of_turn(self._game_id, turn)}
 
     def presets(self) -> list[dict[str, Any]]:
         """The games a new game may be, with their options (``willughby variants``)."""
