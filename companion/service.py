@@ -59,12 +59,12 @@ from .numbering import TurnCounter, judged_turns, ruling_doc
 from .photos import PhotoStore
 from .state import KEEP_ANNOUNCEMENTS, Announcement, StateMixin
 from .store import GameStore
-from .views import ViewsMixin
+from .views import GameViews
 
 __all__ = ["Companion", "CompanionError", "NotNowError", "UnknownError", "Announcement", "TurnCounter"]
 
 
-class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin):
+class Companion(StateMixin, JudgingMixin, ControlsMixin):
     """The referee of the game in progress; see the module docstring."""
 
     #: what the page may answer as bad input (400), no such thing (404) and not now (409);
@@ -79,6 +79,7 @@ class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin):
         if photo_dir is None and store.path != ":memory:":
             photo_dir = Path(store.path).parent / "photos"
         self.photos = DisputePhotos(PhotoStore(Path(photo_dir)) if photo_dir is not None else None, self)
+        self.views = GameViews(store, self, self.photos)
         self._clock = clock
         self._lock = threading.RLock()
         self._changed = threading.Condition(self._lock)
@@ -259,6 +260,62 @@ class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin):
             self._say(text, "notice")
             self._publish()
 
+    # -------------------------------------------------------------- the views (views.py)
+    @property
+    def lock(self) -> threading.RLock:
+        """The game's lock (the parts hold it while they read the game)."""
+        return self._lock
+
+    @property
+    def game_id(self) -> str | None:
+        """The game in progress, or None."""
+        return self._game_id
+
+    def who(self, player: Any) -> str:
+        """A player in words ("Ann (light)", a counting game's "Cat")."""
+        return self._who(player)
+
+    def judged_turn(self, turn: int, attempt: int | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """Turn *turn*'s ruling *attempt* (None: its last) of the game in
+        progress, as :func:`~willughby.companion.numbering.judged_turns` gives
+        it, and all the turn's rulings. Call it holding the lock."""
+        m = self._need_game()
+        if self._family is not None and self._family.board == "tally":
+            raise NotNowError("Sice-Ace is refereed from the dice alone: each throw's ruling is in the list "
+                              "of rulings and the announcements")
+        judged = judged_turns(m.record(), plays_for=turn)
+        of_turn = [j for j in judged if j["turn"] == turn]
+        if not of_turn:
+            played = self._counter.played
+            raise UnknownError(f"turn {turn} has no ruling in this game (turns played: {played})")
+        if attempt is None:
+            attempt = of_turn[-1]["attempt"]
+        found = [j for j in of_turn if j["attempt"] == attempt]
+        if not found:
+            raise UnknownError(f"turn {turn} has no attempt {attempt} (it has {len(of_turn)})")
+        return found[0], of_turn
+
+
+    def games(self) -> list[dict[str, Any]]:
+        """The stored games, newest first."""
+        return self.views.games()
+
+    def game(self, game_id: str) -> dict[str, Any]:
+        """One stored game with each turn's boards, for replay."""
+        return self.views.game(game_id)
+
+    def export_mat(self, game_id: str) -> str:
+        """A stored game as a ``.mat`` match file."""
+        return self.views.export_mat(game_id)
+
+    def dispute(self, turn: int, attempt: int | None = None) -> dict[str, Any]:
+        """A ruling of the game in progress for the dispute view (``views.py``)."""
+        return self.views.dispute(turn, attempt)
+
+    def presets(self) -> list[dict[str, Any]]:
+        """The games a new game may be, with their options."""
+        return self.views.presets()
+
     # -------------------------------------------------------------- photos brought to a dispute
     @property
     def max_photo_bytes(self) -> int:
@@ -284,7 +341,7 @@ class Companion(StateMixin, JudgingMixin, ControlsMixin, ViewsMixin):
 
     def judged_turn_for_photo(self, turn: int, attempt: int | None) -> JudgedTurn:
         with self._lock:
-            j, _of_turn = self._judged_turn(turn, attempt)
+            j, _of_turn = self.judged_turn(turn, attempt)
             game_id = self._need_game_id()
             ruling = j["ruling"]
             return JudgedTurn(game_id, turn, j["attempt"], self._match.rules, j["before"], tuple(ruling.dice),

@@ -1,15 +1,16 @@
 """What the companion shows of games without changing them: the record and disputes.
 
-The stored games, newest first (:meth:`ViewsMixin.games`); one game with
-each turn's boards, for replay (:meth:`~ViewsMixin.game`); a game written
-as a ``.mat`` file (:meth:`~ViewsMixin.export_mat`); one ruling of the game
+The stored games, newest first (:meth:`GameViews.games`); one game with
+each turn's boards, for replay (:meth:`~GameViews.game`); a game written
+as a ``.mat`` file (:meth:`~GameViews.export_mat`); one ruling of the game
 in progress with all that bears on it, for the dispute view
-(:meth:`~ViewsMixin.dispute`); and the games a new game may be
-(:meth:`~ViewsMixin.presets`). Nothing here writes to the store or changes
+(:meth:`~GameViews.dispute`); and the games a new game may be
+(:meth:`~GameViews.presets`). Nothing here writes to the store or changes
 the game in progress.
 
-:class:`ViewsMixin` is part of :class:`~willughby.companion.service.Companion`,
-whose ``__init__`` makes the attributes it reads. The views of stored games
+:class:`GameViews` is a part of :class:`~willughby.companion.service.Companion`,
+which hands it the store, itself as the game in progress (what the views
+ask of it is :class:`GameInProgress`) and the dispute photos. The views of stored games
 are also plain functions of a :class:`~willughby.companion.store.GameStore`
 (:func:`stored_games`, :func:`stored_game`, :func:`stored_mat`), so that
 ``willughby games`` and ``willughby export`` give the page's documents
@@ -23,21 +24,48 @@ without a running companion.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+import threading
+from typing import Any, Mapping, Protocol
 
 from willughby.engine.errors import EngineError
 from willughby.engine.rules import PRESETS
 
 from . import tally as _tally
-from .errors import CompanionError, NotNowError, UnknownError
+from .dispute_photos import DisputePhotos
+from .errors import CompanionError, UnknownError
 from .games import family_of_preset
 from .numbering import judged_turns, ruling_doc
 
-__all__ = ["ViewsMixin", "stored_games", "stored_game", "stored_mat"]
+__all__ = ["GameViews", "GameInProgress", "stored_games", "stored_game", "stored_mat"]
 
 
-class ViewsMixin:
-    """Read-only views of the stored games and of the game in progress's rulings."""
+class GameInProgress(Protocol):
+    """What the views ask of the game in progress (the companion answers)."""
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The game's lock: held while a view reads it."""
+
+    @property
+    def game_id(self) -> str | None:
+        """The game in progress, or None."""
+
+    def judged_turn(self, turn: int, attempt: int | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """Turn *turn*'s ruling *attempt* (None: its last) and all the turn's rulings; called holding the lock."""
+
+    def who(self, player: Any) -> str:
+        """A player in words ("Ann (light)")."""
+
+
+class GameViews:
+    """Read-only views of the stored games and of the game in progress's
+    rulings: a part of the companion, handed the store, the game in progress
+    (:class:`GameInProgress`) and the dispute photos."""
+
+    def __init__(self, store: Any, game: GameInProgress, photos: DisputePhotos) -> None:
+        self.store = store
+        self.game_in_progress = game
+        self.photos = photos
 
     def games(self) -> list[dict[str, Any]]:
         """The stored games, newest first (:func:`stored_games`)."""
@@ -51,50 +79,33 @@ class ViewsMixin:
         """A stored game as a ``.mat`` match file (:func:`stored_mat`)."""
         return stored_mat(self.store, game_id)
 
-    def _judged_turn(self, turn: int, attempt: int | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-        """Turn *turn*'s ruling *attempt* (None: its last) of the game in
-        progress, as :func:`~willughby.companion.numbering.judged_turns` gives
-        it, and all the turn's rulings. Call it holding the lock."""
-        m = self._need_game()
-        if self._family is not None and self._family.board == "tally":
-            raise NotNowError("Sice-Ace is refereed from the dice alone: each throw's ruling is in the list "
-                              "of rulings and the announcements")
-        judged = judged_turns(m.record(), plays_for=turn)
-        of_turn = [j for j in judged if j["turn"] == turn]
-        if not of_turn:
-            played = self._counter.played
-            raise UnknownError(f"turn {turn} has no ruling in this game (turns played: {played})")
-        if attempt is None:
-            attempt = of_turn[-1]["attempt"]
-        found = [j for j in of_turn if j["attempt"] == attempt]
-        if not found:
-            raise UnknownError(f"turn {turn} has no attempt {attempt} (it has {len(of_turn)})")
-        return found[0], of_turn
-
     def dispute(self, turn: int, attempt: int | None = None) -> dict[str, Any]:
         """A ruling of the game in progress for the dispute view: turn *turn*'s
         *attempt* (by default its last: the play that ended it, or the latest
         illegal attempt of the turn in progress), with the boards before and
         after, the ruling, its source, every legal play the throw allowed, the
         turn's other attempts, and the photos judged for it."""
-        with self._lock:
-            j, of_turn = self._judged_turn(turn, attempt)
-            attempt = j["attempt"]
+        game = self.game_in_progress
+        with game.lock:
+            j, of_turn = game.judged_turn(turn, attempt)
+            attempt = int(j["attempt"])
+            game_id = game.game_id
             doc = ruling_doc(j["ruling"], j, j["before"])
             camera = None
-            for e in reversed(self.store.game(self._game_id)["log"]):
+            for e in reversed(self.store.game(game_id)["log"]):
                 if e["kind"] == "reading" and e["data"].get("seq") == j["seq"]:
                     camera = e["data"].get("camera")
                     break
             return {"turn": turn, "attempt": attempt, "attempts": len(of_turn), "player": j["ruling"].player,
-                    "player_text": self._who(j["ruling"].player), "dice": list(j["ruling"].dice),
+                    "player_text": game.who(j["ruling"].player), "dice": list(j["ruling"].dice),
                     "before": j["before"].to_board(), "after": j["seen"].to_board(), "ruling": doc,
                     "source": doc["source"], "legal_plays": j["plays"],
                     "others": [{"attempt": o["attempt"], "verdict": o["ruling"].verdict, "play": o["ruling"].play}
                                for o in of_turn if o["attempt"] != attempt],
-                    "camera": camera, "photos": self.photos.of_turn(self._game_id, turn)}
+                    "camera": camera, "photos": self.photos.of_turn(game_id, turn)}
 
-    def presets(self) -> list[dict[str, Any]]:
+    @staticmethod
+    def presets() -> list[dict[str, Any]]:
         """The games a new game may be, with their options (``willughby variants``)."""
         return [p.to_json() for p in PRESETS.values()]
 
