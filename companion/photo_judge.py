@@ -54,7 +54,7 @@ def judge_photo(rules: Rules, before: Position, dice: Sequence[int], image: np.n
         # (its colours, and its frame's picture, so only what changed since can be a hand) is used to read
         learnt = learn_look(earlier, corners)
         look = learnt if look is None else replace(look, rails=learnt.rails)
-    reading = read_board(image, corners, look=look)
+    reading = read_board(image, corners, look=look, men_per_side=rules.men)
     profiles = faint = None
     if earlier is not None:
         # where along each point the picture changed: in the games of piles, what a play did there

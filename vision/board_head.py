@@ -32,12 +32,12 @@ from typing import Any
 
 import numpy as np
 
+from .classes import CLASS_COLOUR, CLASS_MEN, CLASSES, MOST_MEN, POINTS
 from .errors import VisionError
 
 __all__ = ["BoardExamples", "BoardHead", "HeadConfig", "fit_head", "board_classes_of", "contradicted",
            "CONTRADICTS"]
 
-CLASSES = 31          # empty, 1..15 light men, 1..15 dark men (as pointnet)
 FEATURES = 160        # the network's features of a point (its ``features`` output)
 FORMAT = "willughby-board-head/1"
 #: a board the referee was told (a player's answer) is not learnt where the camera read another class at some
@@ -70,9 +70,9 @@ class HeadConfig:
 
 def board_classes_of(light: list[int], dark: list[int]) -> np.ndarray:
     """The 24 points' classes of a board (0 empty, n light men, 15 + n dark men)."""
-    if len(light) != 24 or len(dark) != 24:
+    if len(light) != POINTS or len(dark) != POINTS:
         raise VisionError("a board has 24 points of each colour")
-    return np.array([light[i] or (15 + dark[i] if dark[i] else 0) for i in range(24)], np.int64)
+    return np.array([light[i] or (MOST_MEN + dark[i] if dark[i] else 0) for i in range(POINTS)], np.int64)
 
 
 def contradicted(count_probs: np.ndarray, classes: np.ndarray, least: float = CONTRADICTS) -> list[int]:
@@ -200,9 +200,9 @@ class BoardHead:
                                                                          "log_probs": ""})), config or HeadConfig())
 
 
-_COLOUR = np.array([0] + [1] * 15 + [2] * 15)                   # a class's colour: empty, light, dark
-_COUNT = np.array([0] + list(range(1, 16)) * 2)                # ... and its number of men
-_PARTS = 3 + 16                                                # the correction's rows: 3 colours, 16 counts
+_COLOUR = CLASS_COLOUR + 1                                     # a class's colour: empty, light, dark
+_COUNT = CLASS_MEN                                             # ... and its number of men
+_PARTS = 3 + MOST_MEN + 1                                      # the correction's rows: 3 colours, 16 counts
 _OF = np.zeros((CLASSES, _PARTS))                              # a class's correction = its colour's + its count's
 _OF[np.arange(CLASSES), _COLOUR] = 1.0
 _OF[np.arange(CLASSES), 3 + _COUNT] = 1.0

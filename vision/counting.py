@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from .camera import Camera
+from .classes import MOST_MEN
 from .geometry import BoardGeometry
 
 __all__ = ["Arrangement", "arrangement", "PointFit", "fit_point"]
@@ -113,7 +114,7 @@ _Found = tuple[float, str, int, int]        # (score, colour, men, of them in a 
 @overload
 def fit_point(point: int, geometry: BoardGeometry, camera: Camera, llr: dict[str, np.ndarray],
               roi: tuple[int, int, int, int], row_max: int, thickness: float,
-              max_men: int = 15, piles: tuple[int, ...] = (0,), grad: _Grad | None = None,
+              max_men: int = MOST_MEN, piles: tuple[int, ...] = (0,), grad: _Grad | None = None,
               edge_weight: float = 1200.0, edge_base: float = 0.45,
               pile_penalty: float = 150.0, offset: float = 0.0) -> PointFit: ...
 
@@ -121,14 +122,14 @@ def fit_point(point: int, geometry: BoardGeometry, camera: Camera, llr: dict[str
 @overload
 def fit_point(point: int, geometry: BoardGeometry, camera: Camera, llr: dict[str, np.ndarray],
               roi: tuple[int, int, int, int], row_max: tuple[int, ...], thickness: float,
-              max_men: int = 15, piles: tuple[int, ...] = (0,), grad: _Grad | None = None,
+              max_men: int = MOST_MEN, piles: tuple[int, ...] = (0,), grad: _Grad | None = None,
               edge_weight: float = 1200.0, edge_base: float = 0.45,
               pile_penalty: float = 150.0, offset: float = 0.0) -> dict[int, PointFit]: ...
 
 
 def fit_point(point: int, geometry: BoardGeometry, camera: Camera, llr: dict[str, np.ndarray],
               roi: tuple[int, int, int, int], row_max: int | tuple[int, ...], thickness: float,
-              max_men: int = 15, piles: tuple[int, ...] = (0,), grad: _Grad | None = None,
+              max_men: int = MOST_MEN, piles: tuple[int, ...] = (0,), grad: _Grad | None = None,
               edge_weight: float = 1200.0, edge_base: float = 0.45,
               pile_penalty: float = 150.0, offset: float = 0.0) -> PointFit | dict[int, PointFit]:
     """Fit counts 0..max_men of each colour (and pile heights *piles*) to one

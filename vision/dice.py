@@ -69,6 +69,7 @@ from typing import Sequence
 import cv2
 import numpy as np
 
+from .bare_board import REGIONS, bare_board_regions, point_outline
 from .camera import Camera
 from .config import DiceConfig, VisionConfig
 from .errors import FrameError
@@ -156,8 +157,8 @@ def _odd(n: float) -> int:
 class _Layout:
     """The bare board drawn on the rectified board (config.scale px per mm)."""
 
-    regions: np.ndarray       # 0 field, 1 and 2 the two colours of points, 3 the bar
-    samples: tuple            # per region, (rows, cols) of a sparse sample away from its borders
+    regions: np.ndarray       # the region code of each pixel (``bare_board``)
+    samples: tuple            # per region code, (rows, cols) of a sparse sample away from its borders
     edge_distance: np.ndarray  # mm to the nearest drawn edge (a point's side, the bar, the surface's edge)
     edge_direction: np.ndarray  # that edge's direction (radians, 0..pi)
 
@@ -167,21 +168,13 @@ def _layout(config: VisionConfig) -> _Layout:
     """The bare board's regions and edges on the rectified board."""
     geometry = BoardGeometry(config)
     s = config.scale
-    w, h = int(round(geometry.width * s)), int(round(geometry.depth * s))
-    regions = np.zeros((h, w), np.uint8)
+    regions = bare_board_regions(config, 0.0)
+    h, w = regions.shape
     segments: list[tuple[tuple[float, float], tuple[float, float]]] = []
     for p in range(1, 25):
-        xc = geometry.point_centre_x(p)
-        half = config.point_width / 2
-        length = config.point_length
-        if geometry.is_top(p):
-            poly = [(xc - half, 0.0), (xc, length), (xc + half, 0.0)]
-        else:
-            poly = [(xc - half, geometry.depth), (xc, geometry.depth - length), (xc + half, geometry.depth)]
-        cv2.fillConvexPoly(regions, np.round(np.array(poly) * s).astype(np.int32), 1 + p % 2)
-        segments += [(poly[0], poly[1]), (poly[1], poly[2])]
+        base_l, base_r, tip, _ = ((float(x), float(y)) for x, y in point_outline(geometry, p))
+        segments += [(base_l, tip), (tip, base_r)]            # the point's two long sides
     left, right = geometry.bar_x
-    regions[:, int(round(left * s)):int(round(right * s))] = 3
     W, D = geometry.width, geometry.depth
     segments += [((left, 0.0), (left, D)), ((right, 0.0), (right, D)),
                  ((0.0, 0.0), (W, 0.0)), ((0.0, D), (W, D)), ((0.0, 0.0), (0.0, D)), ((W, 0.0), (W, D))]
@@ -198,7 +191,7 @@ def _layout(config: VisionConfig) -> _Layout:
     step = max(1, int(round(dc.board_sample_mm * s)))
     kernel = np.ones((_odd(dc.board_sample_inset_mm * s),) * 2, np.uint8)
     samples = []
-    for k in range(4):
+    for k in range(REGIONS):
         inner = cv2.erode((regions == k).astype(np.uint8), kernel)[::step, ::step]
         rows, cols = np.nonzero(inner)
         samples.append((rows * step, cols * step))

@@ -24,7 +24,7 @@ import cv2
 
 from .config import VisionConfig
 from .reader import METHODS, read_board
-from .starts import MEN_PER_SIDE
+from .classes import MEN_PER_SIDE
 
 __all__ = ["evaluate", "Report", "Comparison", "compare", "main", "print_report"]
 

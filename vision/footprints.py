@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from .classes import CLASSES, PILE_HEIGHT, PILES, POINTS
+from .classes import CLASS_COLOUR, CLASS_MEN, CLASSES, PILE_HEIGHT, PILES, POINTS
 
 __all__ = ["FootprintModel", "footprint", "place_shares", "footprint_log_likelihoods", "joint_footprints",
            "quiet_points", "still_rows", "row_means", "flat_log_likelihoods", "faintly_changed", "PLACES"]
@@ -221,7 +221,7 @@ def flat_log_likelihoods(profiles: np.ndarray, before: Mapping[str, Any], model:
 def _joint_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Each joint class's footprint (-1: no such board), colour, men and men in its pile."""
     fp, colour = joint_footprints()
-    men = np.repeat([c if c <= 15 else c - 15 for c in range(CLASSES)], PILES)
+    men = np.repeat(CLASS_MEN, PILES)
     stacked = np.tile(PILE_HEIGHT, CLASSES)
     stacked = np.where(fp >= 0, stacked, 0)
     return fp, colour, men, stacked
@@ -263,12 +263,12 @@ def joint_footprints() -> tuple[np.ndarray, np.ndarray]:
     fp = np.full(CLASSES * PILES, -1, np.int64)
     colour = np.full(CLASSES * PILES, -1, np.int64)
     for c in range(CLASSES):
-        n = c if c <= 15 else c - 15
+        n = int(CLASS_MEN[c])
         for j in range(PILES):
             s = PILE_HEIGHT[j]
             if s <= n and not (j and n < 2):
                 fp[c * PILES + j] = footprint(n, s)
-                colour[c * PILES + j] = -1 if c == 0 else (0 if c <= 15 else 1)
+                colour[c * PILES + j] = CLASS_COLOUR[c]
     return fp, colour
 
 

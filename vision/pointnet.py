@@ -41,6 +41,7 @@ import cv2
 import numpy as np
 
 from . import starts
+from .classes import CLASS_COLOUR, CLASS_MEN, DARK, MEN_PER_SIDE, MOST_MEN, PILE_HEIGHT, POINTS, point_class
 from .errors import VisionError
 from .strips import AUX, CHANNELS, STRIP_PX, Strips
 
@@ -48,8 +49,6 @@ __all__ = ["MODEL_PATH", "PointReading", "read_points", "decide", "prefer_starts
            "FrameRead", "read_frame"]
 
 MODEL_PATH = Path(__file__).with_name("data") / "point_reader.onnx"
-_PILE_OF = (0, 2, 3)
-POINTS = 24
 SPLIT_TENSOR = "points"    # the tensor between the network's two parts (tools/split_point_reader.py)
 SECOND_LOOK = 0.0    # off; with a value above 0 the frame is read again, mirrored, when a point is read with less
 
@@ -213,8 +212,8 @@ def probabilities_and_features(strips: Strips, path: Path = MODEL_PATH
 
 def _decode(logp: np.ndarray, capacity: tuple[int, int]) -> list[int]:
     """The most probable class of each point such that no colour has more
-    men on the points than *capacity* (light, dark): 15 less those on the
-    bar.  A dynamic programme over (light men so far, dark men so far)."""
+    men on the points than *capacity* (light, dark): the men a side has
+    less those on the bar.  A dynamic programme over (light men so far, dark men so far)."""
     n_points = logp.shape[0]
     cap_l, cap_d = max(0, capacity[0]), max(0, capacity[1])
     neg = -np.inf
@@ -224,21 +223,22 @@ def _decode(logp: np.ndarray, capacity: tuple[int, int]) -> list[int]:
     # the classes a point may take, in the order ties are settled (the first wins): empty, then n light
     # and n dark men for n = 1, 2, ...; each a shift of the table by the men it adds
     shifts = [(0, 0, 0)]
-    for n in range(1, 16):
+    for n in range(1, MOST_MEN + 1):
         if n <= cap_l:
-            shifts.append((n, n, 0))
+            shifts.append((point_class("light", n), n, 0))
         if n <= cap_d:
-            shifts.append((15 + n, 0, n))
+            shifts.append((point_class("dark", n), 0, n))
     klass = np.array([k for k, _, _ in shifts], np.int16)
-    # the table padded with 15 impossible rows and columns before it: a shift is then one slice of it,
-    # and all the shifts are gathered at once
-    rows = 15 - np.array([dl for _, dl, _ in shifts])[:, None, None] + np.arange(cap_l + 1)[None, :, None]
-    cols = 15 - np.array([dd for _, _, dd in shifts])[:, None, None] + np.arange(cap_d + 1)[None, None, :]
-    flat = (rows * (cap_d + 16) + cols).ravel()
+    # the table padded with MOST_MEN impossible rows and columns before it: a shift is then one slice of
+    # it, and all the shifts are gathered at once
+    pad = MOST_MEN
+    rows = pad - np.array([dl for _, dl, _ in shifts])[:, None, None] + np.arange(cap_l + 1)[None, :, None]
+    cols = pad - np.array([dd for _, _, dd in shifts])[:, None, None] + np.arange(cap_d + 1)[None, None, :]
+    flat = (rows * (cap_d + pad + 1) + cols).ravel()
     gains = logp[:, klass.astype(np.intp)][:, :, None]
-    padded = np.full((cap_l + 16, cap_d + 16), neg)
+    padded = np.full((cap_l + pad + 1, cap_d + pad + 1), neg)
     for p in range(n_points):
-        padded[15:, 15:] = dp
+        padded[pad:, pad:] = dp
         cand = padded.take(flat).reshape(len(shifts), -1) + gains[p]
         arg = cand.argmax(axis=0)
         dp, choice[p] = cand.max(axis=0).reshape(dp.shape), klass[arg].reshape(dp.shape)
@@ -247,37 +247,39 @@ def _decode(logp: np.ndarray, capacity: tuple[int, int]) -> list[int]:
     for p in range(n_points - 1, -1, -1):
         k = int(choice[p, l, d])
         out[p] = k
-        if 1 <= k <= 15:
-            l -= k
-        elif k > 15:
-            d -= k - 15
+        if CLASS_COLOUR[k] == DARK:
+            d -= int(CLASS_MEN[k])
+        else:
+            l -= int(CLASS_MEN[k])
     return out
 
 
-def read_points(strips: Strips, path: Path = MODEL_PATH, capacity: tuple[int, int] = (15, 15),
-                starts_first: bool = True) -> list[PointReading]:
+def read_points(strips: Strips, path: Path = MODEL_PATH, capacity: tuple[int, int] = (MEN_PER_SIDE, MEN_PER_SIDE),
+                starts_first: bool = True, men: int = MEN_PER_SIDE) -> list[PointReading]:
     """The most probable reading of each of the 24 points, with no more than
     *capacity* (light, dark) men of a colour on the points in all (each side
-    has 15 men: those on the bar are not on the points), and, unless
-    *starts_first* is false, a side read as a game's start layout where the
-    picture leaves it unsure (``starts``)."""
+    has *men* men, the game's: those on the bar are not on the points), and,
+    unless *starts_first* is false, a side read as a game's start layout
+    where the picture leaves it unsure (``starts``)."""
     count, pile = probabilities(strips, path)
     readings = decide(count, pile, capacity)
-    return prefer_starts(count, pile, readings, capacity) if starts_first else readings
+    return prefer_starts(count, pile, readings, capacity, men) if starts_first else readings
 
 
 def prefer_starts(count: np.ndarray, pile: np.ndarray, readings: list[PointReading],
-                  capacity: tuple[int, int] = (15, 15)) -> list[PointReading]:
+                  capacity: tuple[int, int] = (MEN_PER_SIDE, MEN_PER_SIDE),
+                  men: int = MEN_PER_SIDE) -> list[PointReading]:
     """*readings*, with each side whose men the probabilities explain nearly
     as well (within ``starts.MARGIN``) by a game's start layout read as
-    that layout.  A side with men on the bar (capacity below 15) is left
-    alone, and so is a layout that would put men where the other colour
-    was read.  The confidence of a point so read is the layout's chance
+    that layout.  A side with men on the bar (capacity below *men*, the
+    men a side has in the game) is left alone, and so is a layout that
+    would put men where the other colour was read, or more men than the
+    side has.  The confidence of a point so read is the layout's chance
     against the network's own reading, with the layout favoured by the
     margin."""
     out = list(readings)
     for side, cap in (("light", capacity[0]), ("dark", capacity[1])):
-        if cap != starts.MEN_PER_SIDE:
+        if cap != men:
             continue
         mine = {p: (r.count, r.stacked) for p, r in enumerate(out, start=1) if r.count and r.colour == side}
         theirs = {p for p, r in enumerate(out, start=1) if r.count and r.colour != side}
@@ -288,7 +290,7 @@ def prefer_starts(count: np.ndarray, pile: np.ndarray, readings: list[PointReadi
             if points == mine:          # read so already
                 choice = None
                 break
-            if points.keys() & theirs:
+            if points.keys() & theirs or sum(n for n, _ in points.values()) > men:
                 continue
             gap = best - starts.side_log_likelihood(count, pile, side, points)
             if gap <= starts.MARGIN and (choice is None or gap < choice[0]):
@@ -306,18 +308,19 @@ def prefer_starts(count: np.ndarray, pile: np.ndarray, readings: list[PointReadi
     return out
 
 
-def decide(count: np.ndarray, pile: np.ndarray, capacity: tuple[int, int] = (15, 15)) -> list[PointReading]:
+def decide(count: np.ndarray, pile: np.ndarray,
+           capacity: tuple[int, int] = (MEN_PER_SIDE, MEN_PER_SIDE)) -> list[PointReading]:
     """The readings from the point reader's probabilities (``probabilities``)."""
     classes = [int(np.argmax(pc)) for pc in count]
-    light = sum(k for k in classes if 1 <= k <= 15)
-    dark = sum(k - 15 for k in classes if k > 15)
+    light = sum(int(CLASS_MEN[k]) for k in classes if CLASS_COLOUR[k] != DARK)
+    dark = sum(int(CLASS_MEN[k]) for k in classes if CLASS_COLOUR[k] == DARK)
     if light > capacity[0] or dark > capacity[1]:
         classes = _decode(np.log(np.maximum(count, 1e-12)), capacity)
     out = []
     for k, pc, pp in zip(classes, count, pile):
-        colour = "dark" if k > 15 else "light"
-        n = k - 15 if k > 15 else k
+        colour = "dark" if CLASS_COLOUR[k] == DARK else "light"
+        n = int(CLASS_MEN[k])
         j = int(np.argmax(pp)) if n >= 2 else 0
-        stacked = min(_PILE_OF[j], n)
+        stacked = min(PILE_HEIGHT[j], n)
         out.append(PointReading(colour, n, stacked, float(pc[k]), float(pp[j]) if n >= 2 else 1.0))
     return out

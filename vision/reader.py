@@ -32,6 +32,9 @@ import cv2
 import numpy as np
 
 from .board_head import BoardHead, board_classes_of, contradicted
+from .classes import MEN_PER_SIDE
+from .bare_board import (AROUND, BAR, FIELD, POINT_EVEN, POINT_ODD, REGIONS, bare_board_regions, outline_pixels,
+                         point_outline)
 from .board_noise import RowNoise
 from .board_layout import BoardLayout, confirms, find_layout
 from .camera import camera_from_corners
@@ -40,7 +43,6 @@ from .dice import Die, find_dice
 from .errors import VisionError
 from .counting import PointFit, fit_point, outlines
 from . import pointnet
-from .starts import MEN_PER_SIDE
 from .surface_depth import depth_from_men
 from .occlusion import check_frame, covered_why, rails_picture
 from .strips import Strips, point_strips
@@ -120,18 +122,23 @@ class Reading:
     #: how many frames of this board beyond its start the point reader had learnt when it read this one
     #: (``Look.head``; 0 where nothing was learnt)
     learnt_frames: int = 0
+    #: how many men a side has in the game the frame was read for (``read_board``'s *men_per_side*)
+    men_per_side: int = MEN_PER_SIDE
 
-    def to_board(self, men_per_side: int = MEN_PER_SIDE) -> dict[str, Any]:
+    def to_board(self, men_per_side: int | None = None) -> dict[str, Any]:
         """The board document of this reading (``vision read``), with its
         confidence.  The men not seen on the points or the bar are off: of
-        *men_per_side* a side (15 in most games; 12 in some of the old
-        ones), so a game of fewer men is not read as men missing.
+        *men_per_side* a side (by default the game's, as read: 15 in most
+        games; 12 in some of the old ones), so a game of fewer men is not
+        read as men missing.
 
         >>> r = Reading([0] * 23 + [12], [12] + [0] * 23, {"light": 0, "dark": 0},
         ...             {"light": [0] * 24, "dark": [0] * 24}, 1.0, {}, True)
         >>> r.to_board()["off"], r.to_board(men_per_side=12)["off"]
         ({'light': 3, 'dark': 3}, {'light': 0, 'dark': 0})
         """
+        if men_per_side is None:
+            men_per_side = self.men_per_side
         if isinstance(men_per_side, bool) or not isinstance(men_per_side, int) or men_per_side < 1:
             raise ValueError(f"men_per_side must be a whole number of at least 1, not {men_per_side!r}")
         return {
@@ -208,25 +215,6 @@ def _lab(rect: np.ndarray, lab8: np.ndarray | None = None) -> np.ndarray:
     return cv2.transform(lab8.astype(np.float32), _LAB8_TO_LAB)
 
 
-def _triangle(geometry: BoardGeometry, point: int, scale: float, frac: tuple[float, float] = (0.0, 1.0),
-              margin: float = 0.0) -> np.ndarray:
-    c = geometry.config
-    xc = geometry.point_centre_x(point)
-    half = c.point_width / 2
-    a0, a1 = frac[0] * c.point_length, frac[1] * c.point_length
-    w0, w1 = half * (1 - frac[0]), half * (1 - frac[1])
-    if geometry.is_top(point):
-        poly = [(xc - w0, a0), (xc + w0, a0), (xc + w1, a1), (xc - w1, a1)]
-    else:
-        d = geometry.depth
-        poly = [(xc - w0, d - a0), (xc + w0, d - a0), (xc + w1, d - a1), (xc - w1, d - a1)]
-    return np.round((np.array(poly) + margin) * scale).astype(np.int32)
-
-
-# regions of the layout map
-_FIELD, _BAR, _AROUND, _POINT0 = 0, 1, 2, 3     # _POINT0 + parity: the two point colours
-
-
 @dataclass(frozen=True)
 class _Layout:
     regions: np.ndarray                 # rectified image of region numbers
@@ -243,29 +231,23 @@ def _layout(config: VisionConfig, margin: float) -> _Layout:
     (the same for every frame of a board: computed once)."""
     geometry = BoardGeometry(config)
     s = config.scale
-    w = int(round((geometry.width + 2 * margin) * s))
-    h = int(round((geometry.depth + 2 * margin) * s))
-    m0, mx, my = int(round(margin * s)), int(round((geometry.width + margin) * s)), int(round((geometry.depth + margin) * s))
-    regions = np.full((h, w), _AROUND, np.uint8)
-    regions[m0:my, m0:mx] = _FIELD
-    left, right = geometry.bar_x
-    regions[m0:my, int((left + margin) * s):int((right + margin) * s)] = _BAR
+    regions = bare_board_regions(config, margin)
+    h, w = regions.shape
     rc = config.reader
     tips = []
     for p in range(1, 25):
-        cv2.fillConvexPoly(regions, _triangle(geometry, p, s, margin=margin), _POINT0 + p % 2)
         mask = np.zeros((h, w), np.uint8)
-        cv2.fillConvexPoly(mask, _triangle(geometry, p, s, (rc.tip_from, rc.tip_to), margin), 1)
+        cv2.fillConvexPoly(mask, outline_pixels(point_outline(geometry, p, (rc.tip_from, rc.tip_to)), s, margin), 1)
         tips.append(np.flatnonzero(mask))
     field = np.zeros((h, w), bool)
     c = config
     clear = rc.field_clear_mm
     field[int((c.point_length + clear + margin) * s):int((geometry.depth - c.point_length - clear + margin) * s), :] = True
-    field &= regions == _FIELD
+    field &= regions == FIELD
     # the field, the bar and the margin are large: every n-th pixel gives the same median
     k = rc.sample_step
     return _Layout(regions, cv2.merge([regions] * 3), tuple(tips), np.flatnonzero(field)[::k],
-                   np.flatnonzero(regions == _BAR)[::k], np.flatnonzero(regions == _AROUND)[::k])
+                   np.flatnonzero(regions == BAR)[::k], np.flatnonzero(regions == AROUND)[::k])
 
 
 @dataclass(frozen=True)
@@ -445,14 +427,14 @@ def learn_board(config: VisionConfig, lab: np.ndarray, men: list[Man], margin: f
     # colour along the track, so a point's parity is its colour
     tips = np.array([_median_where(flat, idx, free, rc.least_tip_pixels) for idx in layout.tips], np.float32)
     parity = np.array([p % 2 for p in range(1, 25)])
-    palette = np.zeros((_POINT0 + 2, 3), np.float32)
+    palette = np.zeros((REGIONS, 3), np.float32)
     for k in (0, 1):
-        palette[_POINT0 + k] = np.median(tips[parity == k], axis=0)
+        palette[(POINT_EVEN, POINT_ODD)[k]] = np.median(tips[parity == k], axis=0)
     least = rc.least_region_pixels
-    palette[_FIELD] = _median_where(flat, layout.field, free, least)
+    palette[FIELD] = _median_where(flat, layout.field, free, least)
     # a board with no bar (two halves hinged edge to edge) has no bar's colour: the field's stands for it
-    palette[_BAR] = _median_where(flat, layout.bar, free, least) if layout.bar.size else palette[_FIELD]
-    palette[_AROUND] = _median_where(flat, layout.around, free, least) if layout.around.size else palette[_FIELD]
+    palette[BAR] = _median_where(flat, layout.bar, free, least) if layout.bar.size else palette[FIELD]
+    palette[AROUND] = _median_where(flat, layout.around, free, least) if layout.around.size else palette[FIELD]
     expected = cv2.LUT(layout.regions3, _lut(palette))
     # the men's colours: the middle of each round top, in two groups
     samples = []
@@ -462,8 +444,8 @@ def learn_board(config: VisionConfig, lab: np.ndarray, men: list[Man], margin: f
         if patch.size:
             samples.append(patch.reshape(-1, 3).mean(axis=0))
     men_colours = _men_colours(samples, look, config)
-    return BoardModel(expected, men_colours, palette[_FIELD].copy(),
-                      (palette[_POINT0].copy(), palette[_POINT0 + 1].copy()), palette[_BAR].copy())
+    return BoardModel(expected, men_colours, palette[FIELD].copy(),
+                      (palette[POINT_EVEN].copy(), palette[POINT_ODD].copy()), palette[BAR].copy())
 
 
 def _distance(lab: np.ndarray, ref: np.ndarray, lightness_weight: float = 0.5,
@@ -698,7 +680,8 @@ def learn_look(image: np.ndarray, corners: Corners,
 def read_board(image: np.ndarray, corners: Corners,
                config: VisionConfig | None = None, method: str = "auto", look: Look | None = None,
                dice: bool | None = None, recent: np.ndarray | None = None,
-               earlier: PointMemory | None = None, known: Mapping[str, Any] | None = None) -> Reading:
+               earlier: PointMemory | None = None, known: Mapping[str, Any] | None = None,
+               men_per_side: int = MEN_PER_SIDE) -> Reading:
     """Read the men on the board in *image*, whose playing surface has the
     corners *corners* (C1..C4, pixels).  *method*: one of ``METHODS``
     (see there).  *look*: what calibration learnt of this board
@@ -714,9 +697,14 @@ def read_board(image: np.ndarray, corners: Corners,
     the referee holds for the frame before: a board document's ``light``
     and ``dark``), the point reader reads again only the points whose
     picture changed since, or that it read then otherwise than the referee
-    now knows them (``point_memory``)."""
+    now knows them (``point_memory``).  *men_per_side*: how many men a side
+    has in the game (``classes.MEN_PER_SIDE``, 15, where it is not said): the
+    point reader puts no more of a side's men on the points than it has off
+    the bar, and ``Reading.to_board`` counts the men off of as many."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
+    if isinstance(men_per_side, bool) or not isinstance(men_per_side, int) or men_per_side < 1:
+        raise ValueError(f"men_per_side must be a whole number of at least 1, not {men_per_side!r}")
     config = config or VisionConfig.default()
     t0 = time.perf_counter()
     given = corners
@@ -752,7 +740,7 @@ def read_board(image: np.ndarray, corners: Corners,
     laid_out: dict[str, str] = {}
     memory = points_read = None
     if networked:
-        capacity = (MEN_PER_SIDE - bar["light"], MEN_PER_SIDE - bar["dark"])
+        capacity = (men_per_side - bar["light"], men_per_side - bar["dark"])
         kept = earlier if obs.same is not None else None         # the earlier frame's board model was kept
         reuse = None
         if kept is not None and known is not None:
@@ -775,7 +763,7 @@ def read_board(image: np.ndarray, corners: Corners,
             count_probs = look.head.apply(count_probs, features)
         points = pointnet.decide(count_probs, pile_probs, capacity)
         if method != "net-alone":
-            points = pointnet.prefer_starts(count_probs, pile_probs, points, capacity)
+            points = pointnet.prefer_starts(count_probs, pile_probs, points, capacity, men_per_side)
         laid_out = {r.colour: r.layout for r in points if r.layout}
         readings = [(r.colour, r.count, r.stacked, r.confidence * (r.pile_confidence if r.count >= 2 else 1.0))
                     for r in points]
@@ -809,4 +797,4 @@ def read_board(image: np.ndarray, corners: Corners,
                    rect=obs.rect if corners is given else None,
                    rect_lab8=obs.lab8 if corners is given else None, config=config,
                    rect_smoothed=obs.smooth if corners is given else None, point_memory=memory,
-                   points_read=points_read)
+                   points_read=points_read, men_per_side=men_per_side)

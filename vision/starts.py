@@ -32,11 +32,14 @@ from typing import Mapping
 
 import numpy as np
 
-__all__ = ["Layout", "LAYOUTS", "MARGIN", "MEN_PER_SIDE", "layout_points", "side_log_likelihood", "best_log_likelihood"]
+from willughby.engine.rules import preset_rules, start_position
 
-MEN_PER_SIDE = 15
+from .classes import MEN_PER_SIDE, pile_class, point_class, side_classes
+
+__all__ = ["Layout", "LAYOUTS", "MARGIN", "MEN_PER_SIDE", "start_layout", "layout_points", "side_log_likelihood",
+           "best_log_likelihood"]
+
 MARGIN = 4.0             # nats: how much likelier the network's own reading must be to be kept
-_PILE_INDEX = {0: 0, 2: 1, 3: 2}     # the pile output's classes: flat, a pile of 2, a pile of 3
 _FLOOR = 1e-12
 
 
@@ -51,22 +54,34 @@ class Layout:
     dark_points: Mapping[int, tuple[int, int]] | None = None   # physical points, where dark's differ
 
 
-def _piles(*pairs: tuple[int, int]) -> dict[int, tuple[int, int]]:
-    return {p: (n, n) for p, n in pairs}
+def start_layout(name: str, preset: str, source: str) -> Layout:
+    """The layout *name* of the start the engine sets out for the game
+    *preset* (``engine.rules.start_position``), light's points in light's
+    own numbering (the physical one), and dark's physical points where they
+    are not light's mirrored (dark's point n is physical 25 - n).
+
+    >>> start_layout("race", "irish", "docs/games.md").points
+    {6: (5, 0), 8: (3, 0), 13: (5, 0), 24: (2, 0)}
+    """
+    position = start_position(preset_rules(preset))
+    light = {p: (n, s) for p, (n, s) in enumerate(zip(position.light, position.stacked[0]), start=1) if n}
+    dark = {p: (n, s) for p, (n, s) in enumerate(zip(position.dark, position.stacked[1]), start=1) if n}
+    mirrored = {25 - p: v for p, v in light.items()}
+    return Layout(name, light, source, dark_points=None if dark == mirrored else dark)
 
 
 LAYOUTS: tuple[Layout, ...] = (
-    Layout("race", {6: (5, 0), 8: (3, 0), 13: (5, 0), 24: (2, 0)},
-           "variants.md, irish (and the backgammons): \"5 on 6, 3 on 8, 5 on 13, 2 on 24\""),
-    Layout("doublets", _piles((1, 2), (2, 2), (3, 2), (4, 3), (5, 3), (6, 3)),
-           "variants.md, doublets (and doublets-cotton, dames-rabattues): "
-           "\"piles of 2 on points 1-3, of 3 on 4-6\""),
-    Layout("doblet", _piles(*((p, 2) for p in range(1, 7))),
-           "variants.md, doblet: \"piles of 2 on points 1-6\"; ofanfelling's light side likewise"),
-    Layout("ofanfelling", _piles(*((p, 2) for p in range(1, 7))),
-           "variants.md, ofanfelling: \"piles of 2 on points 1-6 of each player's right-hand table\"; "
-           "dark's right-hand table is physical 13-18, its point n physical 12 + n",
-           dark_points=_piles(*((12 + p, 2) for p in range(1, 7)))),
+    start_layout("race", "irish",
+                 "docs/games.md, irish (and the race games but dutch, english and filling): "
+                 "\"5 on the 6 point, 3 on the 8, 5 on the 13, 2 on the 24\""),
+    start_layout("doublets", "doublets",
+                 "docs/games.md, Doublets (and Doublets (Cotton), Dames Rabattues): "
+                 "\"piles of 2 on points 1-3, of 3 on 4-6\""),
+    start_layout("doblet", "doblet",
+                 "docs/games.md, Doblet: \"piles of 2 on points 1-6\"; Ofanfelling's light side likewise"),
+    start_layout("ofanfelling", "ofanfelling",
+                 "docs/games.md, Ofanfelling: \"piles of 2 on points 1-6 of each player's right-hand table\"; "
+                 "dark's right-hand table is physical 13-18, its point n physical 12 + n"),
 )
 
 
@@ -81,34 +96,29 @@ def layout_points(layout: Layout, side: str) -> dict[int, tuple[int, int]]:
     return {25 - p: v for p, v in layout.points.items()}
 
 
-def _offset(side: str) -> int:
-    return 0 if side == "light" else 15        # count classes: 1..15 light, 16..30 dark
-
-
 def side_log_likelihood(count: np.ndarray, pile: np.ndarray, side: str,
                         points: Mapping[int, tuple[int, int]]) -> float:
     """How well the network's probabilities ((24, 31) counts, (24, 3)
     piles) explain *side*'s men standing exactly on *points* (physical)."""
-    off = _offset(side)
+    mine = side_classes(side)
     total = 0.0
     for p in range(1, 25):
         pc = count[p - 1]
         if p in points:
             n, stacked = points[p]
-            total += float(np.log(max(pc[off + n], _FLOOR)))
+            total += float(np.log(max(pc[point_class(side, n)], _FLOOR)))
             if n >= 2:
-                total += float(np.log(max(pile[p - 1][_PILE_INDEX[stacked]], _FLOOR)))
+                total += float(np.log(max(pile[p - 1][pile_class(stacked)], _FLOOR)))
         else:
-            total += float(np.log(max(1.0 - pc[off + 1:off + 16].sum(), _FLOOR)))
+            total += float(np.log(max(1.0 - pc[mine].sum(), _FLOOR)))
     return total
 
 
 def best_log_likelihood(count: np.ndarray, pile: np.ndarray, side: str) -> float:
     """The same for the network's most probable reading of *side* alone."""
-    off = _offset(side)
     total = 0.0
     for p in range(1, 25):
-        mine = count[p - 1][off + 1:off + 16]
+        mine = count[p - 1][side_classes(side)]
         n = int(np.argmax(mine))
         here = float(np.log(max(mine[n], _FLOOR)))
         if n + 1 >= 2:

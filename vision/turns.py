@@ -85,7 +85,8 @@ import numpy as np
 
 from .changes import (CHANGE_BLUR_MM, CHANGE_CORE, CHANGE_DELTA_E, FAINT_DELTA_E, SAME_PLACE_PX, Rectified,
                       point_change_profiles, point_changes, rectified)
-from .classes import CLASSES, PILES, POINTS, board_classes, has_piles, pile_classes
+from .classes import (CLASS_COLOUR, CLASS_MEN, CLASSES, MEN_PER_SIDE, MOST_MEN, PILES, POINTS, board_classes,
+                      dark_men, has_piles, light_men, pile_classes)
 from .footprints import PLACES, flat_log_likelihoods, still_rows
 from .turns_piles import PileWeighing
 from .turns_race import MenWeights, describe_difference, men_weights, mover_of
@@ -261,7 +262,6 @@ class TurnConfig:
     tall_unseen: float = 0.05
 
 
-_MEN_OF = np.array([k if k <= 15 else k - 15 for k in range(CLASSES)])
 
 
 @dataclass(frozen=True)
@@ -351,10 +351,10 @@ class TurnJudgement:
                 "p_other": round(self.p_other, 6), "notes": list(self.notes)}
 
 
-def _board_of(classes: np.ndarray, bar: Mapping[str, int], men: int = 15,
+def _board_of(classes: np.ndarray, bar: Mapping[str, int], men: int = MEN_PER_SIDE,
               piles: np.ndarray | None = None) -> dict[str, Any]:
-    light = [int(k) if 1 <= k <= 15 else 0 for k in classes]
-    dark = [int(k) - 15 if k > 15 else 0 for k in classes]
+    light = [int(n) for n in light_men(classes)]
+    dark = [int(n) for n in dark_men(classes)]
     b = {"light": int(bar.get("light", 0)), "dark": int(bar.get("dark", 0))}
     doc: dict[str, Any] = {"format": "board/1", "light": light, "dark": dark, "bar": b,
                            "off": {"light": max(0, men - sum(light) - b["light"]),
@@ -389,7 +389,7 @@ class TurnReader:
         return np.log(np.maximum(np.exp(logp), self.config.floor))
 
     def judge(self, candidates: Sequence[Candidate], evidence: TurnEvidence,
-              before: Mapping[str, Any] | None = None, men: int = 15, piles: bool | None = None) -> TurnJudgement:
+              before: Mapping[str, Any] | None = None, men: int = MEN_PER_SIDE, piles: bool | None = None) -> TurnJudgement:
         """Decide which of *candidates* (the legal results of the throw) the
         picture shows, if any; *before* (the board before the turn) is needed
         only where *evidence* says which points did not change.  *piles*
@@ -532,7 +532,7 @@ class TurnReader:
         still = np.where(big, math.log(cfg.still_seen), math.log1p(-cfg.still_seen))
         term = np.where(np.arange(CLASSES)[None, :] == known[:, None], still[:, None], moved[:, None])
         if cfg.tall_row is not None:
-            term = np.where(((_MEN_OF[known] >= cfg.tall_row) & ~big)[:, None], 0.0, term)
+            term = np.where(((CLASS_MEN[known] >= cfg.tall_row) & ~big)[:, None], 0.0, term)
         out = np.where(keep[:, None], logp, logp + term)
         out -= np.logaddexp.reduce(out, axis=1, keepdims=True)
         return out
@@ -631,13 +631,12 @@ def _tall_held(held: np.ndarray, logp: np.ndarray, known: np.ndarray, cfg: TurnC
     whose row was full (``tall_row`` men or more): there a man more or fewer of its colour may not show, so
     each is ``tall_unseen`` likely before the picture is weighed, and the picture (*logp*) weighs them."""
     out = held.copy()
-    for i in np.flatnonzero(_MEN_OF[known] >= cfg.tall_row):
+    for i in np.flatnonzero(CLASS_MEN[known] >= cfg.tall_row):
         k = int(known[i])
         prior = np.full(CLASSES, cfg.floor)
         prior[k] = 1.0 - 2 * cfg.tall_unseen
-        top = 15 if k <= 15 else 30
         for j in (k - 1, k + 1):
-            if (k <= 15) == (j <= 15) and 1 <= j <= top and _MEN_OF[j] >= 1:
+            if 0 <= j < CLASSES and CLASS_COLOUR[j] == CLASS_COLOUR[k] and CLASS_MEN[j] >= 1:
                 prior[j] = cfg.tall_unseen
         row = np.log(prior) + logp[i]
         out[i] = row - np.logaddexp.reduce(row)
@@ -652,7 +651,7 @@ def _classes_of(boards: Sequence[Mapping[str, Any]]) -> np.ndarray:
     except (KeyError, TypeError, ValueError):
         light = dark = None
     if light is None or light.shape != (len(boards), POINTS) or dark.shape != light.shape \
-            or ((light > 0) & (dark > 0)).any() or (light > 15).any() or (dark > 15).any() \
+            or ((light > 0) & (dark > 0)).any() or (light > MOST_MEN).any() or (dark > MOST_MEN).any() \
             or (light < 0).any() or (dark < 0).any():
         return np.array([board_classes(b) for b in boards]).reshape(-1, POINTS)    # (its errors name the point)
-    return np.where(light > 0, light, np.where(dark > 0, 15 + dark, 0))
+    return np.where(light > 0, light, np.where(dark > 0, MOST_MEN + dark, 0))

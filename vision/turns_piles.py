@@ -32,14 +32,11 @@ from typing import Any
 
 import numpy as np
 
-from .classes import CLASSES, PILES, POINTS, board_classes, pile_classes
+from .classes import CLASS_COLOUR, CLASS_MEN, CLASSES, PILES, POINTS, board_classes, pile_classes
 from .footprints import (FootprintModel, faintly_changed, footprint_log_likelihoods, joint_footprints,
                          quiet_points)
 
 __all__ = ["PileWeighing"]
-
-_MEN = np.array([k if k <= 15 else k - 15 for k in range(CLASSES)])
-_COLOUR = np.where(np.arange(CLASSES) == 0, -1, (np.arange(CLASSES) > 15).astype(int))
 
 
 class PileWeighing:
@@ -116,11 +113,12 @@ class PileWeighing:
             pile_logp = np.where(keep[:, None], held, pile_logp)
         joint: np.ndarray = logp[:, :, None] + pile_logp[:, None, :]
         impossible = math.log(cfg.floor) * 4
-        joint[:, _MEN < 2, 1:] = impossible                   # a pile of fewer than two men: no such board
+        joint[:, CLASS_MEN < 2, 1:] = impossible              # a pile of fewer than two men: no such board
         # two men can stand in a pile of 2 only: what the pile reader gives a pile of 3 there is theirs too
-        joint[:, _MEN == 2, 1] = logp[:, _MEN == 2] + np.logaddexp(pile_logp[:, 1], pile_logp[:, 2])[:, None]
-        joint[:, _MEN == 2, 2] = impossible
-        joint[:, _MEN < 2, 0] = logp[:, _MEN < 2]             # one man or none: no pile to weigh
+        two = CLASS_MEN == 2
+        joint[:, two, 1] = logp[:, two] + np.logaddexp(pile_logp[:, 1], pile_logp[:, 2])[:, None]
+        joint[:, two, 2] = impossible
+        joint[:, CLASS_MEN < 2, 0] = logp[:, CLASS_MEN < 2]   # one man or none: no pile to weigh
         joint = joint.reshape(POINTS, CLASSES * PILES)
         if before is None:
             return joint
@@ -129,10 +127,10 @@ class PileWeighing:
                                                faint=evidence.faint_profiles)
             joint = np.where(keep[:, None], joint, joint + places)
         had = board_classes(before)
-        had_men = np.where(had > 15, had - 15, had)
-        had_colour = np.where(had == 0, -1, (had > 15).astype(int))
-        extra = np.maximum(_MEN[None, :] - had_men[:, None], 0) + (
-            (_COLOUR[None, :] != had_colour[:, None]) & (_COLOUR[None, :] >= 0) & (had_colour[:, None] >= 0))
+        had_men = CLASS_MEN[had]
+        had_colour = CLASS_COLOUR[had]
+        extra = np.maximum(CLASS_MEN[None, :] - had_men[:, None], 0) + (
+            (CLASS_COLOUR[None, :] != had_colour[:, None]) & (CLASS_COLOUR[None, :] >= 0) & (had_colour[:, None] >= 0))
         prior = np.repeat(extra * math.log(cfg.pile_new_man), PILES, axis=1)
         joint = np.where(keep[:, None], joint, joint + prior)
         if unseen is not None and unseen.any():

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .classes import CLASSES, POINTS, board_classes
+from .classes import (CLASS_MEN, CLASSES, MOST_MEN, POINTS, board_classes, dark_men, light_men, point_class,
+                      side_classes)
 
 if TYPE_CHECKING:
     from .turns import Candidate, TurnConfig
@@ -31,12 +32,12 @@ if TYPE_CHECKING:
 __all__ = ["MenWeights", "men_weights", "mover_of", "describe_difference"]
 
 
-_SIDE_MEN = 16                               # 0..15 men of a side on the points
+_SIDE_MEN = MOST_MEN + 1                     # 0..15 men of a side on the points
 _OPTIONS = 6                                 # the most readings of a point the search for the board seen tries
-_LIGHT_N = np.array([k if 1 <= k <= 15 else 0 for k in range(CLASSES)])
-_DARK_N = np.array([k - 15 if k > 15 else 0 for k in range(CLASSES)])
+_LIGHT_N = light_men(np.arange(CLASSES))     # the light men of each class ...
+_DARK_N = dark_men(np.arange(CLASSES))       # ... and the dark
 _APART = np.subtract.outer(np.arange(_SIDE_MEN), np.arange(_SIDE_MEN))       # i - j
-_STEP = (_APART >= 1) & (_APART <= 15)
+_STEP = (_APART >= 1) & (_APART <= MOST_MEN)
 
 
 def _men_on_points(classes: np.ndarray) -> tuple[int, int]:
@@ -251,12 +252,12 @@ def _allowed(before: Mapping[str, Any], mover: str, cand_classes: np.ndarray) ->
     blot, if he had one, standing or hit: by the mover's man standing on it, or in passing (a man moved on
     beyond it) where a legal play hits it."""
     opponent = "dark" if mover == "light" else "light"
-    own = np.arange(1, 16) + (0 if mover == "light" else 15)
+    own = np.arange(CLASSES)[side_classes(mover)]
     out = np.zeros((POINTS, CLASSES), bool)
     for q in range(POINTS):
         theirs = int(before[opponent][q])
         if theirs:
-            was = theirs + (0 if opponent == "light" else 15)
+            was = point_class(opponent, theirs)
             out[q, was] = True
         if theirs <= 1:
             out[q, own] = True
@@ -268,8 +269,9 @@ def _mover_mask(classes: np.ndarray, mover: str | None) -> np.ndarray:
     """Where classes are the mover's men (all men, where the mover is not known)."""
     if mover is None:
         return classes > 0
-    lo, hi = (1, 15) if mover == "light" else (16, 30)
-    return (classes >= lo) & (classes <= hi)
+    own = side_classes(mover)
+    mask: np.ndarray = (classes >= own.start) & (classes < own.stop)
+    return mask
 
 
 def men_weights(logp: np.ndarray, keep: np.ndarray, cand_classes: np.ndarray, cand_ll: np.ndarray,
@@ -348,8 +350,8 @@ def _men_mass(logp: np.ndarray, free: np.ndarray, fixed: np.ndarray) -> tuple[np
     top = sub.max(axis=1)
     lin = np.exp(sub - top[:, None])
     scale += float(top.sum())
-    light = np.where(_STEP, lin[:, np.clip(_APART, 0, 15)], 0.0)          # light[p, i, j] = lin[p, i - j]
-    dark = np.where(_STEP, lin[:, np.clip(_APART + 15, 0, CLASSES - 1)], 0.0)
+    light = np.where(_STEP, lin[:, np.clip(_APART, 0, MOST_MEN)], 0.0)          # light[p, i, j] = lin[p, i - j]
+    dark = np.where(_STEP, lin[:, np.clip(_APART + MOST_MEN, 0, CLASSES - 1)], 0.0)
     for q in range(len(rows)):
         state = lin[q, 0] * state + light[q] @ state + state @ dark[q].T
         m = float(state.max())
@@ -408,8 +410,8 @@ def _best_boards(logp: np.ndarray, free: np.ndarray, window: float, keep: int,
 
 
 def _class_text(k: int) -> str:
-    return "no man" if k == 0 else (f"{k} light m{'a' if k == 1 else 'e'}n" if k <= 15
-                                     else f"{k - 15} dark m{'a' if k == 16 else 'e'}n")
+    n = int(CLASS_MEN[k])
+    return "no man" if n == 0 else f"{n} {'light' if k <= MOST_MEN else 'dark'} m{'a' if n == 1 else 'e'}n"
 
 
 def describe_difference(seen: np.ndarray, near: np.ndarray, play: str) -> str:

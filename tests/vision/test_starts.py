@@ -112,7 +112,7 @@ def test_ofanfelling_puts_dark_in_his_right_hand_table():
 
 @pytest.mark.parametrize("layout", starts.LAYOUTS, ids=lambda layout: layout.name)
 def test_every_layout_has_a_source_and_at_most_15_men(layout):
-    assert "variants.md" in layout.source
+    assert "docs/games.md" in layout.source
     for side in ("light", "dark"):
         points = starts.layout_points(layout, side)
         assert 0 < sum(n for n, _ in points.values()) <= starts.MEN_PER_SIDE
