@@ -63,7 +63,13 @@ class ControlsMixin:
                 if self._family is not None and self._family.board == "tally":
                     if m.phase != "throw":
                         raise NotNowError(f"no dice are wanted now: {self._awaiting()}")
-                    _tally.throw(self, values, who, note, ident)
+                    outcome, before, texts = _tally.throw(m, self._family, values)
+                    self._remember(ident)
+                    self._save(who, [note])
+                    turn, _attempt = self._counter.count(True)
+                    self._rulings.append(_tally.ruling_doc(outcome, before, turn, len(m.history)))
+                    for text, kind in texts:
+                        self._say(text, kind, who)   # (the end, if this throw ended it, was stored by _save)
                 elif m.phase == "start":
                     if len(values) != 2:
                         raise CompanionError("the roll for start takes two dice: light's, then dark's")

@@ -69,19 +69,13 @@ def ruling_doc(outcome: Any, before: Tally, turn: int, seq: int) -> dict[str, An
             "source": None, "closest": []}
 
 
-def throw(companion: Any, values: list[int], who: str, note: tuple[str, dict[str, Any]],
-          ident: str | None) -> None:
-    """The player on turn threw *values*: counted, recorded, announced (called under the companion's lock)."""
-    m = companion._match
-    family = companion._family
-    before = m.tally
-    outcome = m.throw(values)                # the engine refuses dice the game cannot throw (EngineError)
-    companion._remember(ident)
-    companion._save(who, [note])
-    turn, _attempt = companion._counter.count(True)
-    companion._rulings.append(ruling_doc(outcome, before, turn, len(m.history)))
-    for text, kind in describe_tally_throw(outcome, lambda k: family.who(m, k)):
-        companion._say(text, kind, who)      # (the end, if this throw ended it, was stored by _save)
+def throw(match: CountingMatch, family: Any, values: list[int]) -> tuple[Any, Tally, list[tuple[str, str]]]:
+    """The player on turn threw *values*: the throw counted on *match*, the
+    tally before it, and what to announce. The engine refuses dice the game
+    cannot throw (``EngineError``); the caller records and announces."""
+    before = match.tally
+    outcome = match.throw(values)
+    return outcome, before, describe_tally_throw(outcome, lambda k: family.who(match, k))
 
 
 def rebuild(match: CountingMatch, family: Any) -> tuple[list[dict[str, Any]], Any]:
