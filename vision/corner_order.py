@@ -73,22 +73,7 @@ def corner_order(image: np.ndarray, corners: Corners, known: Mapping[str, Any],
                  config: VisionConfig | None = None) -> CornerOrder | None:
     """Which order of *corners* reads *image* as the board *known* (a board
     document's ``light`` and ``dark``); None without the point reader."""
-    from .reader import read_board
-
-    if not pointnet.available():
-        return None
-    classes = board_classes_of(list(known["light"]), list(known["dark"]))
-    scores, differing = [], []
-    for order in ORDERS:
-        reading = read_board(image, [corners[i] for i in order], config)
-        if reading.count_probs is None:
-            return None
-        count = np.asarray(reading.count_probs, np.float64)
-        probs = count[np.arange(len(classes)), classes]
-        scores.append(float(np.log(np.maximum(probs, 1e-12)).sum()))
-        differing.append(int((count.argmax(axis=1) != classes).sum()))
-    best = int(np.argmax(scores))
-    return CornerOrder(ORDERS[best], scores[best] - scores[0], differing[best])
+    return corner_order_among(image, corners, known, config, ORDERS)
 
 
 def corner_order_among(image: np.ndarray, corners: Corners, known: Mapping[str, Any],
