@@ -3,7 +3,8 @@ under the use-all-dice and higher-die rules, distinct by resulting position,
 then :func:`is_legal`.
 
 Internally a side's men are seen from the player on roll: the 54-tuple of
-``race_state.py``.
+``race_state.py``.  Each rule a step keeps is written once, as a named check
+of ``race_checks.py``; the generator of steps here is that table's.
 
 >>> from willughby.engine.rules import preset_rules
 >>> from willughby.engine.position import Position
@@ -15,14 +16,14 @@ Internally a side's men are seen from the player on roll: the 54-tuple of
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 from .errors import InvalidBoardError, InvalidDiceError
 from .notation import format_play
 from .position import COLOURS, LIGHT, Position, other
-from .race_state import (BAR, BEYOND_HOME, HOME, OFF, OPP, OPP_BAR, WAITING, Step, apply_step, from_state, their,
-                         to_state)
+from .race_checks import STRICT, Relax, step_violations, steps_by_table
+from .race_state import (BAR, BEYOND_HOME, ENTRY, HOME, OFF, OPP, OPP_BAR, STEPS, TOP, WAITING, Step, from_state,
+                         rank, their, to_state)
 from .options import Rules
 
 __all__ = [
@@ -44,20 +45,6 @@ __all__ = [
     "their",
 ]
 
-@dataclass(frozen=True)
-class Relax:
-    """Rules switched off, to find *which* rule an illegal turn broke."""
-
-    bar_first: bool = False
-    blocked: bool = False
-    bear_home: bool = False
-    bear_exact: bool = False
-    hit_needs_home: bool = False
-    enter_all_first: bool = False
-
-
-STRICT = Relax()
-
 
 class Play:
     """A legal play: its steps, the position it leaves, the dice left unused.
@@ -66,24 +53,21 @@ class Play:
     many plays to choose one stays cheap.
     """
 
-    __slots__ = ("_raw", "_state", "_colour", "_template", "_turn", "unused", "_steps", "_position")
+    __slots__ = ("_steps", "_state", "_colour", "_template", "_turn", "unused", "_position")
 
-    def __init__(self, raw: tuple[tuple[int, int, int, bool], ...], state: tuple[int, ...],
+    def __init__(self, steps: tuple[Step, ...], state: tuple[int, ...],
                  colour: str, template: Position, turn: str | None, unused: tuple[int, ...]) -> None:
-        self._raw = raw
+        self._steps = steps
         self._state = state
         self._colour = colour
         self._template = template
         self._turn = turn
         self.unused = unused
-        self._steps: tuple[Step, ...] | None = None
         self._position: Position | None = None
 
     @property
     def steps(self) -> tuple[Step, ...]:
         """The steps, in the order played."""
-        if self._steps is None:
-            self._steps = tuple(Step(*r) for r in self._raw)
         return self._steps
 
     @property
@@ -166,90 +150,84 @@ def expand_dice(rules: Rules, dice: Sequence[int]) -> tuple[int, ...]:
 
 
 # ------------------------------------------------------------------ steps
-_TOP = 27  # the rank of the bar, above men waiting to enter (26) and the points
-
-
-#: one man's step as the generator keeps it, (src, dst, die, hit) (a :class:`Step`, unpacked for speed)
-RawStep = tuple[int, int, int, bool]
 #: the steps of a play so far
-RawPath = tuple[RawStep, ...]
+Path = tuple[Step, ...]
 #: a node of the search: (the mover's 54-tuple, the dice still to play)
 Node = tuple[tuple[int, ...], tuple[int, ...]]
 
 
-def _rank(src: int) -> int:
-    """A source's place in a doublet's canonical order: the bar first (it must
-    be entered before anything moves), then men waiting to enter, then the
-    points from the highest down."""
-    return _TOP if src == BAR else src
-
-
 def _steps(s: tuple[int, ...], d: int, rules: Rules, relax: Relax,
-           bound: int = _TOP) -> list[tuple[RawStep, tuple[int, ...]]]:
-    """Every legal step of one die *d* from state *s*, as ((src, dst, die, hit), new state).
+           bound: int = TOP) -> list[tuple[Step, tuple[int, ...]]]:
+    """Every legal step of one die *d* from state *s*, as (step, new state):
+    those no check of ``race_checks.CHECKS`` in force and not relaxed forbids.
 
-    Only sources ranked at or below *bound* are tried (a doublet's canonical order).
+    Only sources ranked at or below *bound* are tried (a doublet's canonical
+    order, :func:`~willughby.engine.race_state.rank`).  Where a check is
+    relaxed (to explain an illegal turn) the table's own generator answers
+    (``race_checks.steps_by_table``); where none is, this is that generator
+    specialised by hand for speed, and ``tests/engine/test_race_checks.py``
+    holds the two equal, step for step and in order, over many random
+    boards and every variant of the rules.
     """
-    out: list[tuple[RawStep, tuple[int, ...]]] = []
-    if s[BAR] and not relax.bar_first:
-        sources: Iterable[int] = (25,) if bound >= _TOP else ()
-    elif s[WAITING] and rules.enter_all_first and not relax.enter_all_first:
-        sources = (26,) if bound >= 26 else ()
+    if relax.off:
+        return steps_by_table(s, d, rules, relax, bound)
+    out: list[tuple[Step, tuple[int, ...]]] = []
+    # bar_first: only the bar; enter_all_first: only men waiting; else the bar is empty
+    if s[BAR]:
+        sources: Iterable[int] = (BAR,) if bound >= TOP else ()
+    elif s[WAITING] and rules.enter_all_first:
+        sources = (WAITING,) if bound >= WAITING else ()
     else:
-        sources = [k for k in range(min(bound, 26), 0, -1) if s[k] and k != BAR]
-        if s[BAR] and bound >= _TOP:  # only where the bar-first rule is relaxed
-            sources.insert(0, BAR)
+        sources = [k for k in range(min(bound, WAITING), 0, -1) if s[k]]
     all_home = None
     has_home = None
+    made = STEPS[d]
     for src in sources:
-        dst = 25 - d if src >= 25 else src - d
+        dst = ENTRY - d if src >= BAR else src - d
         if dst <= 0:
-            if rules.stakes == "fill" and not relax.bear_home:
+            if rules.stakes == "fill":                     # bear_fill
                 continue
             if all_home is None:
                 all_home = not any(s[BEYOND_HOME])
-            if not all_home and not relax.bear_home:
+            if not all_home:                               # bear_home
                 continue
-            if dst < 0 and not relax.bear_exact:
+            if dst < 0:
                 mode = rules.bear_off
-                if mode == "exact":
+                if mode == "exact":                        # bear_exact
                     continue
-                if mode == "modern" and any(s[src + 1:7]):
+                if mode == "modern" and any(s[src + 1:7]):  # bear_modern
                     continue
             new = list(s)
             new[src] -= 1
             new[OFF] += 1
-            out.append(((src, 0, d, False), tuple(new)))
+            out.append((made[src][0], tuple(new)))
             continue
         opp = s[their(dst)]
         if opp:
-            if opp >= 2 and not relax.blocked:
+            if opp >= 2:                                   # blocked
                 continue
-            if opp == 1 and rules.hit_needs_home and not relax.hit_needs_home:
+            if rules.hit_needs_home:
                 if has_home is None:
                     has_home = any(s[HOME])
-                if not has_home:
+                if not has_home:                           # hit_needs_home
                     continue
             new = list(s)
             new[src] -= 1
             new[dst] += 1
-            if opp == 1:
-                new[their(dst)] = 0
-                new[OPP_BAR] += 1
-                out.append(((src, dst, d, True), tuple(new)))
-            else:
-                out.append(((src, dst, d, False), tuple(new)))
+            new[their(dst)] = 0
+            new[OPP_BAR] += 1
+            out.append((made[src][1], tuple(new)))
             continue
         new = list(s)
         new[src] -= 1
         new[dst] += 1
-        out.append(((src, dst, d, False), tuple(new)))
+        out.append((made[src][0], tuple(new)))
     return out
 
 
 def _explore(rules: Rules, start: tuple[int, ...], moves: tuple[int, ...], relax: Relax,
-             viable: Callable[[tuple[int, ...]], bool] | None = None) -> dict[Node, RawPath]:
-    """Every node reachable using some of *moves*: {(state, unused dice): raw steps}.
+             viable: Callable[[tuple[int, ...]], bool] | None = None) -> dict[Node, Path]:
+    """Every node reachable using some of *moves*: {(state, unused dice): the steps to it}.
 
     Nodes are explored once each (a memo on state and dice left).  For a
     doublet the men are moved in a canonical order -- never from a higher
@@ -258,21 +236,21 @@ def _explore(rules: Rules, start: tuple[int, ...], moves: tuple[int, ...], relax
     man brought home first allows a hit), so there every order is tried.
     With *viable*, a node it refuses is not explored (a search for one board).
     """
-    found: dict[Node, RawPath] = {}
+    found: dict[Node, Path] = {}
     remaining0 = tuple(sorted(moves, reverse=True))
     found[(start, remaining0)] = ()
     canonical = len(set(moves)) == 1 and not rules.hit_needs_home
     if canonical:
-        seen = {(start, remaining0, _TOP)}
-        stack: list[tuple[tuple[int, ...], tuple[int, ...], RawPath, int]] = [(start, remaining0, (), _TOP)]
+        seen = {(start, remaining0, TOP)}
+        stack: list[tuple[tuple[int, ...], tuple[int, ...], Path, int]] = [(start, remaining0, (), TOP)]
         while stack:
             s, remaining, path, bound = stack.pop()
             if not remaining:
                 continue
             rest = remaining[1:]
             for step, new in _steps(s, remaining[0], rules, relax, bound):
-                rank = _rank(step[0])
-                node = (new, rest, rank)
+                place = rank(step.src)
+                node = (new, rest, place)
                 if node in seen or (viable is not None and not viable(new)):
                     continue
                 seen.add(node)
@@ -280,9 +258,9 @@ def _explore(rules: Rules, start: tuple[int, ...], moves: tuple[int, ...], relax
                 key = (new, rest)
                 if key not in found:
                     found[key] = p
-                stack.append((new, rest, p, rank))
+                stack.append((new, rest, p, place))
         return found
-    stack2: list[tuple[tuple[int, ...], tuple[int, ...], RawPath]] = [(start, remaining0, ())]
+    stack2: list[tuple[tuple[int, ...], tuple[int, ...], Path]] = [(start, remaining0, ())]
     while stack2:
         s, remaining, path = stack2.pop()
         tried = set()
@@ -301,7 +279,7 @@ def _explore(rules: Rules, start: tuple[int, ...], moves: tuple[int, ...], relax
 
 
 def _select(rules: Rules, thrown: tuple[int, ...], moves: tuple[int, ...],
-            found: dict[Node, RawPath], enforce: bool = True) -> dict[Node, RawPath]:
+            found: dict[Node, Path], enforce: bool = True) -> dict[Node, Path]:
     """Keep the nodes the use-all-dice and higher-die rules allow."""
     if not enforce or rules.must_use == "free":
         return found
@@ -310,7 +288,7 @@ def _select(rules: Rules, thrown: tuple[int, ...], moves: tuple[int, ...],
     if (rules.higher_die and len(thrown) == 2 and rules.dice == "2" and thrown[0] != thrown[1]
             and most == 1):
         high = max(thrown)
-        with_high = {k: v for k, v in kept.items() if v[0][2] == high}
+        with_high = {k: v for k, v in kept.items() if v[0].die == high}
         if with_high:
             kept = with_high
     return kept
@@ -352,7 +330,7 @@ def plays_of_moves(rules: Rules, position: Position, moves: Sequence[int], *,
     kept = _select(rules, tuple(thrown) if thrown is not None else moves, moves, found, enforce_use)
     plays = []
     for (state, rest), path in kept.items():
-        if relax is not STRICT and any(state[k] and state[their(k)] for k in range(1, 25)):
+        if relax.off and any(state[k] and state[their(k)] for k in range(1, 25)):
             continue  # a relaxed landing on a held point: no board can show it
         plays.append(Play(path, state, colour, position, turn_after, rest))
     return plays
@@ -377,34 +355,6 @@ def is_legal(rules: Rules, position: Position, dice: Sequence[int], after: Posit
     return any(p.position.physical_key() == key for p in legal_plays(rules, position, dice))
 
 
-def step_violations(rules: Rules, state: tuple[int, ...], step: Step) -> list[str]:
-    """The rule keys (``sources.py``) one step breaks, from *state*, under *rules*."""
-    s = state
-    broken: list[str] = []
-    if s[BAR] and step.src != BAR:
-        broken.append("bar.first")
-    elif s[WAITING] and rules.enter_all_first and step.src not in (BAR, WAITING):
-        broken.append("enter.all_first")
-    dst = step.dst
-    if dst == 0:
-        if rules.stakes == "fill":
-            broken.append("bear.fill")
-        if any(s[BEYOND_HOME]):
-            broken.append("bear.suspended" if s[OFF] or s[BAR] else "bear.home")
-        natural = (25 if step.src >= BAR else step.src) - step.die
-        if natural < 0:
-            if rules.bear_off == "exact":
-                broken.append("bear.exact")
-            elif rules.bear_off == "modern" and any(s[step.src + 1:7]):
-                broken.append("bear.modern")
-    else:
-        if s[their(dst)] >= 2:
-            broken.append("land.blocked")
-        elif s[their(dst)] == 1 and rules.hit_needs_home and not any(s[HOME]):
-            broken.append("hit.needs_home")
-    return broken
-
-
 def _turn_of(position: Position) -> str:
     if position.turn not in COLOURS:
         raise InvalidBoardError("the position must say whose turn it is (turn: light or dark)")
@@ -417,17 +367,18 @@ def sorted_plays(plays: Iterable[Play]) -> list[Play]:
 
 
 def _play_order(play: Play) -> tuple[list[tuple[int, int]], tuple[int, ...]]:
-    return sorted(((-r[0], -r[1]) for r in play._raw)), play.unused
+    return sorted(((-s.src, -s.dst) for s in play.steps)), play.unused
 
 
 # ------------------------------------------------- one play, found directly
 def _cumulative(s: Sequence[int]) -> tuple[int, ...]:
-    """For each own point k (1..25, 25 standing for the bar and men waiting), the
-    mover's men on k or above it: men only move down, so a node can reach a
-    target only while it has at least as many men above every point."""
-    out = [0] * 26
+    """For each own point k (1..24, and :data:`~willughby.engine.race_state.ENTRY`
+    standing for the bar and men waiting), the mover's men on k or above it:
+    men only move down, so a node can reach a target only while it has at
+    least as many men above every point."""
+    out = [0] * (ENTRY + 1)
     run = s[BAR] + s[WAITING]
-    out[25] = run
+    out[ENTRY] = run
     for k in range(24, 0, -1):
         run += s[k]
         out[k] = run
@@ -449,7 +400,7 @@ def _leads_to(target: tuple[int, ...]) -> Callable[[tuple[int, ...]], bool]:
         if any(s[OPP + j] < opp_points[j - 1] for j in range(1, 25)):
             return False
         have = _cumulative(s)
-        return all(have[k] >= want[k] for k in range(1, 26))
+        return all(have[k] >= want[k] for k in range(1, ENTRY + 1))
 
     return viable
 
@@ -484,8 +435,8 @@ def find_long_doublet_play(rules: Rules, position: Position, dice: Sequence[int]
 
     die = moves[0]
     total = len(moves)
-    seen = {(start, 0, _TOP)}
-    stack: list[tuple[tuple[int, ...], int, RawPath, int]] = [(start, 0, (), _TOP)]
+    seen = {(start, 0, TOP)}
+    stack: list[tuple[tuple[int, ...], int, Path, int]] = [(start, 0, (), TOP)]
     while stack:
         s, used, path, bound = stack.pop()
         if used == total:
@@ -494,10 +445,10 @@ def find_long_doublet_play(rules: Rules, position: Position, dice: Sequence[int]
                 return Play(path, s, colour, position, turn, ())
             continue
         for step, new in _steps(s, die, rules, STRICT, bound):
-            rank = _rank(step[0])
-            node = (new, used + 1, rank)
+            place = rank(step.src)
+            node = (new, used + 1, place)
             if node in seen or not viable(new):
                 continue
             seen.add(node)
-            stack.append((new, used + 1, path + (step,), rank))
+            stack.append((new, used + 1, path + (step,), place))
     return None

@@ -26,9 +26,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from .errors import InvalidBoardError
-from .moves import (Play, Relax, all_plays, expand_dice, find_long_doublet_play, is_doublet, plays_of_moves,
-                    step_violations, validate_dice)
-from .race_state import BAR, BEYOND_HOME, OFF, OPP, OPP_BAR, WAITING, Step, apply_step, their, to_state
+from .moves import Play, all_plays, expand_dice, find_long_doublet_play, is_doublet, plays_of_moves, validate_dice
+from .race_checks import first_broken, point_name, relaxations
+from .race_state import BAR, BEYOND_HOME, ENTRY, OFF, OPP, OPP_BAR, WAITING, Step, apply_step, to_state
 from .notation import format_play
 from .position import COLOURS, Position, colour_index, other
 from .options import Rules
@@ -201,7 +201,7 @@ def judge(rules: Rules, before: Position, dice: Sequence[int], after: Position,
 def _events_of(steps: Sequence[Step], player: str) -> list[Event]:
     out = []
     for step in steps:
-        if step.src in (BAR, WAITING):
+        if step.enters:
             out.append(Event("enter", player, step.dst if step.dst else None))
         if step.hit:
             out.append(Event("hit", player, step.dst))
@@ -273,10 +273,6 @@ def _closest(outcomes: Sequence[Outcome], after: Position, mover: str, n: int = 
     return tuple(text for _, text in sorted(near)[:n])
 
 
-def _point_name(colour: str, own: int) -> str:
-    return f"{colour}'s {own} point" if 1 <= own <= 24 else ("the bar" if own == BAR else "off")
-
-
 def _illegal_ruling(rules: Rules, before: Position, dice: tuple[int, ...], after: Position,
                     outcomes: Sequence[Outcome]) -> Ruling:
     colour = before.turn
@@ -299,11 +295,11 @@ def _illegal_ruling(rules: Rules, before: Position, dice: tuple[int, ...], after
         for k in range(1, 25):
             if b[k] >= 2 and a[k] == 0 and mine[25 - k] and a[BAR] > b[BAR]:
                 # both men gone to the bar and the mover standing there: he blotted a held point
-                return illegal(f"{colour} landed on {_point_name(colour, 25 - k)}, which {opponent} "
+                return illegal(f"{colour} landed on {point_name(colour, 25 - k)}, which {opponent} "
                                f"held with {b[k]} men: a point of two or more cannot be blotted",
                                "land.blocked")
             if a[k] > b[k] or (a[k] < b[k] and not (b[k] == 1 and a[k] == 0)):
-                return illegal(f"{opponent}'s men on {_point_name(opponent, k)} changed during "
+                return illegal(f"{opponent}'s men on {point_name(opponent, k)} changed during "
                                f"{colour}'s turn", "turn.order")
         if a[OFF] != b[OFF] or a[WAITING] != b[WAITING]:
             return illegal(f"{opponent}'s men beside the board changed during {colour}'s turn",
@@ -322,11 +318,8 @@ def _illegal_ruling(rules: Rules, before: Position, dice: tuple[int, ...], after
         low_die = loose[0].steps[0].die if loose[0].steps else high
         return illegal(f"{colour} played the {low_die}, but when either die can be played and "
                        f"not both, the higher ({high}) must be played", "higher.die")
-    # 4. reachable only by breaking one rule: find it along the way
-    relaxations = [Relax(bar_first=True), Relax(enter_all_first=True), Relax(blocked=True),
-                   Relax(bear_home=True), Relax(bear_exact=True), Relax(hit_needs_home=True),
-                   Relax(True, True, True, True, True, True)]
-    for relax in relaxations:
+    # 4. reachable only by breaking one rule: switch the checks off one at a time (race_checks.py)
+    for relax in relaxations(rules):
         for play in all_plays(rules, before, dice, relax=relax, enforce_use=False, toward=after):
             if play.position.physical_key() == target:
                 explained = _explain(rules, before, colour, play)
@@ -335,10 +328,10 @@ def _illegal_ruling(rules: Rules, before: Position, dice: tuple[int, ...], after
     expanded = expand_dice(rules, dice)
     b, a = to_state(before, colour), to_state(after, colour)
     def pips(s: tuple[int, ...]) -> int:
-        return sum(k * s[k] for k in range(1, 25)) + 25 * (s[BAR] + s[WAITING])
+        return sum(k * s[k] for k in range(1, 25)) + ENTRY * (s[BAR] + s[WAITING])
     moved = pips(b) - pips(a)
     if a[0] == b[0]:  # nothing borne off: the pips moved must add up to the dice used
-        highest = 25 if (b[BAR] or b[WAITING]) else max((k for k in range(1, 25) if b[k]), default=0)
+        highest = ENTRY if (b[BAR] or b[WAITING]) else max((k for k in range(1, 25) if b[k]), default=0)
         if moved < 0 or any(a[k] for k in range(highest + 1, 25)):
             return illegal(f"{colour} moved a man backwards: men move only towards the home "
                            "table", "move.direction")
@@ -354,45 +347,16 @@ def _count(n: int) -> str:
 
 
 def _explain(rules: Rules, before: Position, colour: str, play: Play) -> tuple[str, str] | None:
+    """The first check of ``race_checks.CHECKS`` the play breaks, step by step:
+    its reason and the source key it cites."""
     state = to_state(before, colour)
     for k, step in enumerate(play.steps):
-        broken = step_violations(rules, state, step)
-        if broken:
-            key = broken[0]
-            same_man_goes_on = any(later.src == step.dst for later in play.steps[k + 1:])
-            return _reason(rules, colour, step, key, state, same_man_goes_on)
+        check = first_broken(rules, state, step)
+        if check is not None:
+            goes_on = any(later.src == step.dst for later in play.steps[k + 1:])
+            return check.reason(colour, state, step, goes_on), check.key(state, step, goes_on)
         state = apply_step(state, step)
     return None
-
-
-def _reason(rules: Rules, colour: str, step: Step, key: str, state: tuple[int, ...],
-            goes_on: bool) -> tuple[str, str]:
-    opp = other(colour)
-    where = _point_name(colour, step.dst)
-    if key == "bar.first":
-        return f"{colour} moved a man while one stands on the bar", key
-    if key == "enter.all_first":
-        return f"{colour} moved an entered man on while men still wait to enter", key
-    if key == "land.blocked":
-        held = state[their(step.dst)]
-        if goes_on:
-            return (f"{colour}'s man passed through {where}, which {opp} holds with {held} men: "
-                    "every landing on the way must be legal", "move.intermediate")
-        return f"{colour} landed on {where}, which {opp} holds with {held} men", key
-    if key == "hit.needs_home":
-        return f"{colour} hit the blot on {where} before having a man in his home table", key
-    if key in ("bear.home", "bear.suspended"):
-        return (f"{colour} bore off a man while not all his men were in his home table", key)
-    if key == "bear.exact":
-        return (f"{colour} bore off from his {step.src} point with a {step.die}: a die bears off "
-                "only a man on exactly that point", key)
-    if key == "bear.modern":
-        return (f"{colour} bore off from his {step.src} point with a {step.die} while a man "
-                "stands on a higher point", key)
-    if key == "bear.fill":
-        return (f"{colour} bore off a man, but this game is won by filling the home table and no "
-                "man is borne off", key)
-    return f"{colour} broke the rule {key}", key  # pragma: no cover - every key is named above
 
 
 # ------------------------------------------------------------------ the family

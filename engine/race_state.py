@@ -18,14 +18,13 @@ and the referee (``referee.py``) all read the board this way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 from .errors import InvalidBoardError
 from .position import DARK, LIGHT, Position, colour_index, other
 
-__all__ = ["OFF", "BAR", "WAITING", "OPP", "OPP_BAR", "HOME", "BEYOND_HOME", "their", "Step", "to_state",
-           "from_state", "apply_step"]
+__all__ = ["OFF", "BAR", "WAITING", "OPP", "OPP_BAR", "HOME", "BEYOND_HOME", "ENTRY", "TOP", "their", "landing",
+           "rank", "Step", "STEPS", "to_state", "from_state", "apply_step"]
 
 # The slots of the mover's 54-tuple (see the module docstring).
 OFF = 0            # his men borne off
@@ -35,6 +34,11 @@ OPP = 27           # the opponent's half starts here, laid out alike
 OPP_BAR = OPP + BAR
 HOME = slice(1, 7)            # his own points 1..6
 BEYOND_HOME = slice(7, 27)    # his points 7..24, the bar and men waiting
+#: the point a man entering (from the bar or waiting) counts from: a die of n enters him on point 25 - n,
+#: the opponent's home table
+ENTRY = 25
+#: the rank of the bar (see :func:`rank`), above men waiting to enter and every point
+TOP = 27
 
 
 def their(point: int) -> int:
@@ -42,17 +46,58 @@ def their(point: int) -> int:
     return OPP + 25 - point
 
 
-@dataclass(frozen=True)
-class Step:
+def landing(src: int, die: int) -> int:
+    """The own point a man on *src* reaches with *die*; 0 where he is borne off.
+
+    >>> landing(6, 4), landing(BAR, 4), landing(3, 5)
+    (2, 21, 0)
+    """
+    dst = (ENTRY if src >= BAR else src) - die
+    return dst if dst > 0 else 0
+
+
+def rank(src: int) -> int:
+    """A source's place in the order men are taken: the bar first (:data:`TOP`:
+    it must be entered before anything moves), then men waiting to enter
+    (:data:`WAITING`), then the points from the highest down."""
+    return TOP if src == BAR else src
+
+
+class Step(NamedTuple):
     """One man moved by one die, in the mover's own numbering.
 
-    ``src`` 25 is the bar and 26 a man waiting to enter; ``dst`` 0 is off.
+    ``src`` :data:`BAR` is the bar and :data:`WAITING` a man waiting to
+    enter; ``dst`` 0 is off (:data:`OFF`).  The move generator takes its
+    steps ready made from :data:`STEPS`.
     """
 
     src: int
     dst: int
     die: int
     hit: bool = False
+
+    @property
+    def enters(self) -> bool:
+        """Whether the man comes from the bar or from those waiting to enter."""
+        return self.src >= BAR
+
+    @property
+    def bears_off(self) -> bool:
+        """Whether the man is borne off."""
+        return self.dst == OFF
+
+    @property
+    def overshoots(self) -> bool:
+        """Whether a man borne off had fewer points to go than the die shows."""
+        return self.dst == OFF and (ENTRY if self.src >= BAR else self.src) < self.die
+
+
+#: every step there can be, made once: ``STEPS[die][src]`` is the pair (the step of a man on *src*
+#: moved by *die*, the same step hitting), so the move generator looks its steps up instead of making
+#: tens of thousands (a named tuple is made several times slower than a bare one)
+STEPS: tuple[tuple[tuple[Step, Step], ...], ...] = tuple(
+    tuple((Step(src, landing(src, die), die), Step(src, landing(src, die), die, True)) for src in range(WAITING + 1))
+    for die in range(7))
 
 
 # ------------------------------------------------------------ perspective
