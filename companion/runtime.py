@@ -268,7 +268,7 @@ def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None 
         table = DemoTable(first)
         rt.parts["table"] = table
         watcher = CameraWatcher(table, lambda board, conf, evidence=None: c.on_reading(board, conf, evidence=evidence),
-                                corners=table.corners, turn_evidence=True, config=cfg.vision_config,
+                                corners=table.corners, turn_evidence=True, config=cfg.vision_config, men=c.men_per_side,
                                 fps=min(30.0, 8.0 * max(1.0, speed / 4)))
     elif cfg.camera != "none":
         from willughby.hardware.camera import CameraError, open_source
@@ -282,7 +282,7 @@ def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None 
         except CameraError as exc:
             raise ConfigError(f"camera.source {cfg.camera!r}: {exc}; {CAMERA_SOURCES}") from None
         watcher = CameraWatcher(source, lambda board, conf, evidence=None: c.on_reading(board, conf, evidence=evidence),
-                                turn_evidence=True, config=cfg.vision_config,
+                                turn_evidence=True, config=cfg.vision_config, men=c.men_per_side,
                                 calibration_path=cfg.calibration_path, on_status=_camera_status(c),
                                 reopen=opened if source.live else None)
     else:

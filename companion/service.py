@@ -111,6 +111,11 @@ class Companion(StateMixin, JudgingMixin, ControlsMixin):
             self._turn_reader = TurnReader()
         return self._turn_reader
 
+    def men_per_side(self) -> int:
+        """How many men a side has in the game in progress (fifteen without one)."""
+        rules = getattr(self._match, "rules", None)
+        return int(getattr(rules, "men", 15) or 15)
+
     @property
     def match(self) -> Any:
         """The game in progress (a :class:`~willughby.companion.games.GameMatch`), or None."""

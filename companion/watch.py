@@ -42,6 +42,7 @@ from willughby.vision.calibration import (Calibration, calibrate_from_photo, cor
 from willughby.vision.config import VisionConfig
 from willughby.hardware.camera import CameraError
 from willughby.vision.errors import CalibrationMissing, VisionError
+from willughby.vision.classes import MEN_PER_SIDE
 from willughby.vision.settle import Settler
 
 __all__ = ["CameraWatcher"]
@@ -121,7 +122,8 @@ class CameraWatcher:
                  corners: Callable[[np.ndarray], Any] | None = None, calibration_path: Path | None = None,
                  config: VisionConfig | None = None, fps: float = 10.0, turn_evidence: bool = False,
                  on_status: Callable[[str], Any] | None = None, reopen: Callable[[], Any] | None = None,
-                 lost_after_s: float = 3.0, retry_s: tuple[float, float] = (1.0, 30.0)) -> None:
+                 lost_after_s: float = 3.0, retry_s: tuple[float, float] = (1.0, 30.0),
+                 men: Callable[[], int] | None = None) -> None:
         """*on_reading* is called with the board document and the confidence
         per location of each newly settled reading; with *turn_evidence*, also
         with a :class:`~willughby.vision.turns.TurnEvidence` for the turn
@@ -131,8 +133,11 @@ class CameraWatcher:
         *on_status* is told ``"lost: why"`` when the source has given no frame
         for *lost_after_s* seconds (or raised), and ``"ok"`` when frames come
         again; *reopen* (a function giving a new source) is tried while it is
-        lost, first after *retry_s[0]* seconds, backing off to *retry_s[1]*."""
+        lost, first after *retry_s[0]* seconds, backing off to *retry_s[1]*.
+        *men* says how many men a side has in the game in progress (the
+        reader puts no more on the board; None: fifteen)."""
         self.source = source
+        self._men = men
         self._on_status = on_status
         self._reopen = reopen
         self.lost_after_s = lost_after_s
@@ -241,7 +246,8 @@ class CameraWatcher:
         # the board the referee holds for the frame settled last (its ruling, or the players' answer)
         known = getattr(self._settled[3], "shown", None) if self._settled is not None else None
         reading = read_board(frame, corners, config, look=self._look, recent=self._recent, dice=True,
-                             earlier=self._points_read, known=known or None)
+                             earlier=self._points_read, known=known or None,
+                             men_per_side=self._men() if self._men is not None else MEN_PER_SIDE)
         # what the point reader read of each point, from which picture: the next frame reads again only the
         # points whose picture changed since (``vision.point_memory``)
         self._points_read = getattr(reading, "point_memory", None)

@@ -12,6 +12,7 @@ import numpy as np
 from willughby.companion.config import CompanionConfig
 from willughby.companion.runtime import build
 from willughby.companion.watch import CameraWatcher
+from willughby.engine.referee import turn_outcomes
 from willughby.engine.rules import preset_rules, start_position
 from willughby.vision.synth import SceneSpec, render
 
@@ -290,3 +291,38 @@ def test_a_question_stays_on_the_page_before_the_automatic_players_answer_it(tmp
         q = dict(q, asked_at=q["asked_at"] - 5)                                  # five seconds later
         assert players._answer(q) is True
         assert c.state()["question"] is None and c.state()["rulings"][-1]["play"] == "8/5 6/5"
+
+
+def test_the_camera_reads_as_many_men_a_side_as_the_game_has(monkeypatch):
+    """A 12-man game (Doblet, Ofanfelling) is read with 12 men a side, not
+    the fifteen most games have: the watcher asks the game in progress at
+    each read."""
+    import willughby.vision.reader as reader
+
+    rules = preset_rules("backgammon")
+    start = start_position(rules)
+    after = next(o for o in turn_outcomes(rules, start.with_turn("light"), (3, 1))
+                 if o.play.notation == "8/5 6/5").position
+    frames = [render(np.random.default_rng(2), SceneSpec(position=board, occluded=False, n_dice=0,
+                                                         image_size=(960, 540))) for board in (start, after)]
+    asked = []
+    real = reader.read_board
+
+    def spy(*args, **kwargs):
+        asked.append(kwargs.get("men_per_side"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(reader, "read_board", spy)
+    men = [12]
+    camera = _Still(frames[0][0])
+    w = CameraWatcher(camera, lambda board, conf: None, corners=lambda frame: frames[0][1]["corners"], fps=30,
+                      men=lambda: men[0]).start()
+    try:
+        assert until(lambda: len(asked) >= 1, 20)
+        men[0] = 15                                    # a new game of fifteen men: the next read follows it
+        seen = len(asked)
+        camera.image = frames[1][0]                    # ... and its board changes
+        assert until(lambda: len(asked) > seen, 20)
+    finally:
+        w.close()
+    assert asked[0] == 12 and asked[-1] == 15
