@@ -14,7 +14,8 @@ import pytest
 
 from willughby.vision.config import VisionConfig
 from willughby.vision.geometry import BoardGeometry
-from willughby.vision.occlusion import _view, check_frame, covered_why, rails_picture, round_covers
+from willughby.vision.cover_view import view_of
+from willughby.vision.occlusion import check_frame, covered_why, rails_picture, round_covers
 from willughby.vision.reader import read_board
 
 CONFIG = VisionConfig()
@@ -296,5 +297,5 @@ def test_a_cup_the_colour_of_the_men_standing_on_them_is_refused_as_a_round_top_
     assert covered_why(result).startswith("something round and wider than a man stands over the men's places")
     # the clear board, cut close the same way: its men are men, not cups
     clear, clear_corners = cut_close(board(), 4.0)
-    found = round_covers(CONFIG.with_values({}), _view(CONFIG, clear, clear_corners))
+    found = round_covers(CONFIG.with_values({}), view_of(CONFIG, clear, clear_corners))
     assert found == [] and not check_frame(CONFIG, clear, clear_corners, men_outlines()).occluded
