@@ -192,14 +192,13 @@ def _propose(image: Any, known: dict[str, Any]) -> dict[str, Any] | None:
     """The board finder's corners for a photo of *known* (or None): a
     proposal the player confirms or nudges, so a finder that fails costs a
     tap, never the photo."""
-    try:
-        from willughby.vision.board_finder import propose_corners
-    except ImportError:           # pragma: no cover - the finder ships with the package
-        return None
+    from willughby.vision.board_finder import propose_corners
+    from willughby.vision.errors import VisionError
+
     try:
         found = propose_corners(image, known=known)
-    except Exception:             # noqa: BLE001 - a proposal is a convenience: the player marks the corners
-        log.exception("the board finder failed on a dispute photo")
+    except VisionError as exc:    # a picture the finder cannot take: the player marks the corners
+        log.info("no corners proposed for a dispute photo: %s", exc)
         return None
     if found is None:
         return None

@@ -187,9 +187,8 @@ def _write_whole(path: Path, data: bytes) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    finally:
+        Path(tmp).unlink(missing_ok=True)      # gone once renamed; left behind only by a failed write
 
 
 @dataclass(frozen=True)
