@@ -89,7 +89,7 @@ from typing import Any, Sequence
 import cv2
 import numpy as np
 
-from .config import VisionConfig
+from .config import LayoutConfig, VisionConfig
 from .errors import CalibrationError
 from .geometry import BoardGeometry, Corners, corners_array
 from .surface_depth import DEPTH_FROM, depth_from_camera
@@ -168,7 +168,9 @@ class BoardLayout:
 
     def to_json(self) -> dict[str, Any]:
         """A JSON object (kept in the calibration with the board's look)."""
-        r = lambda v: round(float(v), 3)  # noqa: E731
+        def r(v: float) -> float:
+            return round(float(v), 3)
+
         return {"format": "willughby-layout/1", "found": self.found, "centres": [r(c) for c in self.centres],
                 "bar": [r(v) for v in self.bar], "pitch": round(float(self.pitch), 5),
                 "point_width": r(self.point_width),
@@ -187,14 +189,15 @@ class BoardLayout:
             if len(centres) != 24 or len(bar) != 2 or bar[1] < bar[0]:
                 raise ValueError("24 centres and a bar's two edges, left to right")
             numbers = [float(doc[k]) for k in ("pitch", "point_width", "point_length", "man_diameter")]
+            pitch, point_width, point_length, man_diameter = numbers
             if not all(np.isfinite(v) and v > 0 for v in numbers + [width, depth]):
                 raise ValueError("sizes must be positive")
             depth_from = str(doc.get("depth_from", "configured"))
             if depth_from not in DEPTH_FROM:
                 raise ValueError(f"depth_from must be one of {', '.join(DEPTH_FROM)}, not {depth_from!r}")
-            return cls(centres, (bar[0], bar[1]), *numbers, width=width, depth=depth,
-                       found=bool(doc["found"]), notes=tuple(str(n) for n in doc.get("notes", ())),
-                       depth_from=depth_from)
+            return cls(centres, (bar[0], bar[1]), pitch, point_width, point_length, man_diameter,
+                       width=width, depth=depth, found=bool(doc["found"]),
+                       notes=tuple(str(n) for n in doc.get("notes", ())), depth_from=depth_from)
         except (AttributeError, KeyError, TypeError, ValueError) as exc:
             raise CalibrationError(f"the calibration's layout is not a board layout: {exc}") from None
 
@@ -246,19 +249,19 @@ def _gradient(config: VisionConfig, image: np.ndarray, corners: np.ndarray, widt
               depth: float) -> np.ndarray:
     """|d Lab / dx| of the surface rectified at 1 px per mm (frame: width x depth)."""
     src = corners.astype(np.float32)
-    dst = np.float32([[width, depth], [0, depth], [0, 0], [width, 0]])
+    dst = np.array([[width, depth], [0, depth], [0, 0], [width, 0]], np.float32)
     H = cv2.getPerspectiveTransform(src, dst)
     size = (int(round(width)), int(round(depth)))
     rect = cv2.warpPerspective(image, H, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    lab = cv2.cvtColor(rect, cv2.COLOR_BGR2Lab).astype(np.float32)
+    lab: np.ndarray = cv2.cvtColor(rect, cv2.COLOR_BGR2Lab).astype(np.float32)
     lab = cv2.GaussianBlur(lab, (0, 0), config.layout.smooth_px)
     gx = cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3)
     # 8-bit Lab: L in 0..255 for 0..100, a and b in their own units; lightness counts half
-    weights = np.float32([0.5 * (100 / 255) ** 2, 1.0, 1.0]) / 16.0
+    weights = np.array([0.5 * (100 / 255) ** 2, 1.0, 1.0], np.float32) / 16.0
     return np.sqrt(cv2.transform(gx * gx, weights[None]))
 
 
-def _profiles(lc, band: np.ndarray, slopes: np.ndarray, R: int) -> np.ndarray:
+def _profiles(lc: LayoutConfig, band: np.ndarray, slopes: np.ndarray, R: int) -> np.ndarray:
     """For each slope and each side (left, right): the sheared band's column
     means, less the same shear of the upright profile, high-passed, in
     spreads, clipped and widened (the module's step 2); (slopes, 2, samples),
@@ -276,7 +279,7 @@ def _profiles(lc, band: np.ndarray, slopes: np.ndarray, R: int) -> np.ndarray:
         c = s * R                                  # samples per row
         reach = c * (h - 1)
         for j, sign in enumerate((1.0, -1.0)):
-            M = np.float32([[1, sign * c, 0], [0, 1, 0]])
+            M = np.array([[1, sign * c, 0], [0, 1, 0]], np.float32)
             summed = cv2.warpAffine(up, M, (n, h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP).sum(axis=0)
             # how many of the band's rows each sheared column holds (x + sign c y within the band)
             room = (n - 1 - xs) if sign > 0 else xs
@@ -321,10 +324,11 @@ def _combs(P: np.ndarray, pitches: np.ndarray, R: int, pad: int) -> np.ndarray:
     lo = np.floor(teeth).astype(np.int64)
     f = (teeth - lo).astype(np.float32)[..., None]
     idx = lo[..., None] + np.arange(m)[None, None, :]
-    return ((1 - f) * Pp[idx] + f * Pp[idx + 1]).sum(axis=1)
+    combs: np.ndarray = ((1 - f) * Pp[idx] + f * Pp[idx + 1]).sum(axis=1)
+    return combs
 
 
-def _fit_side(lc, prof: np.ndarray, slopes: np.ndarray, pitches: np.ndarray, halves: np.ndarray,
+def _fit_side(lc: LayoutConfig, prof: np.ndarray, slopes: np.ndarray, pitches: np.ndarray, halves: np.ndarray,
               width: float, R: int) -> _Fit:
     """The best two groups of six along one long side (the module's step 3)."""
     n = prof.shape[2]
@@ -341,7 +345,8 @@ def _fit_side(lc, prof: np.ndarray, slopes: np.ndarray, pitches: np.ndarray, hal
 
     def prior(inside: np.ndarray) -> np.ndarray:
         """A row's end *inside* mm within the corner's edge (negative: beyond it, over the rails)."""
-        return 0.5 * (inside / np.where(inside >= 0, sigma, beyond)) ** 2 / (2 * _GROUP)
+        shares: np.ndarray = 0.5 * (inside / np.where(inside >= 0, sigma, beyond)) ** 2 / (2 * _GROUP)
+        return shares
 
     left_prior = prior(a_mm)
     right_prior = prior(width - ends)
@@ -365,7 +370,7 @@ def _fit_side(lc, prof: np.ndarray, slopes: np.ndarray, pitches: np.ndarray, hal
         gap = np.ceil((_GROUP * pitches - lc.tolerance_mm) * R).astype(np.int64)  # b >= a + 6p
         ai = span - gap[:, None]
         total = np.where(ai >= 0, run[rows[:, None], np.clip(ai, 0, None)] + SR, -np.inf)
-        pi, bi = np.unravel_index(int(np.argmax(total)), total.shape)
+        pi, bi = (int(i) for i in np.unravel_index(int(np.argmax(total)), total.shape))
         score = float(total[pi, bi])
         if best is None or score > best.score:
             li = int(where[pi, ai[pi, bi]])
@@ -376,7 +381,7 @@ def _fit_side(lc, prof: np.ndarray, slopes: np.ndarray, pitches: np.ndarray, hal
     return best
 
 
-def _search(lc, G: np.ndarray, width: float, depth: float) -> list[_Fit]:
+def _search(lc: LayoutConfig, G: np.ndarray, width: float, depth: float) -> list[_Fit]:
     """Both long sides' fits: coarse (every other slope, pitch and half
     base, one sample per mm), then fine round the coarse answer."""
     y0 = int(lc.band[0] * depth)
@@ -399,7 +404,7 @@ def _search(lc, G: np.ndarray, width: float, depth: float) -> list[_Fit]:
     return fits
 
 
-def _polish(lc, G: np.ndarray, depth: float, flip: bool, fit: _Fit) -> Row:
+def _polish(lc: LayoutConfig, G: np.ndarray, depth: float, flip: bool, fit: _Fit) -> Row:
     """The fit's sides placed one by one: each of the row's 24 sides found
     where its profile (at the fit's slope, neither clipped nor widened)
     peaks near where the fit put it (to a fraction of a sample; a peak
@@ -472,7 +477,8 @@ def _mismatch(top: Sequence[float], bottom: Sequence[float]) -> float:
     return float(np.abs(A @ sol - b).max())
 
 
-def _reconcile(lc, G: np.ndarray, width: float, depth: float, top: _Fit, bottom: _Fit) -> tuple[_Fit, _Fit]:
+def _reconcile(lc: LayoutConfig, G: np.ndarray, width: float, depth: float, top: _Fit,
+               bottom: _Fit) -> tuple[_Fit, _Fit]:
     """Where the two long sides do not match, each group tried one point
     either way too (its outer point hidden under men, a group slides onto a
     bar or a border as wide as a point): of the four groups' placings whose
@@ -509,10 +515,10 @@ def _reconcile(lc, G: np.ndarray, width: float, depth: float, top: _Fit, bottom:
     best, chosen = -np.inf, None
     for (ts, tscore) in options[0]:
         for (bs, bscore) in options[1]:
-            t = replace(top, starts=ts)
-            b = replace(bottom, starts=bs)
-            if _mismatch(_centres(t), _centres(b)) <= lc.max_disagree_mm and tscore + bscore > best:
-                best, chosen = tscore + bscore, (t, b)
+            t_fit = replace(top, starts=ts)
+            b_fit = replace(bottom, starts=bs)
+            if _mismatch(_centres(t_fit), _centres(b_fit)) <= lc.max_disagree_mm and tscore + bscore > best:
+                best, chosen = tscore + bscore, (t_fit, b_fit)
     return chosen if chosen is not None else (top, bottom)
 
 
@@ -554,7 +560,10 @@ def find_layout(config: VisionConfig, image: np.ndarray, corners: Corners) -> Bo
     width, depth = float(config.surface_width), float(config.surface_depth)
     G = _gradient(config, image, c, width, depth)
     top, bottom = _search(lc, G, width, depth)
-    ms = lambda: (time.perf_counter() - t0) * 1000  # noqa: E731
+
+    def ms() -> float:
+        return (time.perf_counter() - t0) * 1000
+
     weakest = min(top.evidence + bottom.evidence)
     if weakest < lc.min_evidence:
         return _fallback(config, f"the clearest group of six shows only {weakest:.1f} spreads per side, "

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 
+from collections.abc import Iterable
 from functools import lru_cache
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import cv2
@@ -113,22 +115,25 @@ class Look:
     points: tuple[tuple[float, float, float], tuple[float, float, float]]
     field: tuple[float, float, float]
     bar: tuple[float, float, float]
-    rails: np.ndarray | None = field(default=None, compare=False, repr=False)
+    # (dataclasses.field: the bare name would be the attribute ``field`` above)
+    rails: np.ndarray | None = dataclasses.field(default=None, compare=False, repr=False)
     #: where this board's points, bar and men were found in the photo
     #: (``board_layout.find_layout``, in the frame of the corners calibrated);
     #: every read of the board uses it.  None: a look saved before layouts were found
-    layout: BoardLayout | None = field(default=None, compare=False, repr=False)
+    layout: BoardLayout | None = dataclasses.field(default=None, compare=False, repr=False)
     #: what the point reader learnt of this board (``board_head``): from the calibration photo where its
     #: board is known (the start), and from every frame the referee settled since; None: nothing learnt
-    head: BoardHead | None = field(default=None, compare=False, repr=False)
+    head: BoardHead | None = dataclasses.field(default=None, compare=False, repr=False)
     #: this board's own noise in the comparison with the frame before (``board_noise``), learnt from every
     #: turn the referee settled; None: nothing learnt
-    noise: RowNoise | None = field(default=None, compare=False, repr=False)
+    noise: RowNoise | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        r = lambda v: [round(float(x), 2) for x in v]  # noqa: E731
-        doc = {"format": "willughby-look/1", "men": {k: r(v) for k, v in self.men.items()},
-               "points": [r(p) for p in self.points], "field": r(self.field), "bar": r(self.bar)}
+        def r(v: Iterable[float]) -> list[float]:
+            return [round(float(x), 2) for x in v]
+
+        doc: dict[str, Any] = {"format": "willughby-look/1", "men": {k: r(v) for k, v in self.men.items()},
+                               "points": [r(p) for p in self.points], "field": r(self.field), "bar": r(self.bar)}
         if self.layout is not None:
             doc["layout"] = self.layout.to_json()
         if self.head is not None:
@@ -147,7 +152,10 @@ class Look:
         try:
             if doc.get("format") != "willughby-look/1":
                 raise ValueError("not a willughby-look/1 object")
-            trip = lambda v: tuple(float(x) for x in v)  # noqa: E731
+
+            def trip(v: Iterable[Any]) -> tuple[float, ...]:
+                return tuple(float(x) for x in v)
+
             men = {k: trip(v) for k, v in doc["men"].items()}
             if set(men) - {"light", "dark"} or any(len(v) != 3 for v in men.values()):
                 raise ValueError("men must map light/dark to three numbers")
@@ -161,12 +169,19 @@ class Look:
             layout = None if doc.get("layout") is None else BoardLayout.from_json(doc["layout"])
             head = None if doc.get("head") is None else BoardHead.from_json(doc["head"])
             noise = None if doc.get("noise") is None else RowNoise.from_json(doc["noise"])
-            look = cls(men, points, trip(doc["field"]), trip(doc["bar"]), rails, layout, head, noise)
-            if len(points) != 2 or any(len(p) != 3 for p in points) or len(look.field) != 3 or len(look.bar) != 3:
+            field, bar = trip(doc["field"]), trip(doc["bar"])
+            if len(points) != 2 or any(len(p) != 3 for p in points) or len(field) != 3 or len(bar) != 3:
                 raise ValueError("points, field and bar must be Lab colours")
-            return look
+            return cls({k: _lab3(v) for k, v in men.items()}, (_lab3(points[0]), _lab3(points[1])), _lab3(field),
+                       _lab3(bar), rails, layout, head, noise)
         except (AttributeError, KeyError, TypeError, ValueError, binascii.Error, VisionError) as exc:
             raise CalibrationError(f"the calibration's colours are not a board look: {exc}") from None
+
+
+def _lab3(v: Iterable[float]) -> tuple[float, float, float]:
+    """A Lab colour's three numbers, as floats."""
+    l_, a, b = (float(x) for x in v)
+    return l_, a, b
 
 
 def _lighter_group(arr: np.ndarray) -> np.ndarray:
@@ -307,14 +322,15 @@ def _distance(lab: np.ndarray, ref: np.ndarray, lightness_weight: float = 0.5,
     weights = np.array([[lightness_weight, 1.0, 1.0]], np.float32)
     if ref.shape != lab.shape:                  # one colour: subtract it as a scalar
         r = np.asarray(ref, np.float64).ravel()
-        d = cv2.subtract(lab, (float(r[0]), float(r[1]), float(r[2]), 0.0), dst=scratch)
+        # (OpenCV's stubs type src2 of subtract, min and multiply as an array only; the binding takes a scalar too)
+        d = cv2.subtract(lab, (float(r[0]), float(r[1]), float(r[2]), 0.0), dst=scratch)  # type: ignore[call-overload]
     else:
         d = cv2.subtract(lab, ref, dst=scratch)
     cv2.multiply(d, d, dst=d)
     out = cv2.transform(d, weights)
     cv2.sqrt(out, dst=out)
     if cap is not None:
-        cv2.min(out, cap, dst=out)
+        cv2.min(out, cap, dst=out)  # type: ignore[call-overload]
     return out
 
 
@@ -331,8 +347,8 @@ def evidence(lab: np.ndarray, model: BoardModel, config: VisionConfig | None = N
         for other, d_o in d_men.items():
             if other != colour:
                 rival = cv2.min(rival, d_o)
-        diff = cv2.subtract(rival, d_c, dst=None if rival is d_bg else rival)
-        cv2.multiply(diff, rc.evidence_scale, dst=diff)
+        diff: np.ndarray = cv2.subtract(rival, d_c, dst=None if rival is d_bg else rival)
+        cv2.multiply(diff, rc.evidence_scale, dst=diff)  # type: ignore[call-overload]  # (a scalar: see _distance)
         np.clip(diff, -rc.evidence_clip, rc.evidence_clip, out=diff)
         diff -= rc.evidence_bias
         out[colour] = diff

@@ -13,6 +13,7 @@ import numpy as np
 
 from .config import OcclusionConfig, VisionConfig
 from .cover_view import ONES3, View, as_bgr8, strong_edges, view_of
+from .geometry import Corners
 
 __all__ = ["CoverCues", "cover_cues"]
 
@@ -45,7 +46,7 @@ def _fold(a: np.ndarray, rows: int) -> np.ndarray:
     return np.concatenate([a[:rows], a[a.shape[0] - rows:][::-1]], axis=1)
 
 
-def _unfold(f: np.ndarray, shape: tuple[int, int], rows: int, fill) -> np.ndarray:
+def _unfold(f: np.ndarray, shape: tuple[int, int], rows: int, fill: bool) -> np.ndarray:
     out = np.full(shape, fill, dtype=f.dtype)
     w = shape[1]
     out[:rows] = f[:, :w]
@@ -134,7 +135,8 @@ def _band_sum(a: np.ndarray, band: int) -> np.ndarray:
         return a
     c = np.cumsum(np.concatenate([np.zeros((band + 1,) + a.shape[1:], a.dtype), a,
                                   np.zeros((band,) + a.shape[1:], a.dtype)]), axis=0)
-    return c[2 * band + 1:] - c[:-2 * band - 1]
+    sums: np.ndarray = c[2 * band + 1:] - c[:-2 * band - 1]
+    return sums
 
 
 def _near_sum(a: np.ndarray, nb: int, near: int) -> np.ndarray:
@@ -149,7 +151,7 @@ def _near_sum(a: np.ndarray, nb: int, near: int) -> np.ndarray:
     return out
 
 
-def _men_mask(lab: np.ndarray, men, oc: OcclusionConfig, step: float) -> np.ndarray:
+def _men_mask(lab: np.ndarray, men: list[np.ndarray] | None, oc: OcclusionConfig, step: float) -> np.ndarray:
     """The places that are one of the men read: inside an outline the reader
     drew (surface mm) and near one of the men's colours (the outlines' mean
     colours, in one or two groups by lightness; a group of a fifth of them
@@ -171,7 +173,7 @@ def _men_mask(lab: np.ndarray, men, oc: OcclusionConfig, step: float) -> np.ndar
     n = len(polys) + 1
     count = np.bincount(ids, minlength=n)
     px = lab[ys, xs]
-    c = np.stack([np.bincount(ids, px[:, k], minlength=n) for k in range(3)], axis=1)[count >= 3]
+    c: np.ndarray = np.stack([np.bincount(ids, px[:, k], minlength=n) for k in range(3)], axis=1)[count >= 3]
     c = c / count[count >= 3, None]
     if len(c) == 0:
         return np.zeros(shape, bool)
@@ -198,7 +200,7 @@ def _men_mask(lab: np.ndarray, men, oc: OcclusionConfig, step: float) -> np.ndar
     return (cv2.dilate(out, grow) > 0) & inside
 
 
-def cover_cues(config: VisionConfig, image: np.ndarray, corners, men: list[np.ndarray] | None = None,
+def cover_cues(config: VisionConfig, image: np.ndarray, corners: Corners, men: list[np.ndarray] | None = None,
                view: View | None = None, exact: bool = True, reference: np.ndarray | None = None,
                recent: np.ndarray | None = None) -> CoverCues:
     """What lies over the places where men stand (see the module's

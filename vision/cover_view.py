@@ -15,13 +15,13 @@ import numpy as np
 
 from .config import VisionConfig
 from .errors import FrameError
-from .geometry import BoardGeometry, corners_array
+from .geometry import BoardGeometry, Corners, corners_array
 
 __all__ = ["ONES3", "as_bgr8", "View", "view_of", "strong_edges"]
 
 ONES3 = np.ones((1, 3), np.float32)          # sums a 3-channel image's channels (cv2.transform)
 
-def as_bgr8(image) -> np.ndarray:
+def as_bgr8(image: object) -> np.ndarray:
     """The frame as an 8-bit BGR image (a grey one is widened)."""
     if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or not (
             image.ndim == 2 or (image.ndim == 3 and image.shape[2] in (1, 3))) or min(image.shape[:2]) < 8:
@@ -66,7 +66,7 @@ def strong_edges(config: VisionConfig, view: View) -> np.ndarray:
     if view.edge is None:
         oc = config.occlusion
         g = view.geometry
-        grad = np.zeros(view.known.shape, np.float32)
+        grad: np.ndarray = np.zeros(view.known.shape, np.float32)
         for c in range(3):
             gx = cv2.Sobel(view.lab[..., c], cv2.CV_32F, 1, 0, ksize=3)
             gy = cv2.Sobel(view.lab[..., c], cv2.CV_32F, 0, 1, ksize=3)
@@ -82,7 +82,7 @@ def strong_edges(config: VisionConfig, view: View) -> np.ndarray:
     return view.edge
 
 
-def view_of(config: VisionConfig, image: np.ndarray, corners) -> View:
+def view_of(config: VisionConfig, image: np.ndarray, corners: Corners) -> View:
     geometry = BoardGeometry(config)
     oc = config.occlusion
     step, margin = oc.view_step_mm, oc.view_margin_mm
@@ -119,7 +119,7 @@ def view_of(config: VisionConfig, image: np.ndarray, corners) -> View:
     # in the picture: the picture's outline, less a pixel, drawn on the view
     edge = np.array([[[0.5, 0.5], [w - 1.5, 0.5], [w - 1.5, h - 1.5], [0.5, h - 1.5]]], np.float32)
     outline = cv2.perspectiveTransform(edge, H_image)[0]
-    known = np.zeros((size[1], size[0]), np.uint8)
+    known: np.ndarray = np.zeros((size[1], size[0]), np.uint8)
     if np.all(np.isfinite(outline)) and np.all(np.abs(outline) < 1e6):
         cv2.fillConvexPoly(known, np.round(outline * 16).astype(np.int32), 1, shift=4)
     known = cv2.erode(known, np.ones((3, 3), np.uint8)) > 0

@@ -14,7 +14,7 @@ import numpy as np
 
 from .camera import Camera, camera_from_corners
 from .config import OcclusionConfig, VisionConfig
-from .geometry import BoardGeometry, corners_array
+from .geometry import BoardGeometry, Corners, corners_array
 from .cover_view import as_bgr8, view_of
 
 __all__ = ["SideCues", "frame_cues", "rails_picture", "split_reference"]
@@ -84,7 +84,8 @@ class _Panel:
     bgr: np.ndarray
 
 
-def _panel(config: VisionConfig, image: np.ndarray, corners, men, camera) -> _Panel:
+def _panel(config: VisionConfig, image: np.ndarray, corners: Corners, men: list[np.ndarray] | None,
+           camera: Camera | None) -> _Panel:
     geometry = BoardGeometry(config)
     W, D = geometry.width, geometry.depth
     src = corners_array(corners).astype(np.float32)
@@ -128,7 +129,7 @@ def _panel(config: VisionConfig, image: np.ndarray, corners, men, camera) -> _Pa
         polys = [p for p in (np.asarray(m, np.float64).reshape(-1, 2) for m in men) if len(p) >= 3]
     if polys:
         hidden = np.zeros(known.shape, np.uint8)
-        pts = []
+        pts: list[np.ndarray] = []
         sizes = np.array([len(p) for p in polys])
         starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
         allp = np.vstack([np.vstack(polys).T, np.ones(int(sizes.sum()))])
@@ -230,7 +231,9 @@ def _marker_like(lab: np.ndarray, oc: OcclusionConfig) -> np.ndarray:
         return np.zeros(L.shape, bool)
     k = 2 * int(round(oc.marker_near_mm / oc.step_mm)) + 1
     near = np.ones((k, k), np.uint8)
-    both = cv2.dilate(black, near) & cv2.dilate(white, near) & (black | white)
+    black_near: np.ndarray = cv2.dilate(black, near)
+    white_near: np.ndarray = cv2.dilate(white, near)
+    both = black_near & white_near & (black | white)
     k = 2 * int(round(oc.marker_pad_mm / oc.step_mm)) + 1
     return cv2.dilate(both, np.ones((k, k), np.uint8)) > 0
 
@@ -246,7 +249,8 @@ def _longest_run(flags: np.ndarray) -> tuple[int, int]:
     return int(ends[k] - starts[k]), int(starts[k])
 
 
-def rails_picture(config: VisionConfig, image: np.ndarray, corners, camera: Camera | None = None) -> np.ndarray:
+def rails_picture(config: VisionConfig, image: np.ndarray, corners: Corners,
+                  camera: Camera | None = None) -> np.ndarray:
     """The board as the check samples it, from a photo known to be clear (the
     calibration photo), kept as the *reference* of :func:`check_frame`: what
     this board's frame, its shadow, the table and its playing surface look
@@ -259,6 +263,7 @@ def rails_picture(config: VisionConfig, image: np.ndarray, corners, camera: Came
         camera = camera_from_corners(corners, (image.shape[1], image.shape[0]), BoardGeometry(config))
     rails = _panel(config, image, corners, None, camera).bgr
     view = view_of(config, image, corners)
+    assert view.bgr is not None                   # view_of keeps the picture it rectified
     surface = view.surface(view.bgr)
     out = np.zeros((rails.shape[0] + surface.shape[0], max(rails.shape[1], surface.shape[1]), 3), np.uint8)
     out[:rails.shape[0], :rails.shape[1]] = rails
@@ -327,7 +332,7 @@ def _quiet_side(name: str, t: np.ndarray, judged: np.ndarray, bgr: np.ndarray) -
                     np.zeros(judged.shape, np.float32), judged, bgr)
 
 
-def frame_cues(config: VisionConfig, image: np.ndarray, corners,
+def frame_cues(config: VisionConfig, image: np.ndarray, corners: Corners,
                men: list[np.ndarray] | None = None, camera: Camera | None = None,
                all_slants: bool = False, reference: np.ndarray | None = None) -> list[SideCues]:
     """The cues of every side, at the slant that gives its longest run (or
@@ -368,8 +373,8 @@ def frame_cues(config: VisionConfig, image: np.ndarray, corners,
         if not all_slants and unchanged[in_side].all():
             # the whole frame looks as it did in the clear photo: nothing can be crossing it (the
             # usual case once calibrated, and a third of the check's time)
-            spans = [np.flatnonzero(side == i) for i in range(4)]        # each side's columns lie together
-            spans = [slice(c[0], c[-1] + 1) if c.size else slice(0, 0) for c in spans]
+            columns = [np.flatnonzero(side == i) for i in range(4)]      # each side's columns lie together
+            spans = [slice(c[0], c[-1] + 1) if c.size else slice(0, 0) for c in columns]
             return [_quiet_side(name, t[cols], judged[:, cols], P.bgr[:, cols])
                     for name, cols in zip(_SIDES, spans)]
     usual = _usual_look(P, judged, oc)

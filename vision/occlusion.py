@@ -116,7 +116,7 @@ import numpy as np
 
 from .camera import Camera, camera_from_corners
 from .config import VisionConfig
-from .geometry import BoardGeometry, corners_array
+from .geometry import BoardGeometry, Corners, corners_array
 from .cover_cues import CoverCues, cover_cues
 from .cover_view import View, as_bgr8, strong_edges, view_of
 from .frame_cues import SideCues, frame_cues, rails_picture, split_reference
@@ -229,7 +229,7 @@ def _onto_points(config: VisionConfig, view: View, cue: SideCues, start: int, st
     return best
 
 
-def _ring_seen(config: VisionConfig, shape: tuple[int, ...], corners) -> float:
+def _ring_seen(config: VisionConfig, shape: tuple[int, ...], corners: Corners) -> float:
     """The share of the ring round the surface the frame check samples (out
     to ``ring_out_mm``, on the surface's plane) that lies in the picture: all
     of it from a camera over the table, much less in a photo cut close to the
@@ -254,7 +254,7 @@ def _runs(flags: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(np.nonzero(d == 1)[0].tolist(), np.nonzero(d == -1)[0].tolist()))
 
 
-def check_frame(config: VisionConfig, image: np.ndarray, corners,
+def check_frame(config: VisionConfig, image: np.ndarray, corners: Corners,
                 men: list[np.ndarray] | None = None, camera: Camera | None = None,
                 reference: np.ndarray | None = None, recent: np.ndarray | None = None) -> FrameCheck:
     """Is the board covered (see the module's description)?  *corners* are
@@ -313,6 +313,7 @@ def check_frame(config: VisionConfig, image: np.ndarray, corners,
     if whole and surface_ref is None:
         return worst
     view = view or view_of(config, image, corners)
+    assert view.bgr is not None                   # view_of keeps the picture it rectified
     seen = view.surface(view.bgr)
     cover = cover_cues(config, image, corners, men, view, exact=False, reference=surface_ref, recent=recent)
     if not worst.occluded and cover.cover_mm >= oc.cover_mm:
@@ -339,7 +340,7 @@ def round_covers(config: VisionConfig, view: View) -> list[tuple[float, float, f
     oc = config.occlusion
     g = view.geometry
     scale = view.step                                   # view pixels to 1 px a mm
-    L = np.clip(view.lab[..., 0] * 2.55, 0, 255).astype(np.uint8)
+    L: np.ndarray = np.clip(view.lab[..., 0] * 2.55, 0, 255).astype(np.uint8)
     L = cv2.resize(L, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR)
     grey = cv2.GaussianBlur(L, (0, 0), oc.round_smooth_mm)
     r = config.man_diameter / 2
@@ -353,7 +354,7 @@ def round_covers(config: VisionConfig, view: View) -> list[tuple[float, float, f
     return out
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     """``python -m willughby.vision.occlusion FOLDER...``: over labelled
     frames (``img_NNNN.jpg`` + ``.json`` with ``corners`` and ``occluded``),
     how many frames with a hand are refused, how many clear ones are, the
@@ -373,7 +374,7 @@ def main(argv=None) -> int:
     geometry = BoardGeometry(config)
     for folder in args.folders:
         hit = miss = wrong = clear = 0
-        runs = {True: [], False: []}
+        runs: dict[bool, list[float]] = {True: [], False: []}
         millis = []
         for label_path in sorted(Path(folder).glob("img_*.json")):
             label = json.loads(label_path.read_text())

@@ -42,7 +42,7 @@ from .occlusion import check_frame, covered_why, rails_picture
 from .strips import Strips, point_strips
 from .geometry import BoardGeometry, Corners, homography
 from .point_memory import PointMemory, smoothed, strip_pictures, unchanged_points
-from .board_look import (BoardModel, Look, Man, _lab, _lighter_group, _men_colours, evidence,  # noqa: F401
+from .board_look import (BoardModel, Look, Man, _lab, _lab3, _lighter_group, _men_colours, evidence,  # noqa: F401
                          learn_board)
 
 __all__ = ["METHODS", "Reading", "Man", "read_board", "rectify", "detect_men", "BoardModel", "Look", "learn_look",
@@ -248,7 +248,7 @@ def board_config(image: np.ndarray, corners: Corners, config: VisionConfig,
 #: board, so its layout is found on the first frame and only confirmed on
 #: the next (``board_layout.confirms``), and frames compared across a turn
 #: are rectified alike
-_FOUND: dict[tuple, BoardLayout] = {}
+_FOUND: dict[tuple[VisionConfig, tuple[int, ...], tuple[int, ...]], BoardLayout] = {}
 
 
 def forget_layouts() -> None:
@@ -349,7 +349,7 @@ def learn_look(image: np.ndarray, corners: Corners,
     board, layout, _ = board_config(image, corners, config)
     obs = _observe(image, corners, board)
     m = obs.model
-    trip = lambda v: tuple(float(x) for x in v)  # noqa: E731
+    assert m.points is not None and m.field is not None and m.bar is not None   # learn_board learns them all
     head = None
     if known is not None and pointnet.available():
         count, _, features = pointnet.probabilities_and_features(obs.strips())
@@ -357,8 +357,8 @@ def learn_look(image: np.ndarray, corners: Corners,
         if features is not None and not contradicted(count, classes):
             head = BoardHead.empty()
             head.learn(features, count, classes, start=True)
-    return Look({k: trip(v) for k, v in m.men.items()}, (trip(m.points[0]), trip(m.points[1])),
-                trip(m.field), trip(m.bar), rails_picture(board, image, corners, obs.camera),
+    return Look({k: _lab3(v) for k, v in m.men.items()}, (_lab3(m.points[0]), _lab3(m.points[1])),
+                _lab3(m.field), _lab3(m.bar), rails_picture(board, image, corners, obs.camera),
                 layout, head)
 
 
@@ -401,6 +401,7 @@ def read_board(image: np.ndarray, corners: Corners,
     s = config.scale
     found: list[Die] = []
     if config.reader.find_dice if dice is None else dice:
+        assert obs.rect is not None                     # _observe keeps the picture it rectified
         m0 = int(round(margin * s))
         surface = np.ascontiguousarray(obs.rect[m0:m0 + int(round(geometry.depth * s)),
                                                 m0:m0 + int(round(geometry.width * s))])
@@ -424,6 +425,10 @@ def read_board(image: np.ndarray, corners: Corners,
                 placed.append(Man(m.x, m.y, m.radius, colour, "bar"))
     laid_out: dict[str, str] = {}
     memory = points_read = None
+    count_probs: np.ndarray | None
+    pile_probs: np.ndarray | None
+    features: np.ndarray | None
+    net_probs: np.ndarray | None
     if networked:
         capacity = (men_per_side - bar["light"], men_per_side - bar["dark"])
         kept = earlier if obs.same is not None else None         # the earlier frame's board model was kept
@@ -435,9 +440,11 @@ def read_board(image: np.ndarray, corners: Corners,
                 raise VisionError(f"the board the referee holds is not a board: {exc}") from None
             # a point read before from the same picture, and read then as the referee now knows it
             reuse = obs.same & (kept.classes == holds)
-        net = pointnet.read_frame(obs.strips(), known=kept.points if reuse is not None else None, same=reuse)
+        net = pointnet.read_frame(obs.strips(), known=kept.points if kept is not None and reuse is not None else None,
+                                  same=reuse)
         count_probs, pile_probs, features, points_read = net.count, net.pile, net.features, net.read
         if net.points is not None and obs.pictures is not None:
+            assert net.read is not None                 # read_frame says which points it read
             classes = np.argmax(net.count, axis=1)
             memory = (kept.updated(obs.pictures, net.points, classes, net.read) if kept is not None
                       else PointMemory(obs.pictures, net.points, classes,

@@ -15,7 +15,7 @@ from .looks import Look
 from .raster import (_SHIFT, _bbox, _circle, _fill, _fix, _Light, _multiply, _ShadowLayer, _shadow_hull, _Solid,
                      _warp_quad)
 from .scene3d import _Board, _Camera, _die_axes, _ppm
-from .textures import _bgr, _cloth, _felt, _table_wood, _wood
+from .textures import _bgr, _cloth, _Colour, _felt, _table_wood, _wood
 
 
 def _draw_table(img: np.ndarray, rng: np.random.Generator, cam: _Camera, board: _Board,
@@ -47,7 +47,7 @@ def _draw_table(img: np.ndarray, rng: np.random.Generator, cam: _Camera, board: 
     # the board's soft shadow and contact darkening on the table
     outer = board.outer_corners()
     hull = _shadow_hull(outer, light.L, 0.0, cam)
-    foot = cam.project(outer[outer[:, 2] == 0]).astype(np.float32)
+    foot: np.ndarray = cam.project(outer[outer[:, 2] == 0]).astype(np.float32)
     foot = cv2.convexHull(foot).reshape(-1, 2)
     bb = _bbox(np.concatenate([hull, foot]), (w, h), pad=int(0.06 * w))
     if bb is None:
@@ -117,6 +117,10 @@ def _bar_men_cylinders(board: _Board, men: list[_Man], thick: float) -> list[np.
     return out
 
 
+#: a box's face as drawn: its image quad, its texture quad, its shade and its name
+_Face = tuple[np.ndarray, np.ndarray, float, str]
+
+
 @dataclass
 class _Boxes:
     """The rails and the bar as painted wood, ready to draw (:func:`_board_boxes`):
@@ -126,10 +130,11 @@ class _Boxes:
 
     tex: np.ndarray
     edge: np.ndarray
-    boxes: list[tuple[tuple[float, ...], list, tuple[float, float, float, float], float]]
+    boxes: list[tuple[tuple[float, float, float, float, float, float], list[_Face], tuple[float, float, float, float],
+                      float]]
 
 
-def _board_boxes(rng: np.random.Generator, cam: _Camera, board: _Board, light: _Light, wd: dict,
+def _board_boxes(rng: np.random.Generator, cam: _Camera, board: _Board, light: _Light, wd: Mapping[str, Any],
                  tex_ppm: float) -> _Boxes:
     """The four rails and the bar as boxes painted with wood (a table's
     share: nothing here depends on the men)."""
@@ -189,8 +194,9 @@ def _box_solids(art: _Boxes, cam: _Camera, board: _Board, light: _Light,
         casters = bar_men if z0 > 0 else ()
         seam = _hinge_seam(cam, board, u0, u1, v1, z1) if z0 > 0 and board.bar_kind == "hinge" else None
 
-        def draw(img: np.ndarray, drawn: list = drawn, tex: np.ndarray = tex, casters: Sequence = casters,
-                 ztop: float = z1, seam: tuple | None = seam) -> None:
+        def draw(img: np.ndarray, drawn: list[_Face] = drawn, tex: np.ndarray = tex,
+                 casters: Sequence[np.ndarray] = casters, ztop: float = z1,
+                 seam: tuple[np.ndarray, list[np.ndarray]] | None = seam) -> None:
             for ip, tq, shade, name in drawn:
                 _warp_quad(img, tex, tq, ip, shade)
                 if name == "top":
@@ -238,7 +244,8 @@ def _rail_shade(board: _Board, look: Look | None, u: np.ndarray, v: np.ndarray) 
         u0, u1 = (board.W - b1, board.W - b0) if board.mirror else (b0, b1)
         d = np.minimum(d, np.where(u < u0, u0 - u, np.where(u > u1, u - u1, 0.0)) * 1.6)   # the bar is lower
     d = np.clip(d, 0, None)
-    return 1.0 - look["rail_shadow"] * np.exp(-d / max(look["rail_shadow_mm"], 1.0))
+    shade: np.ndarray = 1.0 - look["rail_shadow"] * np.exp(-d / max(look["rail_shadow_mm"], 1.0))
+    return shade
 
 
 def _shadows_on_top(img: np.ndarray, top: np.ndarray, casters: Sequence[np.ndarray], z: float,
@@ -263,8 +270,8 @@ def _shadows_on_top(img: np.ndarray, top: np.ndarray, casters: Sequence[np.ndarr
     _multiply(img, f, bb[0], bb[1], region)
 
 
-def _draw_surface(img: np.ndarray, rng: np.random.Generator, cam: _Camera, board: _Board, fd: dict, cols: tuple,
-                  wd: dict, tex_ppm: float, look: Look | None = None) -> None:
+def _draw_surface(img: np.ndarray, rng: np.random.Generator, cam: _Camera, board: _Board, fd: Mapping[str, Any],
+                  cols: tuple[_Colour, ...], wd: Mapping[str, Any], tex_ppm: float, look: Look | None = None) -> None:
     """The field and the points (a table's share: the shadows that fall on
     them are :func:`_surface_shadows`); with a *look*, felt, grained
     veneer, a line round each point, mosaic, and a flush bar drawn from the
@@ -274,7 +281,7 @@ def _draw_surface(img: np.ndarray, rng: np.random.Generator, cam: _Camera, board
     s = tex_ppm
     th, tw = int(D * s) + 1, int(W * s) + 1
     felt = look["felt"] if look is not None else 0.0
-    if felt:
+    if look is not None and felt:                 # (felt is 0 without a look)
         tex = _felt(look.rng(10), th, tw, s, fd["colour"] or wd["light"], felt)
     elif fd["kind"] == "wood":
         lighter = [min(255, c * 1.08 + 6) for c in wd["light"]]
@@ -308,8 +315,8 @@ def _draw_surface(img: np.ndarray, rng: np.random.Generator, cam: _Camera, board
     _warp_quad(img, tex, tq, ip, 1.0, aa=False)
 
 
-def _looked_points(tex: np.ndarray, look: Look, board: _Board, triangles: list, cols: tuple, wd: dict, s: float,
-                   felt: float) -> None:
+def _looked_points(tex: np.ndarray, look: Look, board: _Board, triangles: list[tuple[np.ndarray, int]],
+                   cols: tuple[_Colour, ...], wd: Mapping[str, Any], s: float, felt: float) -> None:
     """The points painted into the surface's texture as a *look* has them:
     grained veneer, printed on felt with soft edges, a thin line round
     each, mosaic bands along their sides and round the surface, a panel in
@@ -319,7 +326,7 @@ def _looked_points(tex: np.ndarray, look: Look, board: _Board, triangles: list, 
     W = board.W
     for k in (0, 1):
         colour = _bgr(cols[k])
-        mask = np.zeros((th, tw), np.uint8)
+        mask: np.ndarray = np.zeros((th, tw), np.uint8)
         for tri, kk in triangles:
             if kk == k:
                 _fill(mask, tri * s, (255,), True)
@@ -370,7 +377,8 @@ def _looked_points(tex: np.ndarray, look: Look, board: _Board, triangles: list, 
         cv2.line(tex, ((x0 + x1) // 2, 0), ((x0 + x1) // 2, th - 1), (20, 20, 20), 1, cv2.LINE_AA)
 
 
-def _mosaic(tex: np.ndarray, look: Look, board: _Board, triangles: list, cols: tuple, s: float) -> None:
+def _mosaic(tex: np.ndarray, look: Look, board: _Board, triangles: list[tuple[np.ndarray, int]],
+            cols: tuple[_Colour, ...], s: float) -> None:
     """Inlaid mosaic: bands of small tiles in turn along each point's two
     sides and round the surface, and a square or diamond panel in the middle
     of each half."""
@@ -437,7 +445,9 @@ def _surface_shadows(img: np.ndarray, cam: _Camera, board: _Board, light: _Light
     ao = _ShadowLayer(size, bb, 0.5)
     contact = _ShadowLayer(size, bb, 0.5)
     for sol in solids:
-        u0, u1, v0, v1 = sol.fp[1:]
+        fp = sol.fp
+        assert fp[0] == "r"                       # a box's footprint: a rectangle (u0, u1, v0, v1)
+        u0, u1, v0, v1 = fp[1:]
         corners = []
         for z in (max(sol.zmin, board.zs), sol.zmax):
             corners.append(board.l2w(np.array([u0, u1, u1, u0]), np.array([v0, v0, v1, v1]), z))
@@ -476,7 +486,7 @@ def _surface_shadows(img: np.ndarray, cam: _Camera, board: _Board, light: _Light
         gy, gx = np.mgrid[bb[1]:bb[3]:2, bb[0]:bb[2]:2].astype(np.float64) + 0.5
         P = cam.ray_to_plane(np.stack([gx, gy], -1), board.zs)
         u, v = board.w2l(P[..., 0], P[..., 1])
-        shade = _rail_shade(board, look, u, v).astype(np.float32)
+        shade = np.asarray(_rail_shade(board, look, u, v), np.float32)   # an array here (a float only without a look)
         f *= cv2.resize(shade, (f.shape[1], f.shape[0]), interpolation=cv2.INTER_LINEAR)
     region = np.zeros((bb[3] - bb[1], bb[2] - bb[0]), np.uint8)
     _fill(region, sq - [bb[0], bb[1]], (255,), False)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -82,7 +82,13 @@ class _Board:
         Z = np.broadcast_to(np.asarray(z, np.float64), X.shape)
         return np.stack([X, Y, Z], -1)
 
-    def w2l(self, X: float, Y: float) -> tuple[float, float]:
+    @overload
+    def w2l(self, X: float, Y: float) -> tuple[float, float]: ...
+    @overload
+    def w2l(self, X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def w2l(self, X: Any, Y: Any) -> tuple[Any, Any]:
+        """World (X, Y) to board-local (u, v) mm: a point, or arrays of them."""
         y = math.radians(self.yaw)
         a = math.cos(y) * X + math.sin(y) * Y
         b = -math.sin(y) * X + math.cos(y) * Y
