@@ -59,6 +59,11 @@ change at the row's end, ``vision.footprints``).  A point whose row of men
 did not change holds them, whatever changed farther along it, where a die
 was thrown (``still_row_faint_share``).
 
+Its thresholds and the shipped calibration are ``vision/turns_config.py``;
+what it weighs and what it decides (the candidates, the camera's evidence,
+the judgement) are ``vision/turns_evidence.py``.  Both are importable from
+here.
+
 >>> import numpy as np
 >>> probs = np.full((24, 31), 1e-4); probs[:, 0] = 1.0        # every point empty ...
 >>> probs[0, 0], probs[0, 2] = 1e-4, 1.0                       # ... but two light men on point 1
@@ -73,282 +78,26 @@ was thrown (``still_row_faint_share``).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from functools import lru_cache
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from .changes import (CHANGE_BLUR_MM, CHANGE_CORE, CHANGE_DELTA_E, FAINT_DELTA_E, SAME_PLACE_PX, Rectified,
-                      point_change_profiles, point_changes, rectified)
+from .changes import (CHANGE_DELTA_E, FAINT_DELTA_E, SAME_PLACE_PX, Rectified, point_change_profiles, point_changes,
+                      rectified)
 from .classes import (CLASS_COLOUR, CLASS_MEN, CLASSES, MEN_PER_SIDE, MOST_MEN, PILES, POINTS, board_classes,
                       dark_men, has_piles, light_men, pile_classes)
-from .footprints import PLACES, flat_log_likelihoods, still_rows
+from .footprints import flat_log_likelihoods, still_rows
+from .turns_config import CALIBRATION_PATH, TurnConfig, default_config, load_calibration, load_temperature
+from .turns_evidence import OTHER, Candidate, TurnEvidence, TurnJudgement
 from .turns_piles import PileWeighing
 from .turns_race import MenWeights, describe_difference, men_weights, mover_of
 
 __all__ = ["TurnConfig", "Candidate", "TurnEvidence", "TurnJudgement", "TurnReader", "board_classes", "pile_classes", "has_piles",
            "point_changes", "point_change_profiles", "Rectified", "rectified", "SAME_PLACE_PX", "CHANGE_DELTA_E", "FAINT_DELTA_E", "load_temperature", "load_calibration", "default_config", "CALIBRATION_PATH", "OTHER",
            "MenWeights", "men_weights", "race_still_points"]
-
-OTHER = "another board"       # the hypothesis of an illegal turn, as candidates list it
-CALIBRATION_PATH = Path(__file__).with_name("data") / "turn_calibration.json"
-
-
-@lru_cache(maxsize=4)
-def load_calibration(path: Path = CALIBRATION_PATH) -> dict[str, Any]:
-    """The shipped calibration of the turn reader (``tools/fit_turn_reader.py``):
-    ``{"temperature", "config": {threshold: value}, "fitted_on", "command", ...}``,
-    or ``{}`` where none ships (the network's probabilities are then taken as
-    they are, with :class:`TurnConfig`'s defaults)."""
-    try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return doc if isinstance(doc, dict) else {}
-
-
-def load_temperature(path: Path = CALIBRATION_PATH) -> float:
-    """The fitted temperature of the point reader's probabilities, or 1.0 without a calibration."""
-    try:
-        value = float(load_calibration(path).get("temperature", 1.0))
-    except (TypeError, ValueError):
-        return 1.0
-    return value if 0.05 <= value <= 20.0 else 1.0
-
-
-def default_config(path: Path = CALIBRATION_PATH) -> "TurnConfig":
-    """:class:`TurnConfig` with the shipped calibration's temperature and the
-    thresholds it chose on generated frames."""
-    chosen = load_calibration(path).get("config") or {}
-    known = {f for f in TurnConfig.__dataclass_fields__}
-    values = {k: float(v) if k != "show" else int(v) for k, v in chosen.items()
-              if k in known and isinstance(v, (int, float)) and not isinstance(v, bool)}
-    return replace(TurnConfig(), **values, temperature=load_temperature(path))
-
-
-@dataclass(frozen=True)
-class TurnConfig:
-    """Every threshold of the turn reader, in one record. The
-    defaults were chosen on generated frames (``benchmarks/turns.py``,
-    styles held out from the network's training), never on the frames the
-    measurement reports."""
-
-    #: the point reader's probabilities are raised to 1/temperature and renormalised; None: the fitted one
-    temperature: float | None = None
-    #: ... but once the reader has learnt this many frames of this board beyond its start (``board_head``),
-    #: this one: the fitted temperature softens a cold network on boards it never saw, and a reader fitted
-    #: to this board's own frames (by their cross-entropy) needs no softening. Chosen on the held-out-fit
-    #: styles (``benchmarks/turns.py --style-set held-out-fit --seed 101 --learn``, 300 turns, learning:
-    #: 1.0 asked 8, 1.2 10, 1.4 9, the fitted 1.652 10; none wrong)
-    learnt_temperature: float = 1.0
-    learnt_after: int = 1
-    #: a probability below this is taken as this (one freak pixel must not veto a board outright)
-    floor: float = 1e-7
-    #: how likely an illegal turn is before the picture is looked at ...
-    prior_illegal: float = 0.05
-    #: ... spread over about this many boards no play leads to (those a man or two from a legal one): "another
-    #: board" is the best of many, so each one of them is that much less likely before the picture is seen
-    other_boards: float = 300.0
-    #: the posterior a play needs to be ruled legal without asking
-    legal_min: float = 0.995
-    #: the posterior "another board" needs to be ruled illegal ...
-    illegal_min: float = 0.999
-    #: ... and the probability each point of that board needs
-    illegal_point_min: float = 0.99
-    #: per man on the bar the picture disagrees with, the factor on a board's likelihood
-    bar_mismatch: float = 1e-3
-    #: a point's picture counts as unchanged when at most this share of its strip changed colour
-    unchanged_share: float = 0.004
-    #: ... where "changed colour" is a Lab distance above this, between the two frames each smoothed
-    #: (Gaussian, this sigma in mm of the board) so that the sensor's own noise does not count ...
-    change_delta_e: float = CHANGE_DELTA_E
-    change_blur_mm: float = CHANGE_BLUR_MM
-    #: ... counted over this middle share of the strip's width (a strip is wider than its point, and a man
-    #: moved on the point beside must not make this one look changed)
-    change_core: float = CHANGE_CORE
-    #: the probability an unchanged point still holds what it held before
-    unchanged_keep: float = 0.9999
-    #: a pile read at least this surely, on a point where neither the board before nor any legal
-    #: result has one, means the picture shows what no board of the turn can be: ask
-    pile_alarm: float = 0.95
-    #: in a game of piles, the probability the pile of each point of two men or more whose picture changed
-    #: needs, in the play ruled legal
-    pile_point_min: float = 0.99
-    #: ... and a point the play leaves as it was must not have changed its picture by this share or more
-    pile_change_min: float = 0.02
-    #: where the frame before is at hand, how often a place of a man along a point that changed does not
-    #: look changed, and one that did not change looks it (``vision.footprints``): the places' changes
-    #: weigh each point's count and pile, and then every point whose picture changed must be read as the
-    #: play's (count and pile together) at ``pile_point_min``
-    #: where the places' changes weigh the points, the probability each point whose picture changed needs,
-    #: count and pile together, for the play ruled legal (chosen on held-out-fit turns,
-    #: ``benchmarks/turns_unstacking.py --style-set held-out-fit``: no wrong ruling from 0.5 up)
-    placed_point_min: float = 0.95
-    footprint_miss: float = 0.02
-    footprint_stray: float = 0.04
-    #: in a game of piles no man moves from point to point (he is played down beside his pile, put back on
-    #: it, or borne off): each man more on a point than before the turn, and men of the other colour there,
-    #: are this much less likely before the picture is looked at (a man put back from off, a mistake)
-    pile_new_man: float = 1e-3
-    #: how many candidates an "unsure" lists
-    show: int = 4
-    #: in a race game an illegal turn leaves each side as many men on the points as some legal play does (men
-    #: are neither made nor lost, and a wrong move hits, enters or bears off no more than a legal one): before the
-    #: picture is seen, each legal result is this many times as likely as any one such board (the prior of an
-    #: illegal turn, ``prior_illegal``, spread over about this many boards a legal play), and the picture's whole
-    #: weight on them, not its best one alone, is weighed against the legal plays'
-    illegal_boards: float = 100.0
-    #: the posterior a race game's illegal turn needs to be ruled (among the boards a wrong move of the mover's
-    #: men may leave, against the legal plays: ``MenWeights.p_ruled``) ...
-    wrong_move_min: float = 0.99
-    #: ... and it is ruled only where every legal play is given at most this probability at some point whose
-    #: picture changed where it differs from the board seen (each is refuted somewhere, not by many doubts, nor
-    #: by the absence of a change alone)
-    illegal_refute: float = 0.01
-    #: a race game's play is ruled legal only where the picture gives it at least this probability at every
-    #: point whose picture changed
-    legal_point_min: float = 0.01
-    #: the board seen is looked for among each point's readings within this many nats of its best one
-    illegal_window: float = 7.0
-    #: a race game's turn is ruled illegal only where the point reader reads what the referee knows: each
-    #: point whose picture did not change since the frame before (or, without it, each point where the board
-    #: before, every legal play and the board seen have the same men) read as what it holds at this or more ...
-    known_point_min: float = 0.05
-    #: ... and its doubts there summed (the negative log of each such point's probability) at most this
-    known_doubt_max: float = 8.0
-    #: ... and only where a misread count (men made or lost where the legal plays differ) is less likely than this
-    misread_max: float = 0.5
-    #: without the frame before, nothing is known to check the reader on: the board seen must be read at this
-    #: or more at every point
-    alone_point_min: float = 0.9
-    #: in a race game, where the frame before is at hand: a point whose picture changed by more than this share
-    #: had men come or go (``moved_seen`` of those that did, of the points whose picture changed at all) or
-    #: not (``still_seen`` of those where none did: a die thrown there, a shadow, a man moved beside it)
-    moved_share: float = 0.1
-    moved_seen: float = 0.9
-    still_seen: float = 0.2
-    #: in a race game, where the frame before is at hand: each point whose picture changed is also weighed by
-    #: where along it the picture changed (its men lie in a row from the edge, so one man more or fewer is a
-    #: man's worth of change just beyond or at the row's end: ``vision.footprints``), learnt from nothing; its
-    #: log-likelihood ratios are weighed by this (0: not at all).  Chosen on held-out-fit turns
-    #: (``benchmarks/turns.py --style-set held-out-fit --seed 101 --learn``, 300 turns, asked cold / learning:
-    #: 0 gave 19 / 8, 0.3 11 / 6, 0.5 11 / 4, 0.7 14 / 3, 1.0 12 / 4; none wrong)
-    race_places_weight: float = 0.5
-    #: ... and a point whose row of men, and the place beyond it, did not change (``footprints.still_rows``:
-    #: as strict as an unchanged strip, at the fainter colour difference at most this share) holds what it
-    #: held, whatever changed farther along it (a die thrown onto its far end): its reading is the referee's,
-    #: and a pile read there is the reader's, not a question (``pile_alarm``). It is not counted among the
-    #: points whose picture did not change where an illegal turn is weighed (refuting a legal play, checking
-    #: the reader): that stays with the whole strip.  None: not used
-    still_row_faint_share: float | None = 0.05
-    #: in a race game, a point that held this many men or more before the turn (its row from the edge is full:
-    #: ``footprints.PLACES``) is not held to exactly what it had by an unchanged picture: a man laid on, or
-    #: taken from, the layer above may change it too little to show (over the four benchmark runs, 5 of 139
-    #: such moves showed no change, and each made the referee ask). There a man more or fewer of its colour
-    #: is each ``tall_unseen`` likely before the picture is weighed, and the point reader's reading weighs
-    #: them; any other count stays as unlikely as at any unchanged point, and the point still counts among
-    #: those whose men the referee knows (checking the reader before an illegal turn is ruled). ``tall_unseen``
-    #: near that rate: 0.01 to 0.15 asked the same within one turn (held-out-fit seed 101 has no such move).
-    #: And where such a point's picture changed by less than ``moved_share``, that says nothing either way
-    #: (``_weigh_changes``): at seed 2718 a dark man moved a pip too far between rows of seven and five
-    #: changed them by 3% each, and weighing that as "likely nothing moved there" had the turn ruled legal.
-    #: None: every unchanged point is held to what it had, and every change weighed alike
-    tall_row: int | None = PLACES
-    tall_unseen: float = 0.05
-
-
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A board the throw allows: the play (notation) and its board document."""
-
-    play: str
-    board: Mapping[str, Any]
-
-
-@dataclass
-class TurnEvidence:
-    """What the camera gives the turn reader: the point reader's probabilities
-    of the frame after ((24, 31), point p at row p-1), the men it found on the
-    bar, whether the frame could be read at all, and, where the frame before
-    was at hand, each point's share of changed picture (:func:`point_changes`)."""
-
-    count_probs: np.ndarray
-    bar: Mapping[str, int] = field(default_factory=lambda: {"light": 0, "dark": 0})
-    settled: bool = True
-    changes: np.ndarray | None = None
-    why_unsettled: str = ""
-    #: the board read from the frame the changes are measured against (the
-    #: referee uses the changes only where that was the board before the turn)
-    before_read: Mapping[str, Any] | None = None
-    #: whether ``before_read`` is the board the referee said that frame showed, not the camera's own reading
-    before_known: bool = False
-    #: the point reader's (24, 3) probabilities of the men at a point's edge lying flat, in a pile of
-    #: 2, of 3 (a pile seen where no board of the turn has one makes the turn reader ask)
-    pile_probs: np.ndarray | None = None
-    #: where the frame before was at hand, each point's changed share row by row along its strip (24, length):
-    #: :func:`~willughby.vision.changes.point_change_profiles`, whose means are ``changes``
-    profiles: np.ndarray | None = None
-    #: the same at a fainter colour difference (``FAINT_DELTA_E``): where men of nearly the board's colour
-    #: came or went, which the profiles miss
-    faint_profiles: np.ndarray | None = None
-    #: set by the referee once it has judged this frame: the board the frame shows (the play it ruled legal
-    #: from it, or the board before where nothing had moved yet), for comparing the next frame with it
-    shown: Mapping[str, Any] | None = None
-    #: how many frames of this board, beyond its start, the point reader has learnt (``board_head``): the
-    #: probabilities of a reader adapted to this board are its own, not the cold network's to be softened
-    learnt_frames: int = 0
-    #: the fainter limit of a still row learnt on this board (``board_noise.RowNoise``), where it is above the
-    #: house's ``still_row_faint_share``; None: the house's
-    still_faint_share: float | None = None
-
-    @classmethod
-    def from_reading(cls, reading: Any, changes: np.ndarray | None = None,
-                     profiles: np.ndarray | None = None, faint_profiles: np.ndarray | None = None) -> "TurnEvidence":
-        """The evidence of a :class:`~willughby.vision.reader.Reading` (which
-        must come from the point reader: it has ``count_probs``); *profiles*
-        and *faint_profiles* (and the profiles' means, the *changes*, where
-        those are not given) from comparing the frame with the one before
-        (:func:`~willughby.vision.changes.point_change_profiles`)."""
-        if profiles is not None and changes is None:
-            changes = np.asarray(profiles, np.float64).mean(axis=1)
-        if getattr(reading, "count_probs", None) is None:
-            raise ValueError("the reading has no point probabilities (read with the point reader)")
-        why = "" if reading.settled else ((getattr(reading, "occluded_why", None) or "something lies across the board")
-                                          if reading.occluded else "the frame is not settled")
-        piles = getattr(reading, "pile_probs", None)
-        return cls(np.asarray(reading.count_probs, np.float64), dict(reading.bar), bool(reading.settled),
-                   changes, why, pile_probs=None if piles is None else np.asarray(piles, np.float64),
-                   profiles=profiles, faint_profiles=faint_profiles,
-                   learnt_frames=int(getattr(reading, "learnt_frames", 0) or 0))
-
-
-@dataclass(frozen=True)
-class TurnJudgement:
-    """The turn reader's decision. ``play`` and ``board`` are the settled
-    candidate's (legal) or the board as read (illegal), else None;
-    ``ranked`` lists ``{"play", "board", "p"}`` most likely first, "another
-    board" (:data:`OTHER`) among them where it has any weight."""
-
-    verdict: str
-    settled: bool
-    play: str | None
-    board: dict[str, Any] | None
-    ranked: list[dict[str, Any]]
-    p_other: float
-    other_board: dict[str, Any] | None
-    notes: list[str] = field(default_factory=list)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "settled": self.settled, "play": self.play, "board": self.board,
-                "candidates": [{"play": r["play"], "board": r["board"], "p": round(r["p"], 6)} for r in self.ranked],
-                "p_other": round(self.p_other, 6), "notes": list(self.notes)}
 
 
 def _board_of(classes: np.ndarray, bar: Mapping[str, int], men: int = MEN_PER_SIDE,
@@ -401,7 +150,8 @@ class TurnReader:
         if not candidates:
             raise ValueError("a turn has at least one legal result (a pass leaves the board as it was)")
         if not evidence.settled:
-            ranked = [{"play": c.play, "board": dict(c.board), "p": 1.0 / len(candidates)} for c in candidates]
+            ranked: list[dict[str, Any]] = [{"play": c.play, "board": dict(c.board), "p": 1.0 / len(candidates)}
+                                            for c in candidates]
             return TurnJudgement("unsure", False, None, None, ranked[:cfg.show], 0.0, None,
                                  [evidence.why_unsettled or "the frame cannot be read"])
         # a game of piles (the unstacking games): a play changes piles, not counts, so each point is
@@ -410,10 +160,11 @@ class TurnReader:
             piles = has_piles(before) or any(has_piles(c.board) for c in candidates)
         pile_game = evidence.pile_probs is not None and piles
         weighing = PileWeighing(cfg)
-        framed = evidence.changes is not None and before is not None
-        changed = (np.asarray(evidence.changes, np.float64) > cfg.unchanged_share if framed
+        # the board before, where the frame before is at hand too (its changes): None where it is not
+        framed = before if evidence.changes is not None else None
+        changed = (np.asarray(evidence.changes, np.float64) > cfg.unchanged_share if framed is not None
                    else np.ones(POINTS, bool))
-        still = race_still_points(cfg, evidence, before) if framed and not pile_game else ~changed
+        still = race_still_points(cfg, evidence, framed) if framed is not None and not pile_game else ~changed
         # a pile read on a point whose picture (or row of men) did not change since the frame before is the
         # reader's, not the table's: that point holds what the referee already knows
         piled = [] if pile_game else [q for q in weighing.unexpected(evidence, candidates, before) if not still[q - 1]]
@@ -430,11 +181,11 @@ class TurnReader:
         cand_classes = list(_classes_of([c.board for c in candidates]))
         if pile_game:
             cand_classes = [cls * PILES + pile_classes(c.board) for c, cls in zip(candidates, cand_classes)]
-        if framed:
+        if framed is not None:
             keep = ~changed
             if pile_game:
-                keep, unseen = weighing.kept(keep, evidence, before, cand_classes)
-            known = board_classes(before)
+                keep, unseen = weighing.kept(keep, evidence, framed, cand_classes)
+            known = board_classes(framed)
             held = np.full((POINTS, CLASSES), math.log(max((1 - cfg.unchanged_keep) / (CLASSES - 1), cfg.floor)))
             held[np.arange(POINTS), known] = math.log(cfg.unchanged_keep)
             if not pile_game and cfg.tall_row is not None:
@@ -443,10 +194,10 @@ class TurnReader:
             notes.append(f"{int(keep.sum())} of 24 points unchanged since the frame before")
         if pile_game:
             logp = weighing.joint(logp, evidence, keep, before, unseen)
-        elif framed:
-            logp = self._weigh_changes(logp, np.asarray(evidence.changes, np.float64), keep, board_classes(before))
+        elif framed is not None:
+            logp = self._weigh_changes(logp, np.asarray(evidence.changes, np.float64), keep, board_classes(framed))
             if cfg.race_places_weight > 0 and evidence.profiles is not None:
-                flat = flat_log_likelihoods(evidence.profiles, before, weighing.model(), evidence.faint_profiles)
+                flat = flat_log_likelihoods(evidence.profiles, framed, weighing.model(), evidence.faint_profiles)
                 logp = np.where(keep[:, None], logp, logp + cfg.race_places_weight * flat)
                 logp -= np.logaddexp.reduce(logp, axis=1, keepdims=True)
         rows = np.arange(POINTS)
@@ -459,8 +210,8 @@ class TurnReader:
 
         if not pile_game:
             stack = np.array(cand_classes)
-            bar_terms = np.array([bar_term(c.board) for c in candidates])
-            return self._weigh_men(candidates, stack, logp[rows, stack].sum(axis=1) + bar_terms, logp, keep,
+            bar_terms = [bar_term(c.board) for c in candidates]
+            return self._weigh_men(candidates, stack, logp[rows, stack].sum(axis=1) + np.array(bar_terms), logp, keep,
                                    bar_terms, bar_seen, before, men, notes, reader_probs)
         cand_ll = np.array([float(logp[rows, cls].sum()) + bar_term(c.board)
                             for c, cls in zip(candidates, cand_classes)])
@@ -554,7 +305,8 @@ class TurnReader:
             weights.find_seen(logp, cand_classes, cand_ll, cfg.illegal_window)
         order = np.argsort(-post, kind="stable")[:cfg.show]
         ranked = [{"play": candidates[i].play, "board": dict(candidates[i].board), "p": float(post[i])} for i in order]
-        seen_board = None
+        seen_board: dict[str, Any] | None = None
+        other_board: dict[str, Any] | None
         if weights.seen is not None:
             seen_board = _board_of(weights.seen, candidates[weights.like].board.get("bar") or {}, men)
         if (p_misread > p_illegal or seen_board is None) and weights.misread is not None:
@@ -645,12 +397,14 @@ def _tall_held(held: np.ndarray, logp: np.ndarray, known: np.ndarray, cfg: TurnC
 
 def _classes_of(boards: Sequence[Mapping[str, Any]]) -> np.ndarray:
     """The classes of many board documents at once ((N, 24), as :func:`board_classes` gives each)."""
+    light: np.ndarray | None
+    dark: np.ndarray | None
     try:
         light = np.array([b["light"] for b in boards], np.int64)
         dark = np.array([b["dark"] for b in boards], np.int64)
     except (KeyError, TypeError, ValueError):
         light = dark = None
-    if light is None or light.shape != (len(boards), POINTS) or dark.shape != light.shape \
+    if light is None or dark is None or light.shape != (len(boards), POINTS) or dark.shape != light.shape \
             or ((light > 0) & (dark > 0)).any() or (light > MOST_MEN).any() or (dark > MOST_MEN).any() \
             or (light < 0).any() or (dark < 0).any():
         return np.array([board_classes(b) for b in boards]).reshape(-1, POINTS)    # (its errors name the point)

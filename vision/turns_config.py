@@ -1,0 +1,191 @@
+"""The turn reader's thresholds (:class:`TurnConfig`) and its shipped calibration.
+
+Every threshold of the turn reader (``vision/turns.py``) is a field of
+:class:`TurnConfig`.  The point reader's probabilities are sharpened or
+softened by a *temperature* fitted on generated frames of styles the network
+never learnt from (``tools/fit_turn_reader.py``), which also chooses some of
+the thresholds; both ship, with their provenance, in
+``vision/data/turn_calibration.json`` (:data:`CALIBRATION_PATH`), and
+:func:`default_config` is the defaults with them.
+
+>>> TurnConfig().legal_min
+0.995
+>>> default_config().temperature == load_temperature()
+True
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .changes import CHANGE_BLUR_MM, CHANGE_CORE, CHANGE_DELTA_E
+from .footprints import PLACES
+
+CALIBRATION_PATH = Path(__file__).with_name("data") / "turn_calibration.json"
+
+
+@lru_cache(maxsize=4)
+def load_calibration(path: Path = CALIBRATION_PATH) -> dict[str, Any]:
+    """The shipped calibration of the turn reader (``tools/fit_turn_reader.py``):
+    ``{"temperature", "config": {threshold: value}, "fitted_on", "command", ...}``,
+    or ``{}`` where none ships (the network's probabilities are then taken as
+    they are, with :class:`TurnConfig`'s defaults)."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def load_temperature(path: Path = CALIBRATION_PATH) -> float:
+    """The fitted temperature of the point reader's probabilities, or 1.0 without a calibration."""
+    try:
+        value = float(load_calibration(path).get("temperature", 1.0))
+    except (TypeError, ValueError):
+        return 1.0
+    return value if 0.05 <= value <= 20.0 else 1.0
+
+
+def default_config(path: Path = CALIBRATION_PATH) -> "TurnConfig":
+    """:class:`TurnConfig` with the shipped calibration's temperature and the
+    thresholds it chose on generated frames."""
+    chosen = load_calibration(path).get("config") or {}
+    known = {f for f in TurnConfig.__dataclass_fields__}
+    values: dict[str, Any] = {k: float(v) if k != "show" else int(v) for k, v in chosen.items()
+                              if k in known and isinstance(v, (int, float)) and not isinstance(v, bool)}
+    return replace(TurnConfig(), **values, temperature=load_temperature(path))
+
+
+@dataclass(frozen=True)
+class TurnConfig:
+    """Every threshold of the turn reader, in one record. The
+    defaults were chosen on generated frames (``benchmarks/turns.py``,
+    styles held out from the network's training), never on the frames the
+    measurement reports."""
+
+    #: the point reader's probabilities are raised to 1/temperature and renormalised; None: the fitted one
+    temperature: float | None = None
+    #: ... but once the reader has learnt this many frames of this board beyond its start (``board_head``),
+    #: this one: the fitted temperature softens a cold network on boards it never saw, and a reader fitted
+    #: to this board's own frames (by their cross-entropy) needs no softening. Chosen on the held-out-fit
+    #: styles (``benchmarks/turns.py --style-set held-out-fit --seed 101 --learn``, 300 turns, learning:
+    #: 1.0 asked 8, 1.2 10, 1.4 9, the fitted 1.652 10; none wrong)
+    learnt_temperature: float = 1.0
+    learnt_after: int = 1
+    #: a probability below this is taken as this (one freak pixel must not veto a board outright)
+    floor: float = 1e-7
+    #: how likely an illegal turn is before the picture is looked at ...
+    prior_illegal: float = 0.05
+    #: ... spread over about this many boards no play leads to (those a man or two from a legal one): "another
+    #: board" is the best of many, so each one of them is that much less likely before the picture is seen
+    other_boards: float = 300.0
+    #: the posterior a play needs to be ruled legal without asking
+    legal_min: float = 0.995
+    #: the posterior "another board" needs to be ruled illegal ...
+    illegal_min: float = 0.999
+    #: ... and the probability each point of that board needs
+    illegal_point_min: float = 0.99
+    #: per man on the bar the picture disagrees with, the factor on a board's likelihood
+    bar_mismatch: float = 1e-3
+    #: a point's picture counts as unchanged when at most this share of its strip changed colour
+    unchanged_share: float = 0.004
+    #: ... where "changed colour" is a Lab distance above this, between the two frames each smoothed
+    #: (Gaussian, this sigma in mm of the board) so that the sensor's own noise does not count ...
+    change_delta_e: float = CHANGE_DELTA_E
+    change_blur_mm: float = CHANGE_BLUR_MM
+    #: ... counted over this middle share of the strip's width (a strip is wider than its point, and a man
+    #: moved on the point beside must not make this one look changed)
+    change_core: float = CHANGE_CORE
+    #: the probability an unchanged point still holds what it held before
+    unchanged_keep: float = 0.9999
+    #: a pile read at least this surely, on a point where neither the board before nor any legal
+    #: result has one, means the picture shows what no board of the turn can be: ask
+    pile_alarm: float = 0.95
+    #: in a game of piles, the probability the pile of each point of two men or more whose picture changed
+    #: needs, in the play ruled legal
+    pile_point_min: float = 0.99
+    #: ... and a point the play leaves as it was must not have changed its picture by this share or more
+    pile_change_min: float = 0.02
+    #: where the frame before is at hand, how often a place of a man along a point that changed does not
+    #: look changed, and one that did not change looks it (``vision.footprints``): the places' changes
+    #: weigh each point's count and pile, and then every point whose picture changed must be read as the
+    #: play's (count and pile together) at ``pile_point_min``
+    #: where the places' changes weigh the points, the probability each point whose picture changed needs,
+    #: count and pile together, for the play ruled legal (chosen on held-out-fit turns,
+    #: ``benchmarks/turns_unstacking.py --style-set held-out-fit``: no wrong ruling from 0.5 up)
+    placed_point_min: float = 0.95
+    footprint_miss: float = 0.02
+    footprint_stray: float = 0.04
+    #: in a game of piles no man moves from point to point (he is played down beside his pile, put back on
+    #: it, or borne off): each man more on a point than before the turn, and men of the other colour there,
+    #: are this much less likely before the picture is looked at (a man put back from off, a mistake)
+    pile_new_man: float = 1e-3
+    #: how many candidates an "unsure" lists
+    show: int = 4
+    #: in a race game an illegal turn leaves each side as many men on the points as some legal play does (men
+    #: are neither made nor lost, and a wrong move hits, enters or bears off no more than a legal one): before the
+    #: picture is seen, each legal result is this many times as likely as any one such board (the prior of an
+    #: illegal turn, ``prior_illegal``, spread over about this many boards a legal play), and the picture's whole
+    #: weight on them, not its best one alone, is weighed against the legal plays'
+    illegal_boards: float = 100.0
+    #: the posterior a race game's illegal turn needs to be ruled (among the boards a wrong move of the mover's
+    #: men may leave, against the legal plays: ``MenWeights.p_ruled``) ...
+    wrong_move_min: float = 0.99
+    #: ... and it is ruled only where every legal play is given at most this probability at some point whose
+    #: picture changed where it differs from the board seen (each is refuted somewhere, not by many doubts, nor
+    #: by the absence of a change alone)
+    illegal_refute: float = 0.01
+    #: a race game's play is ruled legal only where the picture gives it at least this probability at every
+    #: point whose picture changed
+    legal_point_min: float = 0.01
+    #: the board seen is looked for among each point's readings within this many nats of its best one
+    illegal_window: float = 7.0
+    #: a race game's turn is ruled illegal only where the point reader reads what the referee knows: each
+    #: point whose picture did not change since the frame before (or, without it, each point where the board
+    #: before, every legal play and the board seen have the same men) read as what it holds at this or more ...
+    known_point_min: float = 0.05
+    #: ... and its doubts there summed (the negative log of each such point's probability) at most this
+    known_doubt_max: float = 8.0
+    #: ... and only where a misread count (men made or lost where the legal plays differ) is less likely than this
+    misread_max: float = 0.5
+    #: without the frame before, nothing is known to check the reader on: the board seen must be read at this
+    #: or more at every point
+    alone_point_min: float = 0.9
+    #: in a race game, where the frame before is at hand: a point whose picture changed by more than this share
+    #: had men come or go (``moved_seen`` of those that did, of the points whose picture changed at all) or
+    #: not (``still_seen`` of those where none did: a die thrown there, a shadow, a man moved beside it)
+    moved_share: float = 0.1
+    moved_seen: float = 0.9
+    still_seen: float = 0.2
+    #: in a race game, where the frame before is at hand: each point whose picture changed is also weighed by
+    #: where along it the picture changed (its men lie in a row from the edge, so one man more or fewer is a
+    #: man's worth of change just beyond or at the row's end: ``vision.footprints``), learnt from nothing; its
+    #: log-likelihood ratios are weighed by this (0: not at all).  Chosen on held-out-fit turns
+    #: (``benchmarks/turns.py --style-set held-out-fit --seed 101 --learn``, 300 turns, asked cold / learning:
+    #: 0 gave 19 / 8, 0.3 11 / 6, 0.5 11 / 4, 0.7 14 / 3, 1.0 12 / 4; none wrong)
+    race_places_weight: float = 0.5
+    #: ... and a point whose row of men, and the place beyond it, did not change (``footprints.still_rows``:
+    #: as strict as an unchanged strip, at the fainter colour difference at most this share) holds what it
+    #: held, whatever changed farther along it (a die thrown onto its far end): its reading is the referee's,
+    #: and a pile read there is the reader's, not a question (``pile_alarm``). It is not counted among the
+    #: points whose picture did not change where an illegal turn is weighed (refuting a legal play, checking
+    #: the reader): that stays with the whole strip.  None: not used
+    still_row_faint_share: float | None = 0.05
+    #: in a race game, a point that held this many men or more before the turn (its row from the edge is full:
+    #: ``footprints.PLACES``) is not held to exactly what it had by an unchanged picture: a man laid on, or
+    #: taken from, the layer above may change it too little to show (over the four benchmark runs, 5 of 139
+    #: such moves showed no change, and each made the referee ask). There a man more or fewer of its colour
+    #: is each ``tall_unseen`` likely before the picture is weighed, and the point reader's reading weighs
+    #: them; any other count stays as unlikely as at any unchanged point, and the point still counts among
+    #: those whose men the referee knows (checking the reader before an illegal turn is ruled). ``tall_unseen``
+    #: near that rate: 0.01 to 0.15 asked the same within one turn (held-out-fit seed 101 has no such move).
+    #: And where such a point's picture changed by less than ``moved_share``, that says nothing either way
+    #: (``_weigh_changes``): at seed 2718 a dark man moved a pip too far between rows of seven and five
+    #: changed them by 3% each, and weighing that as "likely nothing moved there" had the turn ruled legal.
+    #: None: every unchanged point is held to what it had, and every change weighed alike
+    tall_row: int | None = PLACES
+    tall_unseen: float = 0.05
