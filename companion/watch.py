@@ -23,6 +23,10 @@ for a few seconds) is logged and reported to *on_status* as ``"lost: why"``;
 where the runtime gave a way to open it again, the watcher tries that now and
 then (backing off to half a minute) and reports ``"ok"`` when frames come
 back. Meanwhile the game goes on with the page and the dice.
+
+The steps of learning the board are in ``watch_learning.py``; the saving of
+what was learnt off the watcher's thread, in ``watch_saver.py`` (its
+:class:`LatestSaver` is re-exported here).
 """
 
 from __future__ import annotations
@@ -45,74 +49,15 @@ from willughby.vision.errors import CalibrationMissing, VisionError
 from willughby.vision.classes import MEN_PER_SIDE
 from willughby.vision.settle import Settler
 
+from .watch_learning import keep_aside, known_board, learnt_look
+from .watch_saver import LatestSaver as LatestSaver  # re-exported: the saver was defined here
+
 __all__ = ["CameraWatcher"]
 
 log = logging.getLogger(__name__)
 
 #: how long a calibration waits for the camera to meter the board again and give a frame
 METER_TIMEOUT_S = 5.0
-
-
-class LatestSaver:
-    """Runs saves on a thread of its own, the latest only: a save asked for while another waits replaces
-    it (each saves the whole state, so the latest holds all the others did). A save that fails is logged and
-    the next one tried."""
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-        self._cv = threading.Condition()
-        self._job: Callable[[], Any] | None = None
-        self._busy = False
-        self._closing = False
-        self._thread: threading.Thread | None = None
-
-    def submit(self, job: Callable[[], Any]) -> None:
-        with self._cv:
-            self._job = job
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
-                self._thread.start()
-            self._cv.notify_all()
-
-    def drop(self) -> None:
-        """Forget the save waiting, if any, and wait for the one running to end."""
-        with self._cv:
-            self._job = None
-            self._cv.wait_for(lambda: not self._busy)
-
-    def flush(self, timeout: float = 30.0) -> bool:
-        """Wait until no save waits or runs; False after *timeout* seconds."""
-        with self._cv:
-            return self._cv.wait_for(lambda: self._job is None and not self._busy, timeout)
-
-    def close(self, timeout: float = 30.0) -> bool:
-        """Flush, then end the thread (a save submitted later starts a new one); False where the saves
-        were not done within *timeout* seconds."""
-        done = self.flush(timeout)
-        with self._cv:
-            self._closing = True
-            self._cv.notify_all()
-            thread, self._thread = self._thread, None
-        if thread is not None and done:
-            thread.join(timeout)
-        return done
-
-    def _run(self) -> None:
-        while True:
-            with self._cv:
-                self._cv.wait_for(lambda: self._job is not None or self._closing)
-                if self._job is None:
-                    self._closing = False
-                    return
-                job, self._job, self._busy = self._job, None, True
-            try:
-                job()
-            except Exception:           # noqa: BLE001 - this thread must outlive any one save, whatever it raises
-                log.exception("what the reader learnt of the board is not saved")
-            finally:
-                with self._cv:
-                    self._busy = False
-                    self._cv.notify_all()
 
 
 class CameraWatcher:
@@ -326,15 +271,11 @@ class CameraWatcher:
             return
         from dataclasses import replace
 
-        from willughby.vision.board_head import BoardHead, board_classes_of, contradicted
-        from willughby.vision.board_noise import RowNoise
-        from willughby.vision.turns import TurnConfig
+        from willughby.vision.board_head import contradicted
 
         frame, features, net_probs, probs, points_read = learnable
-        try:
-            known = board_classes_of(list(shown["light"]), list(shown["dark"]))
-        except (KeyError, TypeError, VisionError) as exc:
-            log.info("the board shown cannot be learnt: %s", exc)
+        known = known_board(shown)
+        if known is None:
             return
         against = contradicted(probs, known)
         if against:
@@ -342,22 +283,7 @@ class CameraWatcher:
             return
         t0 = time.perf_counter()
         # learnt on copies, so that a calibration made meanwhile keeps its own look untouched
-        head = (replace(look.head, examples=replace(look.head.examples)) if look.head is not None
-                else BoardHead.empty())
-        head.learn(features, net_probs, known, points=points_read)
-        noise = None if look.noise is None else replace(look.noise, faint=list(look.noise.faint))
-        evidence = settled[3]
-        before = getattr(evidence, "before_read", None)
-        if (before is not None and evidence.before_known and evidence.profiles is not None
-                and evidence.faint_profiles is not None):
-            # the points where the board before and the board shown (both the referee's) hold the same men:
-            # this board's noise
-            noise = noise if noise is not None else RowNoise()
-            try:
-                noise.observe(evidence.profiles, evidence.faint_profiles, before, shown, TurnConfig.unchanged_share)
-            except (KeyError, TypeError, ValueError) as exc:
-                log.info("this board's noise is not learnt from this turn: %s", exc)
-        learnt = replace(look, head=head, noise=noise)
+        learnt = learnt_look(look, known, features, net_probs, points_read, settled[3], shown)
         # saved off this thread (a board's examples run to megabytes: the ruling must not wait for the disk);
         # nothing changes *learnt* after this, since the next frame is learnt on copies of it
         path = self.calibration_path
@@ -372,21 +298,9 @@ class CameraWatcher:
 
     def _keep_aside(self, frame: np.ndarray, shown: Any, probs: np.ndarray, points: list[int]) -> None:
         """A board told that the camera contradicts: the frame and the board kept to be looked at."""
-        import json
-
         assert self.calibration_path is not None
         folder = self.calibration_path.parent / "set-aside"
-        stamp = time.strftime("%Y%m%d-%H%M%S") + f"-{self.set_aside + 1}"
-        read = probs.argmax(axis=1)
-        doc = {"board_told": dict(shown), "points_contradicted": points,
-               "camera_read": {str(p): {"class": int(read[p - 1]), "p": round(float(probs[p - 1].max()), 4)}
-                               for p in points}}
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            cv2.imwrite(str(folder / f"{stamp}.jpg"), frame)
-            (folder / f"{stamp}.json").write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
-        except (OSError, cv2.error) as exc:
-            log.warning("the contradicted board could not be kept: %s", exc)
+        keep_aside(folder, time.strftime("%Y%m%d-%H%M%S") + f"-{self.set_aside + 1}", frame, shown, probs, points)
         self.set_aside += 1             # counted once kept (a page, or a test, may look at the files at once)
         log.warning("a board told contradicts the camera at points %s: not learnt, kept in %s", points, folder)
 

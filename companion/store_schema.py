@@ -1,0 +1,160 @@
+"""What a game store's file is: its two tables, the triggers that keep the
+log append-only, its schema version and application id; the check made on
+opening a file (an SQLite database, a Willughby store, a schema this program
+reads, write-ahead logging), the making of the tables in a new one; and the
+errors the store raises.
+
+The tables, and the kinds of entry the log holds, are described with the
+store itself (``companion/store.py``, :class:`~willughby.companion.store.GameStore`),
+which re-exports the names here.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+__all__ = [
+    "StoreError",
+    "GameNotFoundError",
+    "CorruptStoreError",
+    "StoreClosedError",
+    "SCHEMA_VERSION",
+    "APPLICATION_ID",
+    "KINDS",
+    "STATUSES",
+    "KIND",
+    "GAME_ID",
+    "SCHEMA",
+    "TURNS",
+    "GAME_COLUMNS",
+    "is_corruption",
+    "prepare",
+]
+
+#: the schema this module writes (``PRAGMA user_version``)
+SCHEMA_VERSION = 1
+#: ``PRAGMA application_id`` of a Willughby store ("Wlgb")
+APPLICATION_ID = 0x576C6762
+#: the kinds of log entry the companion writes (documented with the store)
+KINDS = ("action", "undo", "reading", "question", "answer", "announcement", "correction", "dice", "photo")
+STATUSES = ("playing", "over", "abandoned")
+
+#: what a log entry's kind may be: any name of 1 to 20 of ``a-z`` and ``_`` (later kinds need no new schema)
+KIND = re.compile(r"[a-z_]{1,20}")
+#: a game's id: ``g-`` and 12 hex digits
+GAME_ID = re.compile(r"g-[0-9a-f]{12}")
+
+
+class StoreError(Exception):
+    """Base class of every error the game store raises."""
+
+
+class GameNotFoundError(StoreError, LookupError):
+    """No game has the id asked for (the message names it)."""
+
+
+class CorruptStoreError(StoreError):
+    """The file is not a game store, or something in it cannot be read (the
+    message names the file and, where it can, the game and entry)."""
+
+
+class StoreClosedError(StoreError, RuntimeError):
+    """The store was used after :meth:`GameStore.close`."""
+
+
+#: the statements that make a new store's tables, in order
+SCHEMA = (
+    """CREATE TABLE games (
+        id      TEXT PRIMARY KEY,
+        preset  TEXT NOT NULL,
+        options TEXT NOT NULL,
+        players TEXT NOT NULL,
+        start   TEXT NOT NULL,
+        started REAL NOT NULL,
+        ended   REAL,
+        result  TEXT,
+        status  TEXT NOT NULL CHECK (status IN ('playing', 'over', 'abandoned')))""",
+    "CREATE INDEX games_by_status ON games (status, started)",
+    """CREATE TABLE log (
+        game_id TEXT NOT NULL REFERENCES games (id),
+        n       INTEGER NOT NULL CHECK (n >= 0),
+        kind    TEXT NOT NULL,
+        who     TEXT,
+        at      REAL NOT NULL,
+        data    TEXT NOT NULL,
+        PRIMARY KEY (game_id, n)) WITHOUT ROWID""",
+    """CREATE TRIGGER log_is_append_only_update BEFORE UPDATE ON log
+       BEGIN SELECT RAISE(ABORT, 'the log is append-only: entries are never changed'); END""",
+    """CREATE TRIGGER log_is_append_only_delete BEFORE DELETE ON log
+       BEGIN SELECT RAISE(ABORT, 'the log is append-only: entries are never deleted'); END""",
+    f"PRAGMA application_id = {APPLICATION_ID}",
+    f"PRAGMA user_version = {SCHEMA_VERSION}",
+)
+
+# The turns of a game: its legal moves that were not taken back.  (A row
+# whose JSON is bad counts for nothing here: reading it raises.)
+TURNS = """
+(SELECT COUNT(*) FROM log a
+  WHERE a.game_id = games.id AND a.kind = 'action'
+    AND CASE WHEN json_valid(a.data) THEN json_extract(a.data, '$.type') = 'move'
+             AND json_extract(a.data, '$.verdict') = 'legal' ELSE 0 END
+    AND a.n NOT IN (SELECT j.value FROM log u,
+                      json_each(CASE WHEN json_valid(u.data) THEN u.data ELSE '{}' END,
+                                '$.undoes') j
+                     WHERE u.game_id = games.id AND u.kind = 'undo'))
+"""
+#: a games row's columns, in the order a game's document is made from them
+GAME_COLUMNS = "id, preset, options, players, start, started, ended, result, status"
+
+
+def is_corruption(exc: sqlite3.Error) -> bool:
+    """Whether SQLite says the file is damaged or not a database (rather than
+    busy, full, read-only...)."""
+    name = getattr(exc, "sqlite_errorname", "")
+    return name in ("SQLITE_CORRUPT", "SQLITE_NOTADB") or "malformed" in str(exc)
+
+
+def prepare(conn: sqlite3.Connection, path: str, memory: bool) -> None:
+    """Set up the connection *conn* to the store at *path* (write-ahead
+    logging, full sync, foreign keys), check that the file is a game store
+    of a schema this program reads, and make the tables where it is new.
+
+    Raises :class:`CorruptStoreError` if the file is not a game store, and
+    :class:`StoreError` if it cannot be opened, cannot use write-ahead
+    logging (unless *memory*) or was written by a newer Willughby."""
+    try:
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        conn.execute("PRAGMA synchronous = FULL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        app = conn.execute("PRAGMA application_id").fetchone()[0]
+        tables = conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
+    except sqlite3.Error as exc:
+        if is_corruption(exc):
+            raise CorruptStoreError(
+                f"{path} is not a Willughby game store (not an SQLite database, or a "
+                f"damaged one: {exc})") from None
+        raise StoreError(f"cannot open the game store {path}: {exc}") from None
+    if not memory and str(mode).lower() != "wal":
+        raise StoreError(f"the game store {path} cannot use write-ahead logging "
+                         f"(journal mode {mode!r}): is it on a network drive?")
+    if app not in (0, APPLICATION_ID) or (version == 0 and tables):
+        raise CorruptStoreError(f"{path} is an SQLite database but not a Willughby "
+                                "game store")
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"the game store {path} has schema version {version}, newer than this "
+            f"program reads ({SCHEMA_VERSION}): it was written by a newer Willughby")
+    if version == 0:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            # another process may have made it while this one waited
+            if conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+                for statement in SCHEMA:
+                    conn.execute(statement)
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise StoreError(f"cannot create the game store {path}: {exc}") from None
