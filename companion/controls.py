@@ -1,16 +1,19 @@
 """The players' other inputs: dice, the cube, taking back, and the box's buttons.
 
 Dice arrive from the box, the Pi's pins or the page
-(:meth:`ControlsMixin.enter_dice`): for the roll for start, for a turn's
-throw, or for the toss that breaks a bound table; a throw delivered twice
+(:meth:`Controls.enter_dice`) and go to the part that plays the game's
+family (``games.FamilyPart``: the roll for start, a turn's throw, the toss
+that breaks a bound table, a counting game's throw); a throw delivered twice
 (the box retransmits) counts once. The cube is offered, taken or dropped
-(:meth:`~ControlsMixin.cube`). UNDO takes back the last thing done, recorded
-as an undo, never erased (:meth:`~ControlsMixin.undo`); DONE asks the
-camera to read the board now (:meth:`~ControlsMixin.press`). The board
-itself is judged in ``judging.py``.
+(:meth:`~Controls.cube`). UNDO takes back the last thing done, recorded as
+an undo, never erased (:meth:`~Controls.undo`); DONE asks the camera to
+read the board now (:meth:`~Controls.press`). The board itself is judged in
+``judging.py``.
 
-:class:`ControlsMixin` is part of :class:`~willughby.companion.service.Companion`,
-whose ``__init__`` makes the attributes it reads.
+:class:`Controls` is the companion's part for these inputs; it is handed the
+game in progress (``current_game.py``), what tells the players
+(``state.py``), a way to rebuild the game from the store after an undo, and
+the camera (when there is one).
 
 >>> from willughby.companion.service import Companion
 >>> from willughby.companion.store import GameStore
@@ -24,26 +27,45 @@ whose ``__init__`` makes the attributes it reads.
 from __future__ import annotations
 
 import logging
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from willughby.engine.errors import EngineError
 from willughby.engine.position import other
 
-from . import tally as _tally
-from .announce import is_pass
+from .documents import StateDoc
 from .errors import CompanionError, NotNowError
 from .store import StoreError
 
-__all__ = ["ControlsMixin"]
+if TYPE_CHECKING:
+    from .current_game import CurrentGame
+    from .state import Telling
+
+__all__ = ["Controls", "undo_start"]
 
 log = logging.getLogger(__name__)
 
 
-class ControlsMixin:
-    """Dice, the cube, undo and the buttons, for the game in progress."""
+def undo_start(actions: Sequence[Mapping[str, Any]]) -> int:
+    """The index of the action UNDO takes back: the last one a person did, with what the engine did of
+    itself after it (a throw that could not be played passes at once)."""
+    start = len(actions) - 1
+    while start > 0 and actions[start].get("automatic"):
+        start -= 1
+    return start
+
+
+class Controls:
+    """Dice, the cube, undo and the buttons, for the game in progress (see the module docstring)."""
+
+    def __init__(self, game: "CurrentGame", telling: "Telling", reload: Callable[[str], None],
+                 camera: Callable[[], Any]) -> None:
+        self._game = game
+        self._telling = telling
+        self._reload = reload
+        self._camera = camera
 
     # ---------------------------------------------------------------- dice
-    def enter_dice(self, dice: Sequence[int], who: str = "page", ident: str | None = None) -> dict[str, Any]:
+    def enter_dice(self, dice: Sequence[int], who: str = "page", ident: str | None = None) -> StateDoc:
         """Dice thrown: for the roll for start, light's die then dark's; later,
         the throw of the player on turn. *ident* (a box's or the Pi's throw
         id) makes a throw delivered twice count once."""
@@ -53,69 +75,22 @@ class ControlsMixin:
             raise CompanionError(f"dice must be numbers 1 to 6, not {dice!r}") from None
         if any(not 1 <= d <= 6 for d in values):
             raise CompanionError(f"dice must be numbers 1 to 6, not {list(dice)!r}")
-        with self._lock:
-            m = self._need_game()
-            if ident is not None and ident in self._seen_events:
+        game = self._game
+        with game.lock:
+            game.need()
+            if ident is not None and ident in game.seen_events:
                 log.info("throw %s already taken", ident)
-                return self._state_doc
-            note = ("dice", {"dice": values, "ident": ident})
+                return self._telling.doc
+            assert game.part is not None
             try:
-                if self._family is not None and self._family.board == "tally":
-                    if m.phase != "throw":
-                        raise NotNowError(f"no dice are wanted now: {self._awaiting()}")
-                    outcome, before, texts = _tally.throw(m, self._family, values)
-                    self._remember(ident)
-                    self._save(who, [note])
-                    turn, _attempt = self._counter.count(True)
-                    self._rulings.append(_tally.ruling_doc(outcome, before, turn, len(m.history)))
-                    for text, kind in texts:
-                        self._say(text, kind, who)   # (the end, if this throw ended it, was stored by _save)
-                elif m.phase == "start":
-                    if len(values) != 2:
-                        raise CompanionError("the roll for start takes two dice: light's, then dark's")
-                    m.start_roll(values[0], values[1])
-                    self._remember(ident)
-                    self._save(who, [note])
-                    if m.phase == "start":
-                        self._say(f"both threw {values[0]}: throw again", "start_roll", who)
-                    else:
-                        self._say(f"{self._who(m.turn)} goes first ({values[0]} against {values[1]})", "start_roll", who)
-                        if m.phase == "move":
-                            self._say(f"{self._who(m.turn)} plays {'-'.join(map(str, m.dice))}", "prompt", who)
-                elif m.phase == "throw":
-                    mover = m.turn
-                    before = m.position
-                    passed = m.throw(values)
-                    self._remember(ident)
-                    self._save(who, [note])
-                    if passed is None or not is_pass(passed):
-                        self._say(f"{self._who(mover)} throws {'-'.join(map(str, m.dice or values))}", "throw", who)
-                    if passed is not None:       # no play: the pass says the throw too (announce.py)
-                        self._ruled(passed, who, before)
-                elif m.phase == "binding_toss":
-                    if len(values) != 4:
-                        raise CompanionError("the toss to break a bound table takes four dice: the binder's two, "
-                                             "then the other's two")
-                    chooser = m.binding_toss(values[:2], values[2:])
-                    self._remember(ident)
-                    self._save(who, [note])
-                    if chooser is None:
-                        self._say("the toss is tied: throw again", "binding", who)
-                    else:
-                        self._ask_break(chooser)
-                else:
-                    raise NotNowError(f"no dice are wanted now: {self._awaiting()}")
+                game.part.take_dice(values, who, ("dice", {"dice": values, "ident": ident}), ident)
             except EngineError as exc:
                 raise CompanionError(str(exc)) from None
-            self._publish()
-            return self._state_doc
-
-    def _remember(self, ident: str | None) -> None:
-        if ident is not None:
-            self._seen_events.add(ident)
+            self._telling.publish()
+            return self._telling.doc
 
     # ---------------------------------------------------------------- undo
-    def undo(self, who: str = "page") -> dict[str, Any]:
+    def undo(self, who: str = "page") -> StateDoc:
         """Take back the last thing done -- a move (legal or not), a throw, a
         cube action -- with what the engine did of itself after it (a throw
         that could not be played passes at once): recorded as an undo, not
@@ -127,32 +102,32 @@ class ControlsMixin:
         stored game is ``playing`` again with no result, so its record, the
         list of games, the replay and the exports keep agreeing. It is
         refused once another game has started."""
-        with self._lock:
-            m = self._need_game()
+        game = self._game
+        with game.lock:
+            m = game.need()
+            game_id = game.need_id()
             acts = m.actions
             if not acts:
                 raise NotNowError("there is nothing to take back")
-            start = len(acts) - 1
-            while start > 0 and acts[start].get("automatic"):
-                start -= 1
-            undone = self._action_ns[start:]
+            start = undo_start(acts)
+            undone = game.action_ns[start:]
             ended = m.result is not None
             try:
-                self.store.append_many(self._game_id, [("undo", {"undoes": undone}, who)], reopens=ended)
+                game.store.append_many(game_id, [("undo", {"undoes": undone}, who)], reopens=ended)
             except StoreError as exc:        # another game is in progress: this one's end stands
                 raise NotNowError(f"the end of this game cannot be taken back: {exc}") from None
-            text = f"{who} takes back {self._undo_text(acts[start])}"
-            self._say(text + (": the game is not over, it goes on" if ended else ""), "undo", who)
-            keep = self._announcements
-            self._load(self._game_id)
-            self._announcements = keep
-            self._publish()
-            return self._state_doc
+            text = f"{who} takes back {self.undo_text(acts[start])}"
+            self._telling.say(text + (": the game is not over, it goes on" if ended else ""), "undo", who)
+            keep = self._telling.announcements
+            self._reload(game_id)
+            self._telling.announcements = keep
+            self._telling.publish()
+            return self._telling.doc
 
-    def _undo_text(self, action: Mapping[str, Any]) -> str:
+    def undo_text(self, action: Mapping[str, Any]) -> str:
         """What an action was, for "X takes back ..." and the page's undo button."""
         kind = action.get("type")
-        who = self._who(action.get("player")) if action.get("player") is not None else None
+        who = self._game.who(action.get("player")) if action.get("player") is not None else None
         if kind == "move":
             what = "the illegal move" if action.get("verdict") == "illegal" else "the move"
             play = action.get("play")
@@ -165,52 +140,48 @@ class ControlsMixin:
             return f"the {kind} of {who}" if who else f"the {kind}"
         return f"the {str(kind).replace('_', ' ')}"
 
-    def _undo_preview(self) -> str | None:
+    def undo_preview(self) -> str | None:
         """What UNDO would take back now, in words, or None when nothing."""
-        m = self._match
+        m = self._game.match
         if m is None or not m.actions:
             return None
-        start = len(m.actions) - 1
-        while start > 0 and m.actions[start].get("automatic"):
-            start -= 1
-        return self._undo_text(m.actions[start])
+        return self.undo_text(m.actions[undo_start(m.actions)])
 
     # ---------------------------------------------------------------- cube
-    def cube(self, action: str, who: str = "page") -> dict[str, Any]:
+    def cube(self, action: str, who: str = "page") -> StateDoc:
         """``double`` (the player on turn, before throwing), ``take`` or ``drop``."""
-        with self._lock:
-            m = self._need_game()
+        game, name = self._game, self._game.who
+        with game.lock:
+            m = game.need()
             if action not in ("double", "take", "drop"):
                 raise CompanionError(f"the cube's actions are double, take and drop, not {action!r}")
             if not m.rules.cube:
                 raise NotNowError("this game is played without the cube")
             if action == "double" and m.phase == "throw" and not m.can_double():
-                owner = f"{self._who(m.cube_owner)} owns it" if m.cube_owner else "nobody owns it"
-                raise NotNowError(f"{self._who(m.turn)} may not double now: the cube is at {m.cube_value} "
+                owner = f"{name(m.cube_owner)} owns it" if m.cube_owner else "nobody owns it"
+                raise NotNowError(f"{name(m.turn)} may not double now: the cube is at {m.cube_value} "
                                   f"and {owner}")
             if action == "double" and m.phase != "throw":
-                raise NotNowError(f"a double is offered only before throwing: {self._awaiting()}")
+                raise NotNowError(f"a double is offered only before throwing: {game.awaiting()}")
             if action != "double" and m.phase != "cube":
-                raise NotNowError(f"no double has been offered: {self._awaiting()}")
+                raise NotNowError(f"no double has been offered: {game.awaiting()}")
             try:
                 if action == "double":
                     doubler = m.turn
                     m.offer_double()
-                    text = f"{self._who(doubler)} doubles to {m.cube_value * 2}"
+                    text = f"{name(doubler)} doubles to {m.cube_value * 2}"
                 elif action == "take":
                     m.take()
-                    text = f"{self._who(m.cube_owner)} takes: the cube is at {m.cube_value}"
-                elif action == "drop":
-                    result = m.drop()
-                    text = f"{self._who(other(result.winner))} drops: {self._who(result.winner)} wins {result.stake}"
+                    text = f"{name(m.cube_owner)} takes: the cube is at {m.cube_value}"
                 else:
-                    raise CompanionError(f"the cube's actions are double, take and drop, not {action!r}")
+                    result = m.drop()
+                    text = f"{name(other(result.winner))} drops: {name(result.winner)} wins {result.stake}"
             except EngineError as exc:
                 raise NotNowError(str(exc)) from None
-            self._save(who)                       # a drop's end is stored with it
-            self._say(text, "cube", who)
-            self._publish()
-            return self._state_doc
+            game.save(who)                        # a drop's end is stored with it
+            self._telling.say(text, "cube", who)
+            self._telling.publish()
+            return self._telling.doc
 
     def press(self, button: str, who: str = "box") -> None:
         """DONE or UNDO pressed on the box or the Pi."""
@@ -218,17 +189,18 @@ class ControlsMixin:
             try:
                 self.undo(who)
             except NotNowError as exc:
-                self._say(str(exc), "notice")
+                self._telling.say(str(exc), "notice")
         elif button == "done":
-            cam = self.camera
-            fam = self._family
+            cam = self._camera()
+            fam = self._game.family
             if fam is not None and not fam.camera_reads and fam.camera_note:
-                with self._lock:
-                    self._say(fam.camera_note, "notice")
-                    self._publish()
+                self._notice(fam.camera_note)
             elif cam is not None and hasattr(cam, "read_now"):
                 cam.read_now()
             else:
-                with self._lock:
-                    self._say("no camera: enter the board on the page", "notice")
-                    self._publish()
+                self._notice("no camera: enter the board on the page")
+
+    def _notice(self, text: str) -> None:
+        with self._game.lock:
+            self._telling.say(text, "notice")
+            self._telling.publish()

@@ -31,6 +31,7 @@ from willughby.vision.synth import Scene, SceneSpec
 
 from .games import DEFAULT_NAMES, family_of_preset
 from .service import Companion, CompanionError, NotNowError
+from .documents import QuestionDoc, StateDoc
 
 __all__ = ["DemoTable", "DemoPlayers"]
 
@@ -173,7 +174,7 @@ class DemoPlayers:
             if self.finished.is_set():
                 return
 
-    def _gave_way(self, state: dict[str, Any]) -> bool:
+    def _gave_way(self, state: StateDoc) -> bool:
         """Whether the players are waiting because a person acted: True while
         they hold back after an undo (the demo's players never undo)."""
         said = state.get("announcements") or []
@@ -198,7 +199,7 @@ class DemoPlayers:
             return True
         return False
 
-    def _act(self, state: dict[str, Any]) -> bool:
+    def _act(self, state: StateDoc) -> bool:
         """Do what the game waits for; False when waiting on the companion."""
         c = self.companion
         phase = state["phase"]
@@ -275,7 +276,7 @@ class DemoPlayers:
         board.pop("turn", None)
         self.companion.on_reading(board, None, who="demo")
 
-    def _move(self, state: dict[str, Any]) -> bool:
+    def _move(self, state: StateDoc) -> bool:
         plays = self.companion.legal_boards()
         self._judged = state["rulings"][-1]["seq"] if state["rulings"] else 0
         unstacking = state.get("board_kind") == "piles"
@@ -341,7 +342,7 @@ class DemoPlayers:
                     return None
         return None
 
-    def _answer(self, question: dict[str, Any]) -> bool:
+    def _answer(self, question: QuestionDoc) -> bool:
         asked = question.get("asked_at")
         if isinstance(asked, (int, float)):
             left = asked + self.question_s - time.time()

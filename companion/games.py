@@ -21,17 +21,27 @@ here.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 from willughby.engine.counting import CountingMatch, Tally
 from willughby.engine.errors import InvalidOptionError
 from willughby.engine.families import GameFamily
 from willughby.engine.families import family_of as engine_family_of
 from willughby.engine.match import Match
-from willughby.engine.position import COLOURS, DARK, LIGHT, Position
+from willughby.engine.position import COLOURS, DARK, LIGHT, Position, other
 from willughby.engine.rules import Rules, get_preset
 
-__all__ = ["GameMatch", "Family", "BoardFamily", "CountingFamily", "family_of", "family_of_preset",
+from . import tally as _tally
+from .board_part import BoardPart
+from .documents import QuestionDoc, RulingDoc, StateDoc
+from .numbering import TurnCounter, judged_turns, ruling_doc
+
+if TYPE_CHECKING:
+    from .current_game import CurrentGame
+    from .judging import Judging
+    from .state import Telling
+
+__all__ = ["GameMatch", "Family", "FamilyPart", "BoardFamily", "CountingFamily", "family_of", "family_of_preset",
            "DEFAULT_NAMES"]
 
 #: names for the players of a counting game the page or the demo left unnamed
@@ -102,9 +112,54 @@ class Family:
     def board_doc(self, match: GameMatch) -> dict[str, Any]:
         raise NotImplementedError
 
+    #: why a turn of this family has no dispute view (None where it has one)
+    dispute_note: str | None = None
+
     def dice_wanted(self, match: GameMatch) -> int:
         """How many dice the next throw takes (the box throws that many)."""
         return 2 if match.phase == "start" else match.rules.dice_thrown
+
+    def awaiting(self, match: Any, who: Callable[[Any], str]) -> str:
+        """What the game waits for, in the players' words."""
+        raise NotImplementedError
+
+    def rebuild_rulings(self, match: Any) -> tuple[list[RulingDoc], TurnCounter]:
+        """The rulings of a match replayed from the store, numbered, and the turn counter after them."""
+        raise NotImplementedError
+
+    def stored_players(self, players: Any) -> Any:
+        """The players of a stored game as the page shows them."""
+        return players
+
+    def listed(self, game: dict[str, Any], store: Any) -> dict[str, Any]:
+        """A stored game as the list of games shows it."""
+        return game
+
+    def replay(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        """A stored game's ``record``, its ``turns`` (each with its boards) and ``turns_played``, for replay."""
+        raise NotImplementedError
+
+    def phases(self, match: Any) -> dict[str, str] | None:
+        """Each side's phase where the board alone may not show it (None where the family has none)."""
+        return None
+
+    def make_part(self, game: "CurrentGame", telling: "Telling", judging: "Judging") -> "FamilyPart":
+        """The companion's part that plays this family's game (dice, the new game's words, the state)."""
+        raise NotImplementedError
+
+
+class FamilyPart(Protocol):
+    """What the companion asks of the part that plays one family's game in progress
+    (``board_part.py`` for the games on a board, ``tally.py`` for the counting game)."""
+
+    def opening(self, game_name: str, who: str, camera: bool) -> None:
+        """Announce the new game: who plays, and what comes first."""
+
+    def take_dice(self, values: list[int], who: str, note: tuple[str, dict[str, Any]], ident: str | None) -> None:
+        """Dice thrown for the game in progress (validated 1..6): recorded with *note*, ruled, announced."""
+
+    def state_keys(self, awaiting: str, undo: str | None, question: QuestionDoc | None) -> StateDoc:
+        """The state document's keys for the game in progress."""
 
 
 class BoardFamily(Family):
@@ -161,6 +216,43 @@ class BoardFamily(Family):
 
         return {c: phase_of(match.rules, match.position, c) for c in (LIGHT, DARK)}
 
+    def awaiting(self, match: Any, who: Callable[[Any], str]) -> str:
+        m = match
+        if m.phase == "start":
+            return "the players are to throw one die each for the start"
+        if m.phase == "throw":
+            return f"{who(m.turn)} is to throw" + (" (or double)" if m.can_double() else "")
+        if m.phase == "cube":
+            return f"{who(other(m.offered_by or LIGHT))} is to take or drop the double"
+        if m.phase == "move":
+            return f"{who(m.turn)} is to move the {'-'.join(map(str, m.dice or ()))} thrown"
+        if m.phase == "binding_toss":
+            return "both players are to throw two dice to break the bound table"
+        if m.phase == "binding_choice":
+            return f"{who(m.chooser)} is to choose the point to break"
+        if m.phase == "over":
+            return "the game is over: start a new one"
+        return f"the game is at {m.phase}"
+
+    def rebuild_rulings(self, match: Any) -> tuple[list[RulingDoc], TurnCounter]:
+        judged = judged_turns(match.record())
+        counter = TurnCounter()
+        for j in judged:
+            counter.count(j["ruling"])
+        return [ruling_doc(j["ruling"], j, j["before"]) for j in judged], counter
+
+    def replay(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        turns = [{"turn": j["turn"], "attempt": j["attempt"], "seq": j["seq"],
+                  "player": j["ruling"].player, "dice": list(j["ruling"].dice),
+                  "play": j["ruling"].play, "verdict": j["ruling"].verdict,
+                  "before": j["before"].to_board(), "after": j["after"].to_board(),
+                  "ruling": j["ruling"].to_json()} for j in judged_turns(record)]
+        # every ruling, each with its turn and attempt; the turns played are the legal ones
+        return {"record": record, "turns": turns, "turns_played": sum(1 for t in turns if t["verdict"] == "legal")}
+
+    def make_part(self, game: "CurrentGame", telling: "Telling", judging: "Judging") -> "FamilyPart":
+        return BoardPart(game, telling, judging)
+
 
 class CountingFamily(Family):
     """The counting game (Sice-Ace): a tally, refereed from the dice alone."""
@@ -170,6 +262,8 @@ class CountingFamily(Family):
     camera_reads = False
     camera_note = "Sice-Ace is refereed from the dice alone: the camera is idle"
     camera_idle = "Sice-Ace is refereed from the dice alone"
+    dispute_note = ("Sice-Ace is refereed from the dice alone: each throw's ruling is in the list of rulings "
+                    "and the announcements")
 
     def new_match(self, preset: str, rules: Rules, players: Any, start: Any) -> CountingMatch:
         names = self.names(rules.players, players)
@@ -224,6 +318,27 @@ class CountingFamily(Family):
 
     def board_doc(self, match: Any) -> dict[str, Any]:
         return dict(match.tally.to_doc())
+
+    def awaiting(self, match: Any, who: Callable[[Any], str]) -> str:
+        return _tally.awaiting(match, who)
+
+    def rebuild_rulings(self, match: Any) -> tuple[list[RulingDoc], TurnCounter]:
+        return _tally.rebuild(match)
+
+    def stored_players(self, players: Any) -> list[str]:
+        return _tally.names_of(players)
+
+    def listed(self, game: dict[str, Any], store: Any) -> dict[str, Any]:
+        # a counting game's turns are its throws, one action each
+        return dict(game, players=_tally.names_of(game["players"]), turns=len(store.actions(game["id"])))
+
+    def replay(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        full = self.from_record(record).record()
+        turns = _tally.turns(full, self)
+        return {"record": full, "turns": turns, "turns_played": len(turns)}
+
+    def make_part(self, game: "CurrentGame", telling: "Telling", judging: "Judging") -> "FamilyPart":
+        return _tally.TallyPart(game, telling)
 
 
 _FAMILIES: dict[str, Family] = {}

@@ -1,9 +1,9 @@
 """How a move on the board becomes a ruling: readings, boards entered, and questions.
 
 A turn's move reaches the referee three ways: a settled reading from the
-camera (:meth:`JudgingMixin.on_reading`), a board entered by a person
-(:meth:`~JudgingMixin.submit_board`), or the answer to a question
-(:meth:`~JudgingMixin.answer`). A reading is matched against the throw's
+camera (:meth:`Judging.on_reading`), a board entered by a person
+(:meth:`~Judging.submit_board`), or the answer to a question
+(:meth:`~Judging.answer`). A reading is matched against the throw's
 legal plays (the engine's outcomes): with the camera's evidence, the turn
 reader weighs the legal boards against the picture (a turn is judged, not
 a frame: ``docs/vision-reader.md``, "The turn reader and its figures");
@@ -11,19 +11,21 @@ without it, a reading every location of which is sure enough
 (:data:`CONFIDENT`) is ruled as it stands. A reading that is unsure, or one
 man from a legal play, becomes a question on the page -- the reading and
 the closest legal plays (:data:`CHOICES`) -- never a silent guess. A ruling
-is recorded, numbered, announced and published (:meth:`~JudgingMixin._ruled`).
+is recorded, numbered, announced and published (:meth:`~Judging.ruled`).
 The choice of the point to break a bound table is asked the same way.
 
-:class:`JudgingMixin` is part of :class:`~willughby.companion.service.Companion`,
-whose ``__init__`` makes the attributes it reads.
+:class:`Judging` is the companion's part that owns the open question and
+the turn reader; it is handed the game in progress (``current_game.py``)
+and what tells the players (``state.py``).
 
->>> JudgingMixin._doubtful({"12": 0.99, "bar": 0.2, "3": 0.5})     # the locations read unsurely
+>>> Judging.doubtful({"12": 0.99, "bar": 0.2, "3": 0.5})     # the locations read unsurely
 ['3', 'bar']
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from willughby.engine.errors import EngineError, InvalidBoardError
 from willughby.engine.match import Match
@@ -31,10 +33,17 @@ from willughby.engine.position import LIGHT, Position
 from willughby.engine.referee import Ruling
 
 from .announce import describe_board_ruling, rethrow_text
+from .documents import CameraDoc, ChoiceDoc, QuestionDoc, RulingDoc, StateDoc, choice_doc, question_doc
 from .errors import CompanionError, NotNowError, UnknownError
 from .numbering import notation, ruling_doc
 
-__all__ = ["JudgingMixin", "CONFIDENT", "CHOICES", "NOT_MOVED"]
+if TYPE_CHECKING:
+    from willughby.vision.turns import TurnEvidence, TurnReader
+
+    from .current_game import CurrentGame
+    from .state import Telling
+
+__all__ = ["Judging", "CONFIDENT", "CHOICES", "NOT_MOVED"]
 
 # a reading every location of which is at least this sure is ruled on without asking
 CONFIDENT = 0.9
@@ -44,22 +53,51 @@ CHOICES = 4
 NOT_MOVED = "(not moved yet)"
 
 
-class JudgingMixin:
-    """The moves of the game in progress: judged, asked about, ruled."""
+class Judging:
+    """The moves of the game in progress: judged, asked about, ruled (see the module docstring)."""
 
-    #: the turn reader's last judgement of a camera's frame: its verdict, candidates and notes
-    last_camera: dict[str, Any] | None = None
+    def __init__(self, game: "CurrentGame", telling: "Telling", clock: Callable[[], float]) -> None:
+        self._game = game
+        self._telling = telling
+        self._clock = clock
+        #: the question open on the page, or None
+        self.question: QuestionDoc | None = None
+        #: the camera's evidence of the frame the open question is about
+        self.asked_evidence: TurnEvidence | None = None
+        #: the turn reader's last judgement of a camera's frame: its verdict, candidates and notes
+        self.last_camera: CameraDoc | None = None
+        self._turn_reader: TurnReader | None = None
+
+    @property
+    def turn_reader(self) -> "TurnReader":
+        """The turn reader (``willughby.vision.turns``) that weighs the camera's evidence, made when first needed."""
+        if self._turn_reader is None:
+            from willughby.vision.turns import TurnReader
+
+            self._turn_reader = TurnReader()
+        return self._turn_reader
+
+    @turn_reader.setter
+    def turn_reader(self, reader: "TurnReader") -> None:
+        self._turn_reader = reader
+
+    def forget(self) -> None:
+        """A new game, or one rebuilt: no question is open."""
+        self.question = None
+        self.asked_evidence = None
 
     # -------------------------------------------------------------- moves
     def legal_boards(self) -> dict[str, dict[str, Any]]:
         """The legal plays of the turn in progress: notation -> board after."""
-        with self._lock:
-            m = self._need_game()
+        with self._game.lock:
+            m = self._game.need()
             if m.phase != "move":
-                raise NotNowError(f"no move is awaited now: {self._awaiting()}")
+                raise NotNowError(f"no move is awaited now: {self._game.awaiting()}")
             return {notation(o): o.position.to_board() for o in m.legal_outcomes()}
 
-    def _position(self, board: Mapping[str, Any], m: Match) -> Position:
+    @staticmethod
+    def position(board: Mapping[str, Any], m: Match) -> Position:
+        """A board document as a position of the game *m* (:class:`CompanionError` saying why it is none)."""
         doc = {k: v for k, v in dict(board).items() if k not in ("confidence", "settled", "turn")}
         try:
             return Position.from_board(doc, men=m.rules.men, starts_off_board=m.rules.start_waiting > 0)
@@ -67,7 +105,7 @@ class JudgingMixin:
             raise CompanionError(f"the board: {exc}") from None
 
     def on_reading(self, board: Mapping[str, Any], confidence: Mapping[str, float] | None = None,
-                   who: str = "camera", evidence: Any = None) -> dict[str, Any] | None:
+                   who: str = "camera", evidence: "TurnEvidence | None" = None) -> RulingDoc | None:
         """A settled reading of the board (a board document; *confidence* per
         location "1".."24", "bar", each 0..1, None for a board entered by a
         person). Returns the ruling made (its JSON), or None when the reading
@@ -77,14 +115,15 @@ class JudgingMixin:
         the turn is judged by the turn reader: the throw's legal boards weighed
         against the picture, ruled only when the picture settles it, asked
         otherwise (``docs/vision-reader.md``, "The turn reader and its figures")."""
-        with self._lock:
-            m = self._need_game()
-            if who == "camera" and self._family is not None and not self._family.camera_reads:
+        game = self._game
+        with game.lock:
+            m = game.need()
+            if who == "camera" and game.family is not None and not game.family.camera_reads:
                 return None            # the camera cannot referee this game (games.py): the board is entered
             if evidence is not None and m.phase == "move":
                 return self._judge_turn(board, evidence, who)
             try:
-                seen = self._position(board, m)
+                seen = self.position(board, m)
             except CompanionError as exc:
                 if confidence is None or m.phase != "move":
                     raise
@@ -100,7 +139,7 @@ class JudgingMixin:
                 return None                                   # nothing moved yet
             outcomes = m.legal_outcomes()
             key = seen.physical_key()
-            doubtful = self._doubtful(confidence)
+            doubtful = self.doubtful(confidence)
             exact = [o for o in outcomes if o.position.physical_key() == key]
             if exact and not doubtful:
                 return self._play(exact[0].position.with_turn(exact[0].position.turn), who, board)
@@ -109,13 +148,11 @@ class JudgingMixin:
                 return None
             return self._play(seen, who, board)
 
-    def _judge_turn(self, board: Mapping[str, Any], evidence: Any, who: str) -> dict[str, Any] | None:
+    def _judge_turn(self, board: Mapping[str, Any], evidence: "TurnEvidence", who: str) -> RulingDoc | None:
         """Judge the turn in progress from the camera's evidence (see on_reading)."""
-        from dataclasses import replace as _replace
-
         from willughby.vision.turns import OTHER, Candidate
 
-        m = self._match
+        m = self._game.match
         assert m is not None
         before = m.position
         outcomes = m.legal_outcomes()
@@ -125,14 +162,14 @@ class JudgingMixin:
         if all(o.position.physical_key() != before_key for o in outcomes):
             cands.append(Candidate(NOT_MOVED, before.to_board()))      # the men not moved yet
         given = evidence
-        piled = bool(getattr(self._family, "piled", False))
+        piled = bool(getattr(self._game.family, "piled", False))
         if evidence.changes is not None and not _same_men(evidence.before_read, before, piled):
             # the frame before did not show the referee's board (in a game of piles, piles and all: a frame
             # between two men played down has the same men on every point)
-            evidence = _replace(evidence, changes=None, profiles=None, faint_profiles=None)
+            evidence = replace(evidence, changes=None, profiles=None, faint_profiles=None)
         found = self.turn_reader.judge(cands, evidence, before=before.to_board(), men=m.rules.men, piles=piled)
-        camera = {"verdict": found.verdict, "candidates": [{"play": r["play"], "p": round(r["p"], 4)}
-                                                            for r in found.ranked], "notes": list(found.notes)}
+        camera: CameraDoc = {"verdict": found.verdict, "notes": list(found.notes),
+                             "candidates": [{"play": r["play"], "p": round(r["p"], 4)} for r in found.ranked]}
         self.last_camera = camera           # what the turn reader weighed last (a recorded game's referee shows it)
         if not found.settled:
             return None                                        # a hand over the board: wait for a clear frame
@@ -147,7 +184,7 @@ class JudgingMixin:
             return self._play(o.position.with_turn(o.position.turn), who, board, camera)
         if found.verdict == "illegal" and found.board is not None:
             try:
-                seen = self._position(found.board, m)
+                seen: Position | None = self.position(found.board, m)
             except CompanionError:
                 seen = None
             if seen is not None:
@@ -155,7 +192,7 @@ class JudgingMixin:
         ranked = [r for r in found.ranked if r["play"] not in (OTHER, NOT_MOVED)]
         other = found.other_board if found.p_other >= 1e-3 else None
         try:
-            seen_other = self._position(other, m) if other is not None else None
+            seen_other = self.position(other, m) if other is not None else None
         except CompanionError:
             seen_other = None
         shown = ", ".join(f"{r['play']} ({100 * r['p']:.0f}%)" for r in ranked[:3])
@@ -166,116 +203,125 @@ class JudgingMixin:
         rest = [o for o in outcomes if o not in outcomes_ranked]
         self._ask(seen_other, outcomes_ranked + rest, [], board, who, why=why,
                   chances={r["play"]: r["p"] for r in ranked}, camera=camera)
-        self._asked_evidence = given      # the players' answer says which board this frame shows
+        self.asked_evidence = given       # the players' answer says which board this frame shows
         return None
 
     @staticmethod
-    def _doubtful(confidence: Mapping[str, float] | None) -> list[str]:
+    def doubtful(confidence: Mapping[str, float] | None) -> list[str]:
+        """The locations of a reading read less surely than :data:`CONFIDENT`, in the board's order."""
         if not confidence:
             return []
         return sorted((k for k, v in confidence.items() if float(v) < CONFIDENT),
                       key=lambda k: (k == "bar", int(k) if k.isdigit() else 0))
 
-    def _near(self, seen: Position, outcomes: Sequence[Any]) -> bool:
+    @staticmethod
+    def _near(seen: Position, outcomes: Sequence[Any]) -> bool:
         """Whether a camera's reading is within one man of a legal play: a
         misread man is likelier than that exact illegal move."""
         doc = seen.to_board()
         return any(_raw_distance(doc, o.position) <= 2 for o in outcomes)
 
     def _play(self, after: Position, who: str, board: Mapping[str, Any],
-              camera: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        m = self._match
+              camera: CameraDoc | None = None) -> RulingDoc:
+        game = self._game
+        m = game.match
         assert m is not None
-        self._question = None
-        self._asked_evidence = None
+        self.forget()
         before = m.position
         ruling = m.play(after)
-        reading = {"board": dict(board), "who": who, "seq": len(m.rulings)}
+        reading: dict[str, Any] = {"board": dict(board), "who": who, "seq": len(m.rulings)}
         if camera is not None:
             reading["camera"] = dict(camera)          # what the turn reader weighed, for the dispute view
-        self._save(who, [("reading", reading)])
-        self._ruled(ruling, who, before)
-        self._publish()
-        return self._rulings[-1]
+        game.save(who, [("reading", reading)])
+        self.ruled(ruling, who, before)
+        self._telling.publish()
+        return game.rulings[-1]
 
-    def _ruled(self, ruling: Ruling, who: str, before: Position) -> None:
-        m = self._match
+    def ruled(self, ruling: Ruling, who: str, before: Position) -> None:
+        """A ruling made: numbered, kept with the game's rulings, announced (with what the game asks next)."""
+        game, say = self._game, self._telling.say
+        m = game.match
         assert m is not None
-        turn, attempt = self._counter.count(ruling)
+        turn, attempt = game.counter.count(ruling)
         number = {"turn": turn, "attempt": attempt, "seq": len(m.rulings)}
-        self._rulings.append(ruling_doc(ruling, number, before))
-        for text, kind in self._describe(ruling):
-            self._say(text, kind, who)
+        game.rulings.append(ruling_doc(ruling, number, before))
+        for text, kind in self.describe(ruling):
+            say(text, kind, who)
         if ruling.legal and ruling.game_over is None and m.phase == "throw" and m.turn == ruling.player \
                 and m.rules.doublet_rethrow:
-            self._say(rethrow_text(self._who(ruling.player), ruling.dice), "rethrow", who)
-        if ruling.game_over is None and m.phase == "binding_toss":   # (an end is stored with its action: _save)
-            self._say("the table is bound: both throw two dice, the higher total chooses the point to break "
-                      "(enter the binder's two dice, then the other's)", "prompt", who)
+            say(rethrow_text(game.who(ruling.player), ruling.dice), "rethrow", who)
+        if ruling.game_over is None and m.phase == "binding_toss":   # (an end is stored with its action: save)
+            say("the table is bound: both throw two dice, the higher total chooses the point to break "
+                "(enter the binder's two dice, then the other's)", "prompt", who)
 
-    def _describe(self, ruling: Ruling) -> list[tuple[str, str]]:
+    def describe(self, ruling: Ruling) -> list[tuple[str, str]]:
         """What to say of a ruling: the play, then each event, in order (announce.py)."""
-        unstacking = self._family is not None and self._family.board == "piles"
-        return describe_board_ruling(ruling, self._who, unstacking=unstacking)
+        family = self._game.family
+        unstacking = family is not None and family.board == "piles"
+        return describe_board_ruling(ruling, self._game.who, unstacking=unstacking)
 
     # ----------------------------------------------------------- questions
     def _ask(self, seen: Position | None, outcomes: Sequence[Any], doubtful: list[str], board: Mapping[str, Any],
              who: str, why: str | None = None, chances: Mapping[str, float] | None = None,
-             camera: Mapping[str, Any] | None = None) -> None:
+             camera: CameraDoc | None = None) -> None:
         """Put a question to the players: which of the closest legal plays was
         made, or (where the reading is a board at all) the board as read.
         With *chances* (the turn reader's probability of each play), the
         plays come in the order given and each choice carries its ``p``."""
+        game = self._game
         if chances is None:
             ranked = sorted(outcomes, key=lambda o: (_raw_distance(board, o.position), notation(o)))
         else:
             ranked = list(outcomes)
-        choices = [{"index": i, "play": notation(o), "board": o.position.to_board()}
-                   for i, o in enumerate(ranked[:CHOICES])]
-        if chances is not None:
-            for c in choices:           # a play the turn reader did not rank has no chance to show
-                if c["play"] in chances:
-                    c["p"] = round(float(chances[c["play"]]), 4)
+        choices: list[ChoiceDoc] = []
+        for i, o in enumerate(ranked[:CHOICES]):
+            play = notation(o)            # a play the turn reader did not rank has no chance to show
+            choices.append(choice_doc(i, play, o.position.to_board(),
+                                      None if chances is None or play not in chances else chances[play]))
         if seen is not None:
-            choices.append({"index": len(choices), "play": "the board as read", "board": seen.to_board()})
-        n = self.store.append(self._game_id, "question", {"reading": dict(board), "doubtful": doubtful,
-                                                          "why": why, "camera": dict(camera or {})}, who)
-        m = self._match
+            choices.append(choice_doc(len(choices), "the board as read", seen.to_board()))
+        n = game.store.append(game.need_id(), "question", {"reading": dict(board), "doubtful": doubtful,
+                                                           "why": why, "camera": dict(camera or {})}, who)
+        m = game.match
         assert m is not None
         mover = m.turn or LIGHT         # points are named as the mover counts them, as plays are written
         places = ", ".join("the bar" if k == "bar" else f"{mover}'s point {int(k) if mover == LIGHT else 25 - int(k)}"
                            for k in doubtful[:6])
         where = why or (f"the camera is unsure of {places}" if doubtful
                         else "the board is one man away from a legal play")
-        about = f"Turn {self._turn_in_progress()}: {self._who(m.turn)} threw {'-'.join(map(str, m.dice or ()))}"
-        self._question = {"id": f"q-{n}", "kind": "move", "text": f"Which play was made? {where[0].upper()}{where[1:]}.",
-                          "about": about, "turn": self._turn_in_progress(), "player": m.turn,
-                          "dice": list(m.dice or ()), "asked_at": self._clock(),
-                          "reading": seen.to_board() if seen is not None else None, "choices": choices}
-        self._say(f"{about}: please confirm the play on the page; {where}", "question", who)
-        self._publish()
+        turn = game.turn_in_progress()
+        about = f"Turn {turn}: {game.who(m.turn)} threw {'-'.join(map(str, m.dice or ()))}"
+        self.question = question_doc(f"q-{n}", "move", f"Which play was made? {where[0].upper()}{where[1:]}.",
+                                     about=about, turn=turn, player=m.turn, dice=m.dice or (),
+                                     asked_at=self._clock(), choices=choices,
+                                     reading=seen.to_board() if seen is not None else None)
+        self._telling.say(f"{about}: please confirm the play on the page; {where}", "question", who)
+        self._telling.publish()
 
-    def _ask_break(self, chooser: str) -> None:
-        m = self._match
+    def ask_break(self, chooser: str) -> None:
+        """Ask the player who won the toss which point of the bound table to break."""
+        game = self._game
+        m = game.match
         assert m is not None and m.binder is not None
         binder = m.binder
         choices = []
         for own in range(1, 7):
             physical = own if binder == LIGHT else 25 - own
             if m.position.points(binder)[physical - 1] >= 2:
-                choices.append({"index": own, "play": f"break {binder}'s {own} point", "board": None})
-        self._question = {"id": f"q-break-{len(m.actions)}", "kind": "break", "reading": None,
-                          "text": f"{self._who(chooser)} chooses which point of {binder}'s table to break",
-                          "about": f"Turn {self._counter.played}: {self._who(binder)} bound the table",
-                          "turn": self._counter.played, "player": chooser, "dice": [], "asked_at": self._clock(),
-                          "choices": choices}
-        self._say(self._question["text"], "question")
+                choices.append(choice_doc(own, f"break {binder}'s {own} point", None))
+        played = game.counter.played
+        self.question = question_doc(f"q-break-{len(m.actions)}", "break",
+                                     f"{game.who(chooser)} chooses which point of {binder}'s table to break",
+                                     about=f"Turn {played}: {game.who(binder)} bound the table", turn=played,
+                                     player=chooser, dice=(), asked_at=self._clock(), choices=choices)
+        self._telling.say(self.question["text"], "question")
 
-    def answer(self, question_id: str, choice: int, who: str = "page") -> dict[str, Any]:
+    def answer(self, question_id: str, choice: int, who: str = "page") -> StateDoc:
         """Answer the open question with one of its choices' index."""
-        with self._lock:
-            m = self._need_game()
-            q = self._question
+        game = self._game
+        with game.lock:
+            m = game.need()
+            q = self.question
             if q is None or q["id"] != question_id:
                 raise UnknownError(f"no open question {question_id!r}")
             picked = next((c for c in q["choices"] if c["index"] == choice), None)
@@ -286,33 +332,36 @@ class JudgingMixin:
                     m.break_point(int(choice))
                 except EngineError as exc:
                     raise CompanionError(str(exc)) from None
-                self._question = None
-                self._save(who, [("answer", {"question": question_id, "choice": choice})])
-                self._say(f"{m.binder or 'the binder'}'s {choice} point is broken", "break", who)
-                self._publish()
-                return self._state_doc
-            self.store.append(self._game_id, "answer", {"question": question_id, "choice": choice,
-                                                        "play": picked["play"]}, who)
-            asked = self._asked_evidence
-            self._play(self._position(picked["board"], m), who, picked["board"])
+                self.question = None
+                game.save(who, [("answer", {"question": question_id, "choice": choice})])
+                self._telling.say(f"{m.binder or 'the binder'}'s {choice} point is broken", "break", who)
+                self._telling.publish()
+                return self._telling.doc
+            chosen = picked["board"]
+            assert chosen is not None           # a question of moves offers boards
+            game.store.append(game.need_id(), "answer", {"question": question_id, "choice": choice,
+                                                         "play": picked["play"]}, who)
+            asked = self.asked_evidence
+            self._play(self.position(chosen, m), who, chosen)
             if asked is not None:
-                asked.shown = dict(picked["board"])    # the camera's next frame is compared with that one
-            return self._state_doc
+                asked.shown = dict(chosen)     # the camera's next frame is compared with that one
+            return self._telling.doc
 
-    def submit_board(self, board: Mapping[str, Any], who: str = "page") -> dict[str, Any]:
+    def submit_board(self, board: Mapping[str, Any], who: str = "page") -> StateDoc:
         """The board as it stands, entered by a person: judged as the move, with no doubt."""
         if not isinstance(board, Mapping):
             raise CompanionError("the board must be a board document (an object)")
-        with self._lock:
-            m = self._need_game()
+        game = self._game
+        with game.lock:
+            m = game.need()
             if m.phase != "move":
-                raise NotNowError(f"no move is awaited now: {self._awaiting()}")
-            self.store.append(self._game_id, "correction", {"board": dict(board)}, who)
-            seen = self._position(board, m)
+                raise NotNowError(f"no move is awaited now: {game.awaiting()}")
+            game.store.append(game.need_id(), "correction", {"board": dict(board)}, who)
+            seen = self.position(board, m)
             if seen.physical_key() == m.position.physical_key():
                 raise CompanionError("that is the board before the move: nothing was played")
             self._play(seen, who, board)
-            return self._state_doc
+            return self._telling.doc
 
 
 def _same_men(board: Mapping[str, Any] | None, position: Position, piles: bool = False) -> bool:

@@ -15,12 +15,14 @@ names a play.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
 from willughby.engine.match import Match
 from willughby.engine.notation import NO_PLAY
 from willughby.engine.position import Position
 from willughby.engine.referee import Ruling
+
+from .documents import RulingDoc
 
 __all__ = ["TurnCounter", "judged_turns", "notation", "ruling_doc"]
 
@@ -71,7 +73,7 @@ def notation(outcome: Any) -> str:
     return text
 
 
-def ruling_doc(ruling: Ruling, number: Mapping[str, int], before: Position) -> dict[str, Any]:
+def ruling_doc(ruling: Ruling, number: Mapping[str, int], before: Position) -> RulingDoc:
     """A ruling for the page, numbered as :class:`TurnCounter` says:
     ``turn`` (the turn it belongs to), ``attempt`` (1, 2, ... within that
     turn) and ``seq`` (every ruling of the game, from 1)."""
@@ -83,7 +85,7 @@ def ruling_doc(ruling: Ruling, number: Mapping[str, int], before: Position) -> d
     src = ruling.source
     doc["source"] = None if src is None else {"key": src.key, "citation": src.citation, "quote": src.quote}
     doc["closest"] = list(ruling.closest)
-    return doc
+    return cast(RulingDoc, doc)     # the engine's ruling (judge --json), with the keys above: documents.py
 
 
 def judged_turns(record: Mapping[str, Any], plays_for: int | None = None) -> list[dict[str, Any]]:

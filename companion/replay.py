@@ -213,7 +213,7 @@ class RecordedReferee:
             thrown = self._throw_if_awaited()
             before = self.companion.state()
             seq0 = max((r["seq"] for r in before["rulings"]), default=0)
-            self.companion.last_camera = None
+            self.companion.judging.last_camera = None
             outcome = self._settle(frame, stills)
             if outcome == "read":
                 continue
@@ -228,7 +228,7 @@ class RecordedReferee:
     def _line(self, shown: int, before: Mapping[str, Any], seq0: int, outcome: str) -> dict[str, Any]:
         c = self.companion
         state = c.state()
-        camera = c.last_camera or {}
+        camera: Mapping[str, Any] = c.last_camera or {}
         new = [r for r in state["rulings"] if r["seq"] > seq0]
         player = (before.get("board") or {}).get("turn")
         line: dict[str, Any] = {"still": shown + 1, "turn": before.get("turn_number"), "attempt": None,

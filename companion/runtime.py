@@ -22,6 +22,7 @@ from willughby.engine.position import Position
 from .config import CompanionConfig, ConfigError, ensure_pin
 from .service import Companion
 from .store import GameStore
+from .documents import StateDoc
 
 __all__ = ["Runtime", "build", "limit_malloc_arenas"]
 
@@ -158,7 +159,7 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
     return rt
 
 
-def _summary(state: dict[str, Any]) -> dict[str, Any] | None:
+def _summary(state: StateDoc) -> dict[str, Any] | None:
     """The game in progress in a few words (None: none): its id, preset, players ("Ann v Bob"), turn and
     what it waits for."""
     if state.get("phase") in (None, "none"):
@@ -219,7 +220,7 @@ def _dice(rt: Runtime, demo: bool) -> None:
         link.add_state_listener(_box_status(c))
         shown: dict[str, Any] = {}
 
-        def show_on_box(state: dict[str, Any]) -> None:
+        def show_on_box(state: StateDoc) -> None:
             """ROLL works only when a throw is wanted; the box's lights show whose turn it is."""
             phase = state.get("phase")
             playing = phase not in ("none", "over")
@@ -371,10 +372,11 @@ def _lights(rt: Runtime, pin_factory: Any = None) -> None:
 
     panel.add_listener(pressed)
 
-    def show(state: dict[str, Any]) -> None:
+    def show(state: StateDoc) -> None:
         board = state.get("board") or {}
         turn = board.get("turn")
-        panel.show_turn(turn if state.get("phase") not in ("none", "over") and turn in ("light", "dark") else None)
+        playing = state.get("phase") not in ("none", "over")
+        panel.show_turn("light" if playing and turn == "light" else "dark" if playing and turn == "dark" else None)
         rulings = state.get("rulings") or []
         panel.signal_illegal(bool(rulings) and rulings[-1]["verdict"] == "illegal"
                              and state.get("phase") == "move")

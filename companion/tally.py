@@ -4,8 +4,8 @@ Sice-Ace is refereed from the dice alone (``docs/games.md``): each throw is one
 turn, always legal, its outcome counted by the engine
 (:func:`~willughby.engine.counting.count_throw` through
 :class:`~willughby.engine.counting.CountingMatch`). The service calls these
-functions where the family is ``counting`` (``games.py``); nothing else in
-the service knows the game.
+part :class:`TallyPart` for the counting family (``games.py``); nothing else
+in the companion knows the game.
 
 The state document of a counting game (``GET /api/state``) has, beside the
 keys every game has:
@@ -26,14 +26,20 @@ keys every game has:
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from willughby.engine.counting import CountingMatch, Tally
 
 from .announce import describe_tally_throw
+from .documents import QuestionDoc, RulingDoc, StateDoc, board_doc
+from .errors import NotNowError
 from .numbering import TurnCounter
 
-__all__ = ["new_game_text", "awaiting", "throw", "rebuild", "turns", "state", "ruling_doc"]
+if TYPE_CHECKING:
+    from .current_game import CurrentGame
+    from .state import Telling
+
+__all__ = ["TallyPart", "new_game_text", "awaiting", "rebuild", "turns", "state", "ruling_doc"]
 
 
 def _listed(names: Sequence[str]) -> str:
@@ -52,36 +58,30 @@ def new_game_text(game_name: str, match: CountingMatch) -> str:
     return (f"new game of {game_name}: {_listed(list(match.names))}, six men each; {first} throws first")
 
 
-def awaiting(match: CountingMatch, family: Any) -> str:
+def awaiting(match: CountingMatch, who: Callable[[Any], str]) -> str:
+    """What the counting game waits for, in the players' words."""
     if match.phase == "over":
         return "the game is over: start a new one"
     again = bool(match.history) and match.history[-1].throws_again
-    return f"{family.who(match, match.turn)} is to throw" + (" again" if again else "")
+    return f"{who(match.turn)} is to throw" + (" again" if again else "")
 
 
-def ruling_doc(outcome: Any, before: Tally, turn: int, seq: int) -> dict[str, Any]:
+def ruling_doc(outcome: Any, before: Tally, turn: int, seq: int) -> RulingDoc:
     """One throw as a ruling for the page (always legal: the dice decide)."""
     return {"verdict": "legal", "play": None, "events": [e.to_json() for e in outcome.events],
             "reason": None, "citation": None,
             "game_over": outcome.game_over.to_json() if outcome.game_over else None,
             "player": outcome.player, "dice": list(outcome.dice), "turn": turn, "attempt": 1, "seq": seq,
-            "before": before.to_doc(), "board": outcome.after.to_doc(), "throws_again": outcome.throws_again,
+            "before": board_doc(before.to_doc()), "board": board_doc(outcome.after.to_doc()), "throws_again": outcome.throws_again,
             "source": None, "closest": []}
 
 
-def throw(match: CountingMatch, family: Any, values: list[int]) -> tuple[Any, Tally, list[tuple[str, str]]]:
-    """The player on turn threw *values*: the throw counted on *match*, the
-    tally before it, and what to announce. The engine refuses dice the game
-    cannot throw (``EngineError``); the caller records and announces."""
-    before = match.tally
-    outcome = match.throw(values)
-    return outcome, before, describe_tally_throw(outcome, lambda k: family.who(match, k))
 
 
-def rebuild(match: CountingMatch, family: Any) -> tuple[list[dict[str, Any]], Any]:
+def rebuild(match: CountingMatch) -> tuple[list[RulingDoc], TurnCounter]:
     """The rulings of a match replayed from the store, and the turn counter after them."""
     counter = TurnCounter()
-    out = []
+    out: list[RulingDoc] = []
     before = match.start
     for k, outcome in enumerate(match.history):
         turn, _ = counter.count(True)
@@ -105,8 +105,8 @@ def turns(record: Mapping[str, Any], family: Any) -> list[dict[str, Any]]:
     return out
 
 
-def state(match: CountingMatch, family: Any, rulings: list[dict[str, Any]], game_id: str | None,
-          turn_number: int, awaiting_text: str, undo: str | None) -> dict[str, Any]:
+def state(match: CountingMatch, rulings: Sequence[RulingDoc], game_id: str | None,
+          turn_number: int, awaiting_text: str, undo: str | None) -> StateDoc:
     """The state document's keys for a counting game (see the module docstring)."""
     t = match.tally
     players = [{"index": k, "name": name, "men": t.men[k], "out": t.men[k] == 0,
@@ -117,13 +117,13 @@ def state(match: CountingMatch, family: Any, rulings: list[dict[str, Any]], game
         "game_id": game_id,
         "preset": match.preset,
         "players": list(match.names),
-        "board": t.to_doc(),
+        "board": board_doc(t.to_doc()),
         "dice": list(match.dice) if match.dice else None,
         "turn_number": turn_number,
         "turns_played": match.turn_number,
         "phase": match.phase,
         "awaiting": awaiting_text,
-        "rulings": rulings[-20:],
+        "rulings": list(rulings[-20:]),
         "game_over": match.result.to_json() if match.result else None,
         "cube": None,
         "question": None,
@@ -132,3 +132,39 @@ def state(match: CountingMatch, family: Any, rulings: list[dict[str, Any]], game
         "tally": {"players": players, "pool": t.pool, "turn": t.turn, "out": list(t.out),
                   "throws_again": bool(last and last.get("throws_again")) and match.phase != "over"},
     }
+
+
+class TallyPart:
+    """The companion's part for a counting game in progress: its dice, its
+    opening words and its state (``games.FamilyPart``)."""
+
+    def __init__(self, game: "CurrentGame", telling: "Telling") -> None:
+        self._game = game
+        self._telling = telling
+
+    def opening(self, game_name: str, who: str, camera: bool) -> None:
+        game = self._game
+        self._telling.say(new_game_text(game_name, game.match), "new_game", who=who)
+        note = game.family.camera_note if game.family is not None else None
+        if note:                    # said with or without a camera: the page shows the camera idle
+            self._telling.say(note, "notice", who=who)
+
+    def take_dice(self, values: list[int], who: str, note: tuple[str, dict[str, Any]], ident: str | None) -> None:
+        """The player on turn threw *values*: counted by the engine (which refuses dice the game cannot
+        throw, ``EngineError``), recorded, ruled (always legal: the dice decide) and announced."""
+        game = self._game
+        m: CountingMatch = game.match
+        if m.phase != "throw":
+            raise NotNowError(f"no dice are wanted now: {game.awaiting()}")
+        before = m.tally
+        outcome = m.throw(values)
+        game.remember(ident)
+        game.save(who, [note])
+        turn, _attempt = game.counter.count(True)
+        game.rulings.append(ruling_doc(outcome, before, turn, len(m.history)))
+        for text, kind in describe_tally_throw(outcome, game.who):
+            self._telling.say(text, kind, who)   # (the end, if this throw ended it, was stored by save)
+
+    def state_keys(self, awaiting: str, undo: str | None, question: QuestionDoc | None) -> StateDoc:
+        game = self._game
+        return state(game.match, game.rulings, game.id, game.turn_in_progress(), awaiting, undo)

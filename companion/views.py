@@ -9,8 +9,8 @@ in progress with all that bears on it, for the dispute view
 the game in progress.
 
 :class:`GameViews` is a part of :class:`~willughby.companion.service.Companion`,
-which hands it the store, itself as the game in progress (what the views
-ask of it is :class:`GameInProgress`) and the dispute photos. The views of stored games
+which hands it the store, the game in progress (``current_game.py``; what
+the views ask of it is :class:`GameInProgress`) and the dispute photos. The views of stored games
 are also plain functions of a :class:`~willughby.companion.store.GameStore`
 (:func:`stored_games`, :func:`stored_game`, :func:`stored_mat`), so that
 ``willughby games`` and ``willughby export`` give the page's documents
@@ -30,11 +30,10 @@ from typing import Any, Mapping, Protocol
 from willughby.engine.errors import EngineError
 from willughby.engine.rules import PRESETS
 
-from . import tally as _tally
 from .dispute_photos import DisputePhotos
 from .errors import CompanionError, UnknownError
 from .games import family_of_preset
-from .numbering import judged_turns, ruling_doc
+from .numbering import ruling_doc
 
 __all__ = ["GameViews", "GameInProgress", "stored_games", "stored_game", "stored_mat"]
 
@@ -47,8 +46,8 @@ class GameInProgress(Protocol):
         """The game's lock: held while a view reads it."""
 
     @property
-    def game_id(self) -> str | None:
-        """The game in progress, or None."""
+    def id(self) -> str | None:
+        """The game in progress's id in the store, or None."""
 
     def judged_turn(self, turn: int, attempt: int | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """Turn *turn*'s ruling *attempt* (None: its last) and all the turn's rulings; called holding the lock."""
@@ -89,7 +88,7 @@ class GameViews:
         with game.lock:
             j, of_turn = game.judged_turn(turn, attempt)
             attempt = int(j["attempt"])
-            game_id = game.game_id
+            game_id = game.id
             doc = ruling_doc(j["ruling"], j, j["before"])
             camera = None
             for e in reversed(self.store.game(game_id)["log"]):
@@ -111,19 +110,17 @@ class GameViews:
 
 
 def stored_games(store: Any) -> list[dict[str, Any]]:
-    """The games of *store*, newest first (a counting game's players a list of
-    names, and its turns its throws)."""
+    """The games of *store*, newest first, each as its family lists it (a
+    counting game's players a list of names, and its turns its throws)."""
     out = []
     for g in store.games():
         g = dict(g, game_id=g["id"])
         try:
-            counting = family_of_preset(g["preset"]).board == "tally"
-        except EngineError:
-            counting = False
-        if counting:
-            g["players"] = _tally.names_of(g["players"])
-            g["turns"] = len(store.actions(g["id"]))
-        out.append(g)
+            family = family_of_preset(g["preset"])
+        except EngineError:             # a preset this version does not know: listed as stored
+            out.append(g)
+            continue
+        out.append(family.listed(g, store))
     return out
 
 
@@ -139,25 +136,9 @@ def stored_game(store: Any, game_id: str) -> dict[str, Any]:
     out = dict(g, game_id=g["id"])
     family = family_of_preset(record["preset"])
     out["family"] = family.name
-    if family.board == "tally":
-        out["players"] = _tally.names_of(out["players"])
-        out["record"] = family.from_record(record).record()
-        out["turns"] = _tally.turns(out["record"], family)
-        out["turns_played"] = len(out["turns"])
-        return out
-    out["record"] = record
-    out["turns"] = _board_turns(record)          # every ruling, each with its turn and attempt
-    out["turns_played"] = sum(1 for t in out["turns"] if t["verdict"] == "legal")
+    out["players"] = family.stored_players(out["players"])
+    out.update(family.replay(record))      # the record, every ruling with its boards, the turns played
     return out
-
-
-def _board_turns(record: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Each judged turn of a record, with the boards before and after it."""
-    return [{"turn": j["turn"], "attempt": j["attempt"], "seq": j["seq"],
-             "player": j["ruling"].player, "dice": list(j["ruling"].dice),
-             "play": j["ruling"].play, "verdict": j["ruling"].verdict,
-             "before": j["before"].to_board(), "after": j["after"].to_board(),
-             "ruling": j["ruling"].to_json()} for j in judged_turns(record)]
 
 
 def stored_mat(store: Any, game_id: str) -> str:

@@ -1,6 +1,7 @@
 """What the page needs of the companion it is handed (docs/house-conventions.md: the web app
-imports engine types at most, and the companion only as the object it is
-handed). ``willughby.companion.service.Companion`` is one; the tests' fake
+imports engine types at most, the companion's documents as types alone
+(``companion/documents.py``, for the type checker), and the companion only
+as the object it is handed). ``willughby.companion.service.Companion`` is one; the tests' fake
 is another.
 
 Every method returns JSON-ready values. The companion *declares* the
@@ -49,7 +50,10 @@ change).
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from willughby.companion.documents import StateDoc
 
 __all__ = ["CompanionLike", "Subscription"]
 
@@ -57,7 +61,7 @@ __all__ = ["CompanionLike", "Subscription"]
 class Subscription(Protocol):
     """A stream of states for one events client."""
 
-    def get(self, timeout: float | None = None) -> dict[str, Any] | None:
+    def get(self, timeout: float | None = None) -> "StateDoc | None":
         """The next state document, or None when none came within *timeout*."""
 
     def close(self) -> None:
@@ -70,29 +74,29 @@ class CompanionLike(Protocol):
     #: the errors that answer a request (bad input, no such thing, not now)
     declared_errors: tuple[type[Exception], ...]
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> "StateDoc":
         """The current state document."""
 
     def subscribe(self) -> Subscription:
         """A new subscription; its first ``get`` returns the current state."""
 
     # -- control (the page asks for the PIN first) -------------------------
-    def new_game(self, preset: str, options: dict[str, str], players: dict[str, str], who: str) -> dict[str, Any]:
+    def new_game(self, preset: str, options: dict[str, str], players: dict[str, str], who: str) -> "StateDoc":
         """Start a new game (the one in progress ends unfinished); returns the state."""
 
-    def enter_dice(self, dice: list[int], who: str) -> dict[str, Any]:
+    def enter_dice(self, dice: list[int], who: str) -> "StateDoc":
         """Dice thrown by hand, entered on the page (for the roll for start, one die each: light's then dark's)."""
 
-    def submit_board(self, board: dict[str, Any], who: str) -> dict[str, Any]:
+    def submit_board(self, board: dict[str, Any], who: str) -> "StateDoc":
         """The board as it stands now, set by hand: judged as the player's move."""
 
-    def answer(self, question_id: str, choice: int, who: str) -> dict[str, Any]:
+    def answer(self, question_id: str, choice: int, who: str) -> "StateDoc":
         """Answer an open question with the index of one of its choices."""
 
-    def undo(self, who: str) -> dict[str, Any]:
+    def undo(self, who: str) -> "StateDoc":
         """Take back the last turn (recorded, not erased)."""
 
-    def cube(self, action: str, who: str) -> dict[str, Any]:
+    def cube(self, action: str, who: str) -> "StateDoc":
         """``"double"``, ``"take"`` or ``"drop"``."""
 
     # -- the record ---------------------------------------------------------

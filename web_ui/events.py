@@ -27,7 +27,7 @@ import json
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request
 
@@ -118,7 +118,7 @@ def watcher_gate(app: Flask | None = None) -> WatcherGate:
     return found
 
 
-def format_event(state: dict[str, Any], *, retry_ms: int | None = None) -> str:
+def format_event(state: Mapping[str, Any], *, retry_ms: int | None = None) -> str:
     """One ``state`` event carrying *state*, with ``id:`` its version.
 
     >>> print(format_event({"version": 7, "phase": "move"}), end="")

@@ -268,14 +268,14 @@ def test_announcements_name_the_point_in_both_numberings_each_with_its_owner(c):
     # number says whose it is.
     from willughby.engine.referee import Event, GameOver, Ruling
     r = Ruling("legal", "light", (6, 5), play="24/20* 13/7", events=(Event("hit", "light", 20),))
-    assert c._describe(r) == [("Ann (light) plays 6-5: 24/20* 13/7", "play"),
+    assert c.judging.describe(r) == [("Ann (light) plays 6-5: 24/20* 13/7", "play"),
                               ("Ann (light) hits dark's blot on light's 20 point (dark's 5)", "hit")]
     r = Ruling("legal", "dark", (6, 1), play="22/16* 8/7", events=(Event("hit", "dark", 16),))
-    assert c._describe(r)[1] == ("Bob (dark) hits light's blot on dark's 16 point (light's 9)", "hit")
+    assert c.judging.describe(r)[1] == ("Bob (dark) hits light's blot on dark's 16 point (light's 9)", "hit")
     r = Ruling("legal", "dark", (6, 2), play="bar/23 6/off",
                events=(Event("enter", "dark", 23), Event("bear_off", "dark", 6), Event("lost_die", "dark", die=2)),
                game_over=GameOver("dark", "single", 1))
-    assert [t for t, _ in c._describe(r)] == ["Bob (dark) plays 6-2: bar/23 6/off",
+    assert [t for t, _ in c.judging.describe(r)] == ["Bob (dark) plays 6-2: bar/23 6/off",
                                               "Bob (dark) enters a man from the bar",
                                               "Bob (dark) bears a man off", "Bob (dark) cannot use the 2: it is lost",
                                               "Bob (dark) wins: single, stake 1"]
@@ -286,10 +286,10 @@ def test_dice_lost_alike_are_said_once_with_their_number(c):
     from willughby.engine.referee import Event, Ruling
     r = Ruling("legal", "dark", (1, 1), play="(no play)",
                events=tuple(Event("lost_die", "dark", die=1) for _ in range(4)))
-    assert [t for t, _ in c._describe(r)] == ["Bob (dark) cannot use four of the 1s: they are lost"]
+    assert [t for t, _ in c.judging.describe(r)] == ["Bob (dark) cannot use four of the 1s: they are lost"]
     r = Ruling("legal", "dark", (6, 2), play="6/off",
                events=(Event("bear_off", "dark", 6), Event("lost_die", "dark", die=2)))
-    assert [t for t, _ in c._describe(r)][-1] == "Bob (dark) cannot use the 2: it is lost"
+    assert [t for t, _ in c.judging.describe(r)][-1] == "Bob (dark) cannot use the 2: it is lost"
 
 
 def test_a_camera_reading_no_board_can_be_becomes_a_question_not_a_stall(c):

@@ -158,7 +158,7 @@ def _camera_turn_4_1() -> tuple[Companion, dict[str, Any], dict[str, Any]]:
     from willughby.vision.turns import TurnConfig, TurnReader
 
     c = game("doublets", board(FULL, FULL, FULL, FULL))
-    c._turn_reader = TurnReader(TurnConfig(temperature=1.0))
+    c.judging.turn_reader = TurnReader(TurnConfig(temperature=1.0))
     before = {k: v for k, v in c.state()["board"].items() if k in ("light", "dark", "bar", "stacked")}
     c.enter_dice([4, 1])
     return c, before, c.legal_boards()["down 4, down 1"]
@@ -171,12 +171,12 @@ def test_the_camera_referees_a_turn_of_piles_from_where_the_men_were_laid() -> N
     assert c.state()["question"] is not None
     # a frame before with the same men but other piles (between two men played down, say) is not the board
     # before: where along the points the picture changed since then says nothing of this turn
-    c._question = None
+    c.judging.question = None
     between = dict(before, stacked={"light": [0, 2, 2, 3, 3, 3] + [0] * 18, "dark": before["stacked"]["dark"]})
     ev = _camera(after, places={4: [1]}, before_read=between)
     assert c.on_reading(after, None, who="camera", evidence=ev) is None
     # with the frame before the turn, a man laid beside the piles of points 4 and 1 settles it
-    c._question = None
+    c.judging.question = None
     ev = _camera(after, places={4: [1], 1: [1]}, before_read=before)
     ruling = c.on_reading(after, None, who="camera", evidence=ev)
     assert ruling is not None and (ruling["verdict"], ruling["play"]) == ("legal", "down 4, down 1")

@@ -18,7 +18,7 @@ from willughby.vision.turns import TurnConfig, TurnEvidence, TurnReader, board_c
 def c():
     store = GameStore(":memory:")
     comp = Companion(store)
-    comp._turn_reader = TurnReader(TurnConfig(temperature=1.0))
+    comp.judging.turn_reader = TurnReader(TurnConfig(temperature=1.0))
     comp.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"}, who="test")
     comp.enter_dice([3, 1])                      # Ann (light) plays 3-1
     yield comp
@@ -108,6 +108,6 @@ def test_changes_are_used_only_when_the_frame_before_showed_the_referees_board(c
     assert c.on_reading(after, None, evidence=ev) is None          # so the changes are not trusted: asked
     board = c.state()["board"]
     ev.before_read = {k: board[k] for k in ("light", "dark", "bar")}
-    c._question = None
+    c.judging.question = None
     ruling = c.on_reading(after, None, evidence=ev)
     assert ruling is not None and ruling["play"] == "8/5 6/5"
