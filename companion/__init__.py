@@ -1,3 +1,3 @@
-"""The composition root: configuration, the running service and the
-``willughby`` command.  (The service itself comes with issue 5; the command
-line's engine subcommands are here.)"""
+"""The companion: the referee of the game in progress (``service.py``, made
+of parts: ``docs/architecture.md``), its store, its camera watcher, its
+configuration and the ``willughby`` command that runs them all."""

@@ -15,6 +15,8 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
+from willughby.engine.rules import PRESETS
+
 from . import security, validate
 from .errors import BadRequestError, ForbiddenError, NotFoundError, PayloadTooLargeError
 from .services import ask, services
@@ -24,15 +26,7 @@ __all__ = ["bp", "DEFAULT_PRESETS", "presets", "PHOTO_UPLOAD_PATH", "UPLOAD_OVER
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 #: offered when the companion cannot list its presets: the engine's, as (id, name)
-DEFAULT_PRESETS = (
-    ("irish", "Irish"),
-    ("backgammon-willughby", "Backgammon (Willughby)"),
-    ("backgammon-cotton", "Backgammon (Cotton)"),
-    ("backgammon", "Backgammon"),
-    ("dutch", "Dutch Backgammon"),
-    ("english", "English Backgammon"),
-    ("filling", "Filling (Irish Backgammon, second form)"),
-)
+DEFAULT_PRESETS = tuple((preset.id, preset.name) for preset in PRESETS.values())
 
 
 @bp.before_request
