@@ -6,6 +6,7 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
+from willughby.engine.rules import PRESETS
 from willughby.web_ui import create_app
 
 from .conftest import SECRET, Post
@@ -95,9 +96,9 @@ def test_dispute_turn_must_be_a_number(client: FlaskClient) -> None:
 
 def test_presets_fall_back_to_the_engines_list(client: FlaskClient) -> None:
     presets = client.get("/api/presets").json["presets"]
-    assert [p["id"] for p in presets] == ["irish", "backgammon-willughby", "backgammon-cotton", "backgammon",
-                                          "dutch", "english", "filling"]
+    assert [p["id"] for p in presets] == [p.id for p in PRESETS.values()]     # every game, the counting one too
     assert presets[0] == {"id": "irish", "name": "Irish"}
+    assert {"id": "sice-ace", "name": "Sice-Ace"} in presets
 
 
 class _ListingCompanion(FakeCompanion):
