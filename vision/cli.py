@@ -270,6 +270,31 @@ def cmd_read(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_dice(args: argparse.Namespace) -> int:
+    """``vision dice IMAGE [--corners ...] [--calibration FILE] [--json]``: the dice lying in a still image."""
+    from .dice_reader import DiceReader
+
+    image = read_image(args.image)
+    corners = None
+    if args.corners or args.calibration:
+        corners, _look = locate(image, args.corners, args.calibration)
+    else:                                  # a saved calibration, where there is one, bounds the board
+        from .calibration import calibration_path
+
+        if calibration_path(default_data_dir()).exists():
+            corners, _look = locate(image, None, None)
+    dice = DiceReader().read(image, corners)
+    if args.json:
+        print(json.dumps({"dice": [d.to_json() for d in dice]}))
+        return 0
+    if not dice:
+        print("no dice found" + (" on the board" if corners is not None else ""))
+    for d in dice:
+        face = str(d.value) if d.value is not None else f"? ({d.why})"
+        print(f"{face} at ({d.center[0]:.0f}, {d.center[1]:.0f})" + (f", p {d.p:.3f}" if d.value else ""))
+    return 0
+
+
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """``vision evaluate DIR``: the evaluation report (see :mod:`.evaluate`)."""
     from .evaluate import evaluate, print_report
@@ -283,7 +308,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def add_reader_commands(sub: Any) -> None:
-    """Add ``vision read`` and ``vision evaluate`` to the ``vision`` subparsers."""
+    """Add ``vision read``, ``vision dice`` and ``vision evaluate`` to the ``vision`` subparsers."""
     from .reader import METHODS
 
     p = sub.add_parser("read", help="read the men on the board in a still image")
@@ -294,6 +319,15 @@ def add_reader_commands(sub: Any) -> None:
                    help="calibration file (default: the one in the data directory)")
     p.add_argument("--json", action="store_true", help="one JSON document on standard output")
     p.set_defaults(func=cmd_read)
+
+    p = sub.add_parser("dice", help="find the dice in a still image and read the face on top of each")
+    p.add_argument("image", metavar="IMAGE")
+    p.add_argument("--corners", metavar='"x1,y1 x2,y2 x3,y3 x4,y4"',
+                   help="the playing surface's corners C1..C4 in pixels: only dice on the board and its frame")
+    p.add_argument("--calibration", metavar="FILE",
+                   help="calibration file (default: the one in the data directory, where there is one)")
+    p.add_argument("--json", action="store_true", help="one JSON document on standard output")
+    p.set_defaults(func=cmd_dice)
 
     p = sub.add_parser("evaluate", help="measure the reader over a folder of labelled images")
     p.add_argument("folder", metavar="DIR")

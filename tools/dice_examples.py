@@ -1,0 +1,237 @@
+"""Examples for the dice reader: real photographs of dice and boards the painter draws.
+
+Two kinds of example, for the two networks of ``willughby.vision.dice_reader``:
+
+- **finder examples**: a grey square of ``FINDER_SIZE`` pixels cut from a
+  picture scaled so that its dice are 12 to 32 pixels across, with the
+  finder's targets: a map of the dice's centres (a small Gaussian at each,
+  one cell per ``STRIDE`` pixels) and each die's width and height;
+- **face examples**: a grey square of ``FACE_SIZE`` pixels around one die,
+  turned, shifted and lit at random, labelled with the face on top (1..6),
+  or 0 for a square with no die centred in it (the board, a man, a point, the
+  background).
+
+The real dice come from the dice dataset "Rune55" v3 (Roboflow Universe,
+workspace rune-zkmvl, licence CC BY 4.0): a folder with ``train/`` and
+``valid/``, each ``images/*.jpg`` (640 x 640) and ``labels/*.txt`` (YOLO:
+``CLASS x y w h``, normalised; CLASS 0..5 is the face 1..6). Its images are
+never part of the project: this module takes the folder's path. Boards with
+men and dice come from the project's painter (``willughby.vision.synth``),
+whose labels give each die's centre and face.
+
+>>> pictures = [Picture(np.zeros((200, 200), np.uint8), np.array([[100.0, 100.0, 40.0, 40.0]]), np.array([3]))]
+>>> x, heat, size, mask = finder_batch(pictures, np.random.default_rng(0), 2)
+>>> x.shape, heat.shape, size.shape
+((2, 1, 128, 128), (2, 1, 32, 32), (2, 2, 32, 32))
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+import cv2
+import numpy as np
+
+FINDER_SIZE = 128          # the finder's square, in pixels
+STRIDE = 4                 # pixels of the square a cell of the finder's maps covers
+DIE_PX = (12.0, 32.0)      # how many pixels across the finder sees a die
+FACE_SIZE = 32             # the face reader's square, in pixels
+FACE_MARGIN = 1.15         # the face square's side, in sides of the die's box
+NO_DIE = 0                 # the face reader's class for a square with no die
+
+
+@dataclass
+class Picture:
+    """A grey picture and its dice: boxes (centre x, centre y, width, height,
+    in pixels) and faces (1..6; 0 for a die lying so that its face cannot be read)."""
+
+    grey: np.ndarray
+    boxes: np.ndarray
+    faces: np.ndarray
+    #: places the finder took for a die where there is none (x, y, side): the face reader's hardest "no die"
+    negatives: np.ndarray | None = None
+
+
+def read_split(folder: Path, split: str, limit: int | None = None) -> list[Picture]:
+    """The pictures of one split (``train`` or ``valid``) of the dice dataset in *folder*."""
+    images = sorted((folder / split / "images").glob("*.jpg"))[:limit]
+    out = []
+    for path in images:
+        grey = cv2.imread(str(path), cv2.IMREAD_GRAYSCALE)
+        if grey is None:
+            continue
+        h, w = grey.shape
+        rows = []
+        label = folder / split / "labels" / (path.stem + ".txt")
+        for line in label.read_text().splitlines() if label.exists() else []:
+            parts = line.split()
+            if len(parts) == 5:
+                c, x, y, bw, bh = (float(p) for p in parts)
+                rows.append((x * w, y * h, bw * w, bh * h, int(c) + 1))
+        table = np.array(rows, np.float32).reshape(-1, 5)
+        out.append(Picture(grey, table[:, :4], table[:, 4].astype(np.int64)))
+    return out
+
+
+def painted_pictures(count: int, seed: int) -> list[Picture]:
+    """*count* frames of boards the painter draws, with men and one or two dice, grey."""
+    from willughby.vision.synth.render import render
+    from willughby.vision.synth.spec import SceneSpec
+
+    out = []
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        img, label = render(rng, SceneSpec(n_dice=int(rng.integers(1, 3))))
+        grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
+        corners = np.array(label["corners"], np.float32)
+        # the playing surface is 530 mm along its points' rows (C2-C3), the die as the style draws it
+        along = float(np.linalg.norm(corners[1] - corners[2]))
+        die_mm = float((label.get("style") or {}).get("die_mm") or 16.0)
+        die = along / 530.0 * die_mm * 1.25              # its top and the sides the camera sees
+        dice = label.get("dice") or []
+        boxes = np.array([[d["center"][0], d["center"][1], die, die] for d in dice], np.float32).reshape(-1, 4)
+        faces = np.array([d["value"] for d in dice], np.int64)
+        out.append(Picture(grey, boxes, faces))
+    return out
+
+
+def _scaled(picture: Picture, die_px: float) -> tuple[np.ndarray, np.ndarray]:
+    """The picture scaled so that its median die is *die_px* across, and its boxes so."""
+    sides = np.maximum(picture.boxes[:, 2], picture.boxes[:, 3]) if len(picture.boxes) else np.array([40.0])
+    scale = die_px / float(np.median(sides))
+    h, w = picture.grey.shape
+    size = (max(1, round(w * scale)), max(1, round(h * scale)))
+    grey = cv2.resize(picture.grey, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    return grey, picture.boxes * scale
+
+
+def _lit(grey: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The picture with its light changed at random: contrast, brightness, gamma, noise, blur, sometimes inverted."""
+    x = grey.astype(np.float32) / 255.0
+    x = np.clip(x ** math.exp(rng.normal(0, 0.25)), 0, 1)
+    x = x * rng.uniform(0.6, 1.3) + rng.uniform(-0.2, 0.2)
+    if rng.random() < 0.15:
+        x = 1.0 - x                                  # dark dice with light pips
+    if rng.random() < 0.3:
+        k = float(rng.uniform(0.3, 1.2))
+        x = cv2.GaussianBlur(x, (0, 0), k)
+    x = x + rng.normal(0, rng.uniform(0, 0.04), x.shape).astype(np.float32)
+    return np.clip(x, 0, 1).astype(np.float32)
+
+
+def finder_batch(pictures: list[Picture], rng: np.random.Generator, n: int
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """*n* finder examples: the squares (n, 1, S, S) in 0..1, the centre maps
+    (n, 1, S/STRIDE, S/STRIDE), the sizes (n, 2, ...) in units of 32 pixels, and
+    the mask of the cells that carry a size (n, 1, ...)."""
+    s, cells = FINDER_SIZE, FINDER_SIZE // STRIDE
+    x = np.zeros((n, 1, s, s), np.float32)
+    heat = np.zeros((n, 1, cells, cells), np.float32)
+    size = np.zeros((n, 2, cells, cells), np.float32)
+    mask = np.zeros((n, 1, cells, cells), np.float32)
+    ys, xs = np.mgrid[0:cells, 0:cells].astype(np.float32)
+    for k in range(n):
+        pic = pictures[int(rng.integers(len(pictures)))]
+        grey, boxes = _scaled(pic, float(rng.uniform(*DIE_PX)))
+        h, w = grey.shape
+        if len(boxes) and rng.random() < 0.8:
+            cx, cy = boxes[int(rng.integers(len(boxes)))][:2] + rng.uniform(-s * 0.4, s * 0.4, 2)
+        else:
+            cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+        x0, y0 = int(round(cx - s / 2)), int(round(cy - s / 2))
+        crop = cv2.copyMakeBorder(grey, s, s, s, s, cv2.BORDER_REFLECT)[y0 + s:y0 + 2 * s, x0 + s:x0 + 2 * s]
+        flip = rng.random() < 0.5
+        if flip:
+            crop = crop[:, ::-1]
+        x[k, 0] = _lit(np.ascontiguousarray(crop), rng)
+        for bx, by, bw, bh in boxes:
+            px, py = bx - x0, by - y0
+            if flip:
+                px = s - 1 - px
+            if not (0 <= px < s and 0 <= py < s):
+                continue
+            gx, gy = px / STRIDE, py / STRIDE
+            sigma = max(0.6, max(bw, bh) / STRIDE / 4.0)
+            heat[k, 0] = np.maximum(heat[k, 0], np.exp(-((xs - gx) ** 2 + (ys - gy) ** 2) / (2 * sigma ** 2)))
+            i, j = min(cells - 1, int(gy)), min(cells - 1, int(gx))
+            heat[k, 0, i, j] = 1.0
+            size[k, :, i, j] = (bw / 32.0, bh / 32.0)
+            mask[k, 0, i, j] = 1.0
+    return x, heat, size, mask
+
+
+def face_square(grey: np.ndarray, cx: float, cy: float, side: float, angle: float = 0.0,
+                out: int = FACE_SIZE) -> np.ndarray:
+    """The *out* x *out* square of *grey* centred at (*cx*, *cy*), *side*
+    pixels across, turned by *angle* degrees (reflected past the picture's edge)."""
+    scale = out / max(side, 1.0)
+    m = cv2.getRotationMatrix2D((cx, cy), angle, scale)
+    m[:, 2] += (out / 2 - cx, out / 2 - cy)
+    return cv2.warpAffine(grey, m, (out, out), flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REFLECT)
+
+
+def face_batch(pictures: list[Picture], rng: np.random.Generator, n: int,
+               no_die_share: float = 0.25) -> tuple[np.ndarray, np.ndarray]:
+    """*n* face examples: squares (n, 1, FACE_SIZE, FACE_SIZE) in 0..1 and their classes (0 no die, 1..6)."""
+    x = np.zeros((n, 1, FACE_SIZE, FACE_SIZE), np.float32)
+    y = np.zeros(n, np.int64)
+    k = 0
+    while k < n:
+        pic = pictures[int(rng.integers(len(pictures)))]
+        angle = float(rng.uniform(0, 360))
+        if len(pic.boxes) and rng.random() >= no_die_share:
+            d = int(rng.integers(len(pic.boxes)))
+            if pic.faces[d] < 1:
+                continue
+            bx, by, bw, bh = pic.boxes[d]
+            side = max(bw, bh) * FACE_MARGIN * float(rng.uniform(0.9, 1.15))
+            cx, cy = bx + rng.normal(0, 0.05) * side, by + rng.normal(0, 0.05) * side
+            label = int(pic.faces[d])
+        elif pic.negatives is not None and len(pic.negatives) and rng.random() < 0.6:
+            nx, ny, nside = pic.negatives[int(rng.integers(len(pic.negatives)))]
+            side = float(nside) * FACE_MARGIN * float(rng.uniform(0.9, 1.15))
+            cx, cy = float(nx) + rng.normal(0, 0.05) * side, float(ny) + rng.normal(0, 0.05) * side
+            label = NO_DIE
+        else:
+            h, w = pic.grey.shape
+            sides = np.maximum(pic.boxes[:, 2], pic.boxes[:, 3]) if len(pic.boxes) else np.array([60.0])
+            side = float(np.median(sides)) * FACE_MARGIN * float(rng.uniform(0.8, 1.3))
+            cx, cy = float(rng.uniform(0, w)), float(rng.uniform(0, h))
+            if len(pic.boxes):
+                # off every die's centre by at least half a die (a square half on a die is no die's face)
+                near = np.hypot(pic.boxes[:, 0] - cx, pic.boxes[:, 1] - cy) < 0.5 * sides
+                if near.any():
+                    continue
+            label = NO_DIE
+        square = face_square(pic.grey, cx, cy, side, angle)
+        x[k, 0] = _lit(square, rng)
+        y[k] = label
+        k += 1
+    return x, y
+
+
+def face_examples_of(pictures: list[Picture]) -> Iterator[tuple[np.ndarray, int]]:
+    """Every labelled die of *pictures*, its square as the reader sees it (not turned): for measuring."""
+    for pic in pictures:
+        for (bx, by, bw, bh), face in zip(pic.boxes, pic.faces):
+            square = face_square(pic.grey, float(bx), float(by), float(max(bw, bh)) * FACE_MARGIN)
+            yield square.astype(np.float32) / 255.0, int(face)
+
+
+def mine_negatives(pictures: list[Picture], find: "Callable[[np.ndarray, float], list[tuple[float, float, float]]]",
+                   ) -> int:
+    """Give each picture the places *find* (a finder: grey picture and a die's size in pixels to (x, y,
+    side) of each die it sees) takes for a die where none is labelled; how many in all."""
+    total = 0
+    for pic in pictures:
+        sides = np.maximum(pic.boxes[:, 2], pic.boxes[:, 3]) if len(pic.boxes) else np.array([20.0])
+        found = find(pic.grey, float(np.median(sides)))
+        wrong = [(x, y, s) for x, y, s in found
+                 if not len(pic.boxes) or np.min(np.hypot(pic.boxes[:, 0] - x, pic.boxes[:, 1] - y)) > 0.7 * s]
+        pic.negatives = np.array(wrong, np.float32).reshape(-1, 3)
+        total += len(wrong)
+    return total

@@ -1,0 +1,240 @@
+"""Ordinary dice found and read in a picture by two small learnt networks.
+
+The referee's players throw their own dice onto the board; the camera that
+reads the men reads the throw from the same frames. Two networks, both run
+by OpenCV on the CPU (``vision/data``):
+
+1. the **finder** (``dice_finder.onnx``) looks at the picture in grey, scaled
+   so that a die is about ``FINDER_DIE_PX`` pixels across, and gives a map of
+   where dice lie (one cell every 4 pixels) with each die's width and height.
+   Where the board's corners are known, the scale follows from them (a die
+   is ``die_mm`` of the board's 530 mm); where they are not, the picture is
+   looked at in several scales, for dice from a few pixels across to a
+   quarter of the picture;
+2. the **face reader** (``dice_face.onnx``) looks at a grey square of 32
+   pixels around each die found, turned four ways, and gives the chance of
+   each face on top, and of there being no die there at all (a man, a
+   point, a reflection): a square it takes for no die is dropped, and a die
+   whose face it is not sure of (cocked against another die or the rail,
+   half covered, blurred) is reported without a face, never guessed.
+
+With the board's corners, only dice on the board and its frame are reported
+(dice in a cup or beside the board are not thrown dice).
+
+Both networks learnt from the real photographs of the dice dataset
+"Rune55" v3 (Roboflow Universe, workspace rune-zkmvl, licence CC BY 4.0),
+its training part alone, and from boards the project's painter draws with
+men beside the dice; ``tools/train_dice_reader.py`` made them
+(``docs/vision-reader.md``, "Reading the dice", gives the command and the
+figures).
+
+>>> reader = DiceReader()
+>>> reader.read(np.full((240, 320, 3), 128, np.uint8))      # a grey picture: no die
+[]
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import cv2
+import numpy as np
+
+from .errors import FrameError
+from .geometry import Corners, corners_array
+
+__all__ = ["SeenDie", "DiceReader", "FINDER_PATH", "FACE_PATH", "die_px_of"]
+
+DATA = Path(__file__).with_name("data")
+FINDER_PATH = DATA / "dice_finder.onnx"
+FACE_PATH = DATA / "dice_face.onnx"
+FINDER_DIE_PX = 20.0       # how many pixels across the finder sees a die best
+FINDER_PX = (9.0, 44.0)    # the sizes of dice it learnt to see, with a margin (it learnt 12 to 32)
+FACE_SIZE = 32             # the face reader's square
+FACE_MARGIN = 1.15         # the square's side, in sides of the die found
+SURFACE_MM = 530.0         # the playing surface's length along its rows of points
+DIE_MM = 16.0              # an ordinary die's edge
+
+
+@dataclass(frozen=True)
+class SeenDie:
+    """A die found in a picture: its face on top (None: not readable, and why),
+    its centre and its side in the picture's pixels, and the chance of the face."""
+
+    value: int | None
+    center: tuple[float, float]
+    side: float
+    p: float
+    why: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {"value": self.value, "center": [round(self.center[0], 1), round(self.center[1], 1)],
+                               "p": round(self.p, 4)}
+        if self.why:
+            doc["why"] = self.why
+        return doc
+
+
+@dataclass(frozen=True)
+class DiceReaderSettings:
+    """The dice reader's numbers."""
+
+    #: the least height of the finder's map at a die's centre
+    min_found: float = 0.3
+    #: the least chance of the face on top for it to be reported; below, the die is reported without one
+    min_face: float = 0.9
+    #: the chance of "no die" above which a square found is dropped
+    max_no_die: float = 0.5
+    #: the least side of a die, in the picture's pixels, whose face is read (a smaller one is reported without)
+    min_face_px: float = 12.0
+    #: the least height of the finder's map for a die whose face is not read to be reported at all (below, the
+    #: finder and the face reader both doubt it is a die)
+    min_found_unread: float = 0.5
+    #: the sizes of dice looked for where the board's corners are not known, in pixels across
+    search_px: tuple[float, ...] = field(default=(14.0, 24.0, 40.0, 66.0, 110.0, 180.0))
+    #: how far off the board's surface a die may lie and still count, in shares of the surface's size
+    frame_share: float = 0.08
+
+
+def die_px_of(corners: Corners, die_mm: float = DIE_MM) -> float:
+    """How many pixels across a die (its top and the sides the camera sees) is on the board with *corners*."""
+    c = corners_array(corners)
+    along = 0.5 * (float(np.linalg.norm(c[1] - c[2])) + float(np.linalg.norm(c[0] - c[3])))
+    return along / SURFACE_MM * die_mm * 1.25
+
+
+def _net(path: Path) -> "cv2.dnn.Net":
+    if not path.exists():
+        raise FrameError(f"the dice reader's network {path.name} is not installed (vision/data)")
+    net = cv2.dnn.readNetFromONNX(str(path))
+    net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+    if not hasattr(cv2.dnn, "ENGINE_NEW"):       # OpenCV's newer engine runs on the CPU and takes no target
+        net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
+    return net
+
+
+def _normalised(x: np.ndarray) -> np.ndarray:
+    """Each square to zero mean and unit spread, as the networks learnt."""
+    axes = tuple(range(1, x.ndim))
+    m = x.mean(axis=axes, keepdims=True)
+    s = x.std(axis=axes, keepdims=True)
+    out: np.ndarray = ((x - m) / np.maximum(s, 0.05)).astype(np.float32)
+    return out
+
+
+def _softmax(z: np.ndarray) -> np.ndarray:
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    out: np.ndarray = e / e.sum(axis=-1, keepdims=True)
+    return out
+
+
+class DiceReader:
+    """The dice in a picture (see the module docstring). Made once; :meth:`read` per picture."""
+
+    def __init__(self, finder_path: str | os.PathLike[str] = FINDER_PATH,
+                 face_path: str | os.PathLike[str] = FACE_PATH,
+                 settings: DiceReaderSettings = DiceReaderSettings()) -> None:
+        self._finder = _net(Path(finder_path))
+        self._face = _net(Path(face_path))
+        self.settings = settings
+
+    def read(self, image: np.ndarray, corners: Corners | None = None, die_mm: float = DIE_MM) -> list[SeenDie]:
+        """The dice in *image* (BGR or grey), most surely found first; with
+        *corners* (C1..C4 of the playing surface), only those on the board and its frame."""
+        if image is None or image.ndim not in (2, 3) or image.size == 0:
+            raise FrameError("the dice reader needs a picture")
+        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        grey = np.ascontiguousarray(grey, np.uint8)
+        region = None
+        if corners is not None:
+            c = corners_array(corners)
+            sizes = [die_px_of(c, die_mm)]
+            centre = c.mean(axis=0)
+            region = (centre + (c - centre) * (1.0 + 2 * self.settings.frame_share)).astype(np.float32)
+        else:
+            sizes = list(self.settings.search_px)
+        found = self.find_places(grey, sizes, region)
+        return self._faces(grey, found)
+
+    def find_places(self, grey: np.ndarray, sizes: Sequence[float], region: np.ndarray | None = None
+                    ) -> list[tuple[float, float, float, float]]:
+        """(x, y, side, score) of each die the finder sees in *grey*, looking for dice *sizes* pixels across
+        (within *region*, a polygon, where given), the same die once, the surest first."""
+        s = self.settings
+        h, w = grey.shape
+        x0 = y0 = 0
+        if region is not None:                       # look only round the board
+            bx, by, bw, bh = cv2.boundingRect(region)
+            x0, y0 = max(0, bx), max(0, by)
+            grey = grey[y0:min(h, by + bh), x0:min(w, bx + bw)]
+            h, w = grey.shape
+            if h < 8 or w < 8:
+                return []
+        out: list[tuple[float, float, float, float]] = []
+        for size in sizes:
+            scale = FINDER_DIE_PX / size
+            sw, sh = max(8, round(w * scale)), max(8, round(h * scale))
+            if max(sw, sh) > 2400 or min(sw, sh) < 16:
+                continue
+            small = cv2.resize(grey, (sw, sh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+            pw, ph = -sw % 4, -sh % 4
+            small = cv2.copyMakeBorder(small, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
+            x = _normalised(small.astype(np.float32)[None, None] / 255.0)
+            self._finder.setInput(x)
+            maps = self._finder.forward()[0]
+            heat = 1.0 / (1.0 + np.exp(-maps[0]))
+            peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat > s.min_found)
+            for i, j in zip(*np.nonzero(peaks)):
+                seen_px = float(max(maps[1, i, j], maps[2, i, j])) * 32.0
+                if not FINDER_PX[0] <= seen_px <= FINDER_PX[1]:
+                    continue                        # a size this scale does not see rightly (a pip, a patch)
+                cx = (j * 4 + 2) / scale + x0
+                cy = (i * 4 + 2) / scale + y0
+                out.append((cx, cy, seen_px / scale, float(heat[i, j])))
+        if region is not None:
+            out = [d for d in out if cv2.pointPolygonTest(region, (d[0], d[1]), False) >= 0]
+        # dice do not lie inside dice: a small find within a larger die, nearly as sure, is part of it
+        out = [d for d in out if not any(k[2] >= 1.6 * d[2] and math.hypot(d[0] - k[0], d[1] - k[1]) < 0.5 * k[2]
+                                         and k[3] >= 0.5 * d[3] for k in out)]
+        out.sort(key=lambda d: -d[3])
+        kept: list[tuple[float, float, float, float]] = []
+        for d in out:
+            if all(math.hypot(d[0] - k[0], d[1] - k[1]) > 0.9 * max(d[2], k[2]) for k in kept):
+                kept.append(d)
+        return kept
+
+    def _faces(self, grey: np.ndarray, found: list[tuple[float, float, float, float]]) -> list[SeenDie]:
+        """Each die found with its face read (four turns of its square averaged); squares of no die dropped."""
+        if not found:
+            return []
+        s = self.settings
+        squares = []
+        for cx, cy, side, _ in found:
+            half = side * FACE_MARGIN / 2
+            for turn in range(4):
+                m = cv2.getRotationMatrix2D((cx, cy), 90.0 * turn, FACE_SIZE / (2 * half))
+                m[:, 2] += np.array([FACE_SIZE / 2 - cx, FACE_SIZE / 2 - cy])
+                squares.append(cv2.warpAffine(grey, m, (FACE_SIZE, FACE_SIZE), flags=cv2.INTER_AREA,
+                                              borderMode=cv2.BORDER_REFLECT))
+        x = _normalised(np.stack(squares).astype(np.float32)[:, None] / 255.0)
+        self._face.setInput(x)
+        probs = _softmax(self._face.forward()).reshape(len(found), 4, -1).mean(axis=1)
+        out = []
+        for (cx, cy, side, score), p in zip(found, probs):
+            if p[0] > s.max_no_die:
+                continue
+            faces = p[1:] / max(1e-9, float(p[1:].sum()))
+            k = int(np.argmax(faces))
+            if (side < s.min_face_px or faces[k] < s.min_face) and score < s.min_found_unread:
+                continue
+            if side < s.min_face_px:
+                out.append(SeenDie(None, (cx, cy), side, 0.0, why="too small to read"))
+            elif faces[k] >= s.min_face:
+                out.append(SeenDie(k + 1, (cx, cy), side, float(faces[k])))
+            else:
+                out.append(SeenDie(None, (cx, cy), side, 0.0, why="unreadable"))
+        return out
