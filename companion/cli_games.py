@@ -306,10 +306,13 @@ def cmd_judge(args: argparse.Namespace) -> int:
         _not_for("--after-image", preset_id, rules)
     if _board(rules) == "tally":
         return _judge_counting(args, preset_id, rules, overrides)
+    if args.dice is None and args.after_image is None:
+        raise UsageError("willughby judge: give the dice thrown (--dice 3,1); only with --after-image may the "
+                         "throw be read from the photo")
     before = read_board(args.before, rules, "--before", require_turn=True, preset_id=preset_id)
-    dice = _throw(rules, preset_id, args.dice)
     if args.after_image is not None:
-        return judge_photo(args, rules, before, dice)
+        return judge_photo(args, rules, before, None if args.dice is None else _throw(rules, preset_id, args.dice))
+    dice = _throw(rules, preset_id, args.dice)
     after = read_board(args.after, rules, "--after", require_turn=False, preset_id=preset_id)
     ruling = judge(rules, before, dice, after)
     doc = ruling.to_json()
@@ -382,22 +385,36 @@ def _judge_counting(args: argparse.Namespace, preset_id: str, rules: Rules, over
 
 
 # ------------------------------------------------------------ from a photo
-def judge_photo(args: argparse.Namespace, rules: Rules, before: Position, dice: Sequence[int]) -> int:
+def judge_photo(args: argparse.Namespace, rules: Rules, before: Position, dice: Sequence[int] | None) -> int:
     """``judge --after-image``: the turn read from a photo by the turn reader,
     knowing the board before and the throw (the camera's "A turn judged from
     a photo", :func:`~willughby.companion.photo_judge.judge_photo`). Rules
-    only what the photo settles; otherwise ``unsure``."""
+    only what the photo settles; otherwise ``unsure``. Without *dice*, the
+    throw is read from the dice lying in the photo
+    (:func:`~willughby.companion.photo_judge.read_throw`): dice not read surely
+    make the turn ``unsure``, never a ruling on a guessed throw."""
     from willughby.vision.cli import locate, read_image
     from willughby.vision.turns import OTHER
 
     from .photo_judge import judge_photo as judge_image
+    from .photo_judge import read_throw, unsure_of_throw
 
     image = read_image(args.after_image)
     corners, look = locate(image, args.corners, args.calibration)
     earlier = read_image(args.before_image) if args.before_image else None
+    dice_read = None
+    if dice is None:
+        dice, dice_read, why = read_throw(rules, image, corners)
+        if dice is None:
+            doc = unsure_of_throw(dice_read, why)
+            print(json.dumps(doc) if args.json else f"unsure: {why}; ask the players")
+            return 0
     doc = judge_image(rules, before, dice, image, corners, marked_by_hand=bool(args.corners), look=look,
                       earlier=earlier)
     doc.pop("corners", None)
+    if dice_read is not None:
+        doc["dice_read"] = dice_read
+        doc["dice"] = list(dice)
     if args.json:
         print(json.dumps(doc))
         return 0
@@ -457,11 +474,14 @@ def add_game_commands(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="one JSON document on standard output")
     p.set_defaults(func=cmd_variants)
 
-    def common(p: argparse.ArgumentParser) -> None:
+    def common(p: argparse.ArgumentParser, dice_read: bool = False) -> None:
         p.add_argument("--variant", required=True, help="preset id or alias (willughby variants)")
         p.add_argument("-o", dest="option", action="append", metavar="NAME=VALUE",
                        help="override an option (repeatable); for sice-ace, players=N (else the tally's count)")
-        p.add_argument("--dice", required=True, help="the dice thrown, e.g. 3,1")
+        p.add_argument("--dice", required=not dice_read,
+                       help="the dice thrown, e.g. 3,1" + ("; with --after-image, where not given, read from "
+                                                           "the photo (the dice still lying on the board)"
+                                                           if dice_read else ""))
         p.add_argument("--json", action="store_true", help="one JSON document on standard output")
 
     p = sub.add_parser("moves", help="list every legal play of a throw")
@@ -471,7 +491,7 @@ def add_game_commands(sub: Any) -> None:
     p.set_defaults(func=cmd_moves)
 
     p = sub.add_parser("judge", help="rule on one turn: the board before, the throw, the board after")
-    common(p)
+    common(p, dice_read=True)
     p.add_argument("--before", required=True,
                    help="board document before the turn, with turn (a tally document for sice-ace)")
     p.add_argument("--after", help="board document after the turn (a tally document for sice-ace)")

@@ -22,7 +22,7 @@ from willughby.engine.position import Position
 from willughby.engine.referee import judge, turn_outcomes
 from willughby.engine.rules import Rules
 
-__all__ = ["judge_photo", "possible_position"]
+__all__ = ["judge_photo", "possible_position", "read_throw", "unsure_of_throw"]
 
 
 def judge_photo(rules: Rules, before: Position, dice: Sequence[int], image: np.ndarray,
@@ -92,3 +92,35 @@ def possible_position(board: Any, rules: Rules) -> Position | None:
         return Position.from_board({k: board[k] for k in ("format", "light", "dark", "bar", "off")}, men=rules.men)
     except (EngineError, KeyError, TypeError):
         return None
+
+
+def read_throw(rules: Rules, image: np.ndarray, corners: Sequence[Sequence[float]]
+               ) -> tuple[tuple[int, ...] | None, list[dict[str, Any]], str]:
+    """The throw read from the dice lying on the board in *image*
+    (``willughby.vision.dice_reader``): the dice (None where they do not
+    make a throw of this game surely), what was read of each die
+    (``{"value", "center", "p"}``), and why not, in words."""
+    from willughby.engine.moves import validate_dice
+    from willughby.vision.dice_reader import DiceReader
+
+    seen = DiceReader().read(image, corners)
+    read = [d.to_json() for d in seen]
+    wanted = rules.dice_thrown
+    if len(seen) != wanted:
+        many = f"{len(seen)} {'die' if len(seen) == 1 else 'dice'}"
+        return None, read, (f"{many} seen on the board, not the {wanted} dice of a throw" if seen
+                            else "no dice seen on the board: give the throw with --dice")
+    unread = [d for d in seen if d.value is None]
+    if unread:
+        return None, read, f"{len(unread)} of the dice cannot be read surely (cocked, covered or blurred)"
+    try:
+        return tuple(validate_dice(rules, [int(d.value) for d in seen if d.value is not None])), read, ""
+    except EngineError as exc:
+        return None, read, f"the dice read are no throw of this game ({exc})"
+
+
+def unsure_of_throw(dice_read: list[dict[str, Any]], why: str) -> dict[str, Any]:
+    """The ruling document of a turn whose throw the photo does not settle: ``unsure``, with what was read."""
+    return {"verdict": "unsure", "play": None, "after": None, "events": [], "reason": None, "citation": None,
+            "game_over": None, "candidates": [], "settled": True, "notes": [why], "dice": None,
+            "dice_read": dice_read}

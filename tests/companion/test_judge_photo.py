@@ -195,3 +195,49 @@ def test_an_unsure_turn_settles_on_no_board(photos, capsys):
     code, out, _ = _judge(photos, "--after-image", photos["hand"], "--json", capsys=capsys)
     doc = json.loads(out)
     assert code == 0 and doc["verdict"] == "unsure" and doc["after"] is None and "board" not in doc
+
+
+@pytest.fixture(scope="module")
+def thrown(tmp_path_factory):
+    """Photos of the board after 8/5 6/5 with the 3-1 still lying on it, and with one die only."""
+    from willughby.vision.synth import SceneSpec, render
+
+    d = tmp_path_factory.mktemp("thrown")
+    after = next(o for o in turn_outcomes(RULES, START, (3, 1)) if o.play.notation == "8/5 6/5").position.to_board()
+    out = {}
+    for name, dice in (("both", (3, 1)), ("one", (3,))):
+        spec = dict(SPEC, n_dice=len(dice), dice_values=dice)
+        image, label = render(np.random.default_rng(5), SceneSpec(position=after, occluded=False, **spec))
+        cv2.imwrite(str(d / f"{name}.png"), image)
+        out[name] = str(d / f"{name}.png")
+    out["corners"] = " ".join(f"{x:.1f},{y:.1f}" for x, y in label["corners"])
+    out["start"] = "@" + str(d / "start.json")
+    (d / "start.json").write_text(json.dumps(dict(START.to_board(), turn="light")))
+    return out
+
+
+def _judge_read(thrown, name, capsys):
+    code = main(["judge", "--variant", "backgammon", "--before", thrown["start"], "--after-image", thrown[name],
+                 "--corners", thrown["corners"], "--json"])
+    out = capsys.readouterr()
+    return code, json.loads(out.out) if out.out else None, out.err
+
+
+def test_without_dice_the_throw_is_read_from_the_dice_on_the_board(thrown, capsys):
+    code, doc, err = _judge_read(thrown, "both", capsys)
+    assert code == 0 and err == ""
+    assert sorted(doc["dice"]) == [1, 3] and sorted(d["value"] for d in doc["dice_read"]) == [1, 3]
+    assert (doc["verdict"], doc["play"]) == ("legal", "8/5 6/5")
+
+
+def test_dice_that_make_no_throw_leave_the_turn_unsure_never_a_guess(thrown, capsys):
+    code, doc, err = _judge_read(thrown, "one", capsys)
+    assert code == 0 and err == ""
+    assert (doc["verdict"], doc["play"], doc["dice"]) == ("unsure", None, None)
+    assert "1 die seen on the board, not the 2 dice of a throw" in doc["notes"][0]
+
+
+def test_without_dice_or_a_photo_the_dice_are_asked_for(thrown, capsys):
+    code = main(["judge", "--variant", "backgammon", "--before", thrown["start"], "--after", thrown["start"]])
+    err = capsys.readouterr().err
+    assert code == 2 and "give the dice thrown" in err and len(err.strip().splitlines()) == 1
