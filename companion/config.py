@@ -24,7 +24,8 @@ exposure = "auto"     # "auto", "lock" (metered for about a second, then held) o
 white_balance = "auto"  # "auto", "lock" or a fixed colour temperature in kelvin
 
 [dice]
-source = "page"       # "page" (typed on the page), "box" (the dice box), "pi" (the Pi's ROLL button)
+source = "page"       # "page" (typed on the page), "box" (the dice box), "pi" (the Pi's ROLL button),
+                      # "camera" (the players' own dice, read by the camera from the board)
 box_port = "auto"     # the box's serial port, or "auto" to look for a Pico
 
 [hardware]
@@ -53,6 +54,8 @@ from willughby.web_ui.config import MAX_WATCHERS
 __all__ = ["CompanionConfig", "ConfigError", "load_config", "default_data_dir", "ensure_pin", "host_problem",
            "port_problem", "watchers_problem"]
 
+#: where the dice come from: typed on the page, the dice box, the Pi's ROLL button, the players' own dice seen
+DICE_SOURCES = ("page", "box", "pi", "camera")
 _HOST_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
 
 
@@ -149,8 +152,8 @@ class CompanionConfig:
                               ("max_watchers", watchers_problem(self.max_watchers))):
             if problem:
                 raise ConfigError(f"web.{name} {problem}")
-        if self.dice not in ("page", "box", "pi"):
-            raise ConfigError(f"dice.source must be page, box or pi, not {self.dice!r}")
+        if self.dice not in DICE_SOURCES:
+            raise ConfigError(f"dice.source must be page, box, pi or camera, not {self.dice!r}")
         for name, value in (("width", self.camera_width), ("height", self.camera_height)):
             if isinstance(value, bool) or not isinstance(value, int) or not (value == 0 or 16 <= value <= 10000):
                 raise ConfigError(f"camera.{name} must be 0 (the camera's own) or 16 to 10000 pixels, not {value!r}")

@@ -86,6 +86,7 @@ class Controls:
                 game.part.take_dice(values, who, ("dice", {"dice": values, "ident": ident}), ident)
             except EngineError as exc:
                 raise CompanionError(str(exc)) from None
+            game.throw_by = who
             self._telling.publish()
             return self._telling.doc
 

@@ -48,6 +48,8 @@ class CurrentGame:
         self.rulings: list[RulingDoc] = []        # the rulings of this game, numbered
         self.counter = TurnCounter()              # numbers the rulings as they come
         self.seen_events: set[str] = set()        # idents of dice throws already taken (box retransmissions)
+        #: who gave the dice of the last throw taken ("camera", "box", "page", ...; None: not known)
+        self.throw_by: str | None = None
 
     # ------------------------------------------------------------ asking
     def need(self) -> Any:
@@ -122,6 +124,7 @@ class CurrentGame:
         self.rulings = []
         self.counter = TurnCounter()
         self.seen_events = set()
+        self.throw_by = None
 
     def load(self, game_id: str) -> list[LoggedAnnouncement]:
         """Rebuild the game from the store (the actions not undone, replayed);
@@ -141,6 +144,8 @@ class CurrentGame:
         self.action_ns = [e["n"] for e in log_entries if e["kind"] == "action" and e["n"] not in undone]
         self.seen_events = {e["data"]["ident"] for e in log_entries
                             if e["kind"] == "dice" and e["data"].get("ident")}
+        thrown = [e for e in log_entries if e["kind"] == "dice"]
+        self.throw_by = thrown[-1]["who"] if thrown else None
         self.id, self.match, self.family = game_id, match, family
         self.rulings, self.counter = family.rebuild_rulings(match)
         return [(e["n"], e["data"]["text"], e["data"]["kind"]) for e in log_entries if e["kind"] == "announcement"]

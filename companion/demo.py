@@ -66,10 +66,17 @@ class DemoTable:
         self.started_from = position      # the board the table was set up with
         self.frames_drawn = 0
         self.closed = False
+        self.dice: tuple[int, ...] = ()   # the players' own dice on the table (the camera is the dice source)
+        self.throws = 0
+        self.thrown: list[tuple[int, ...]] = []     # every throw made onto the table, in order
         self._draw()
 
     def _draw(self) -> None:
-        image, label = self._scene.render(self.position, np.random.default_rng(self._seed), n_dice=0)
+        if self.dice:        # the dice thrown lie where this throw's roll left them (a new place each throw)
+            image, label = self._scene.render(self.position, np.random.default_rng([self._seed, self.throws]),
+                                              dice_values=self.dice)
+        else:
+            image, label = self._scene.render(self.position, np.random.default_rng(self._seed), n_dice=0)
         with self._lock:
             self._frame = image
             self._corners = label["corners"]
@@ -78,6 +85,13 @@ class DemoTable:
     def set(self, position: Position) -> None:
         """The players have moved the men: this is the board now."""
         self.position = position
+        self._draw()
+
+    def throw(self, dice: tuple[int, ...]) -> None:
+        """A player threw the dice onto the table: they lie on the board, somewhere new."""
+        self.dice = dice
+        self.throws += 1
+        self.thrown.append(dice)
         self._draw()
 
     def read(self) -> np.ndarray | None:
@@ -108,7 +122,8 @@ class DemoPlayers:
     def __init__(self, companion: Companion, table: DemoTable, box: Any, *, speed: float = 1.0,
                  seed: int | None = None, mistakes: float = 0.08, preset: str = "backgammon",
                  players: dict[str, str] | None = None, games: int | None = None, seats: int | None = None,
-                 start: dict[str, Any] | None = None, hold_s: float = 10.0, question_s: float = 4.0) -> None:
+                 start: dict[str, Any] | None = None, hold_s: float = 10.0, question_s: float = 4.0,
+                 camera_dice: bool = False) -> None:
         self.companion = companion
         self.table = table
         self.box = box
@@ -130,7 +145,10 @@ class DemoPlayers:
         self.finished = threading.Event()
         self.hold_s = hold_s
         self.question_s = question_s
+        self.camera_dice = camera_dice    # the players throw dice onto the table for the camera, not the box
         self._seen_n: int | None = None   # the newest announcement looked at (None: none yet)
+        self._thrown_at = 0.0         # when the dice were last thrown onto the table for the camera
+        self._thrown_for: tuple[Any, Any] | None = None   # the game and turn they were thrown for
         self._hold_until = 0.0        # after a person's undo, the players wait until then
         self.holds = 0
 
@@ -230,6 +248,14 @@ class DemoPlayers:
                 self._wrong = False
                 self.table.set(engine)            # the referee's board stands: the men are set as it has them
                 return True
+        if phase == "throw" and self.camera_dice and state.get("board_kind") != "tally":
+            turn = (state.get("game_id"), state.get("turn_number"))
+            # a turn's throw, once; again where the camera has not taken it after a while (the dice lie anew)
+            if turn != self._thrown_for or time.monotonic() - self._thrown_at > max(3.0, 6 * self.pause):
+                self._thrown_for, self._thrown_at = turn, time.monotonic()
+                self.table.throw(tuple(self.rng.randint(1, 6) for _ in range(int(state.get("dice_wanted") or 2))))
+                return True
+            return False
         if phase in ("start", "throw"):
             self.box.press("roll")
             return True

@@ -182,7 +182,8 @@ class Judging:
             o = by_play[found.play]
             given.shown = o.position.to_board()
             return self._play(o.position.with_turn(o.position.turn), who, board, camera)
-        if found.verdict == "illegal" and found.board is not None:
+        camera_throw = self._game.throw_by == "camera"
+        if found.verdict == "illegal" and found.board is not None and not camera_throw:
             try:
                 seen: Position | None = self.position(found.board, m)
             except CompanionError:
@@ -196,7 +197,10 @@ class Judging:
         except CompanionError:
             seen_other = None
         shown = ", ".join(f"{r['play']} ({100 * r['p']:.0f}%)" for r in ranked[:3])
-        why = (f"the camera cannot tell these apart: {shown}" if len(ranked) > 1 and ranked[1]["p"] >= 0.01
+        thrown = "-".join(map(str, m.dice or ()))
+        why = (f"the board fits no play of the {thrown} the camera read: if the throw was read wrong, take it "
+               "back (UNDO) and enter it" if camera_throw and found.verdict == "illegal"
+               else f"the camera cannot tell these apart: {shown}" if len(ranked) > 1 and ranked[1]["p"] >= 0.01
                else "the picture fits no legal play well enough to rule" if found.p_other >= 0.01
                else f"the camera is not sure enough of {shown}")
         outcomes_ranked = [by_play[r["play"]] for r in ranked if r["play"] in by_play]

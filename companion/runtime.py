@@ -143,7 +143,7 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
 
             players = DemoPlayers(companion, rt.parts["table"], rt.parts["box"], speed=speed, seed=seed,
                                   mistakes=mistakes, preset=config.preset, players=dict(config.players),
-                                  games=games, start=start, seats=seats)
+                                  games=games, start=start, seats=seats, camera_dice=config.dice == "camera")
             rt.parts["players"] = players
             rt._closers.append(players.close)
             players.start()
@@ -241,8 +241,25 @@ def _dice(rt: Runtime, demo: bool) -> None:
         link.start()
     elif cfg.dice == "pi":
         c.set_device("dice", "pi")
+    elif cfg.dice == "camera":
+        c.set_device("dice", "camera")
     else:
         c.set_device("dice", "page")
+
+
+def _camera_throws(rt: Runtime, demo: bool) -> Callable[[list[Any]], Any] | None:
+    """What takes the dice the camera sees: the throw, where the players' own dice are the source; the
+    comparison with the box's throw, where the box is (not in the demo, whose box throws no real dice)."""
+    from .camera_throws import CameraThrows
+
+    if rt.config.dice == "camera":
+        throws = CameraThrows(rt.companion)
+    elif rt.config.dice == "box" and not demo:
+        throws = CameraThrows(rt.companion, compare_only=True)
+    else:
+        return None
+    rt.parts["camera_throws"] = throws
+    return throws.on_dice
 
 
 def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None = None) -> None:
@@ -270,7 +287,7 @@ def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None 
         rt.parts["table"] = table
         watcher = CameraWatcher(table, lambda board, conf, evidence=None: c.on_reading(board, conf, evidence=evidence),
                                 corners=table.corners, turn_evidence=True, config=cfg.vision_config, men=c.men_per_side,
-                                fps=min(30.0, 8.0 * max(1.0, speed / 4)))
+                                fps=min(30.0, 8.0 * max(1.0, speed / 4)), on_dice=_camera_throws(rt, demo))
     elif cfg.camera != "none":
         from willughby.hardware.camera import CameraError, open_source
 
@@ -285,7 +302,7 @@ def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None 
         watcher = CameraWatcher(source, lambda board, conf, evidence=None: c.on_reading(board, conf, evidence=evidence),
                                 turn_evidence=True, config=cfg.vision_config, men=c.men_per_side,
                                 calibration_path=cfg.calibration_path, on_status=_camera_status(c),
-                                reopen=opened if source.live else None)
+                                reopen=opened if source.live else None, on_dice=_camera_throws(rt, demo))
     else:
         c.set_device("camera", "absent")
         return

@@ -68,7 +68,7 @@ class CameraWatcher:
                  config: VisionConfig | None = None, fps: float = 10.0, turn_evidence: bool = False,
                  on_status: Callable[[str], Any] | None = None, reopen: Callable[[], Any] | None = None,
                  lost_after_s: float = 3.0, retry_s: tuple[float, float] = (1.0, 30.0),
-                 men: Callable[[], int] | None = None) -> None:
+                 men: Callable[[], int] | None = None, on_dice: Callable[[list[Any]], Any] | None = None) -> None:
         """*on_reading* is called with the board document and the confidence
         per location of each newly settled reading; with *turn_evidence*, also
         with a :class:`~willughby.vision.turns.TurnEvidence` for the turn
@@ -80,7 +80,12 @@ class CameraWatcher:
         again; *reopen* (a function giving a new source) is tried while it is
         lost, first after *retry_s[0]* seconds, backing off to *retry_s[1]*.
         *men* says how many men a side has in the game in progress (the
-        reader puts no more on the board; None: fifteen)."""
+        reader puts no more on the board; None: fifteen).
+
+        *on_dice*, where the players throw their own dice for the camera, is
+        called with the dice of each newly settled frame
+        (``vision.dice_reader.SeenDie``), before *on_reading*: a throw and its
+        move landing in one frame are taken in that order."""
         self.source = source
         self._men = men
         self._on_status = on_status
@@ -96,6 +101,8 @@ class CameraWatcher:
         self.calibration_path = calibration_path
         self._calibration: Calibration | None = None
         self._on_reading = on_reading
+        self._on_dice = on_dice
+        self._dice_reader: Any = None             # the dice reader (vision.dice_reader), made when first needed
         self.settler: Settler[Any] = Settler(config or VisionConfig(), reader=self._read)
         self._look: Any = None          # what calibration learnt of the board (reader.Look), once loaded
         self._period = 1.0 / fps
@@ -406,6 +413,8 @@ class CameraWatcher:
         self._current = None
         evidence = None
         try:
+            if self._on_dice is not None:
+                self._hand_dice(frame, corners)
             if self.turn_evidence:
                 evidence = self._evidence(frame, corners, reading)
                 self._on_reading(board, dict(reading.location_confidence), evidence)
@@ -422,6 +431,20 @@ class CameraWatcher:
             self._learnable = (frame, reading.point_features, reading.net_count_probs, reading.count_probs,
                                getattr(reading, "points_read", None))
         return "settled"
+
+    def _hand_dice(self, frame: np.ndarray, corners: Any) -> None:
+        """The dice of a settled frame, read and handed to *on_dice*."""
+        from willughby.vision.dice_reader import DiceReader
+
+        assert self._on_dice is not None
+        try:
+            if self._dice_reader is None:
+                self._dice_reader = DiceReader()
+            seen = self._dice_reader.read(frame, corners)
+        except VisionError as exc:
+            log.info("the dice cannot be read in this frame: %s", exc)
+            return
+        self._on_dice(seen)
 
     # ------------------------------------------------------ a camera lost
     def _tell(self, status: str) -> None:

@@ -43,7 +43,7 @@ def test_the_shipped_example_for_a_pi_loads():
     ("[web]\nmax_watchers = 0\n", "web.max_watchers must be a whole number from 1 to 10000, not 0"),
     ("[web]\nmax_watchers = 20000\n", "web.max_watchers must be a whole number from 1 to 10000"),
     ("[web]\nmax_watchers = true\n", "web.max_watchers must be a whole number"),
-    ("[dice]\nsource = 'cup'\n", "dice.source must be page, box or pi"),
+    ("[dice]\nsource = 'cup'\n", "dice.source must be page, box, pi or camera"),
     ("[companion]\npreset = 'chess'\n", "companion.preset"),
     ("[hardware]\nenabled = 'yes'\n", "hardware.enabled must be true or false"),
     ("[web\n", "not valid TOML"),

@@ -326,3 +326,24 @@ def test_the_camera_reads_as_many_men_a_side_as_the_game_has(monkeypatch):
     finally:
         w.close()
     assert asked[0] == 12 and asked[-1] == 15
+
+
+def test_a_demo_game_thrown_with_the_players_own_dice_is_logged_from_the_camera_alone(tmp_path):
+    config = CompanionConfig(data_dir=tmp_path, speech="off", dice="camera")
+    rt = build(config, demo=True, speed=50, seed=4, games=1, mistakes=0.0, start=RACE_END)
+    try:
+        c = rt.companion
+        over = until(lambda: c.state()["phase"] == "over", 240)
+        state = c.state()
+        assert over, f"the demo game did not end: {state['phase']}, {state['announcements'][:3]}"
+        log = c.store.game(state["game_id"])["log"]
+        taken = [e for e in log if e["kind"] == "dice"]
+        undone = {n for e in log if e["kind"] == "undo" for n in e["data"]["undoes"]}
+        assert taken and all(e["who"] == "camera" for e in taken)        # no throw entered by hand or the box
+        thrown = rt.parts["table"].thrown                                 # what the players threw on the table
+        # each throw taken is one the players made, in the order made (a throw the camera missed is thrown again)
+        made = iter(sorted(d) for d in thrown)
+        assert all(any(sorted(e["data"]["dice"]) == d for d in made) for e in taken), (taken, thrown)
+        assert not undone and all(r["verdict"] == "legal" for r in state["rulings"])
+    finally:
+        rt.close()

@@ -1,0 +1,134 @@
+"""Throws read by the camera from the players' own dice.
+
+Most tables have ordinary dice, not a box. The dice thrown into the table
+lie still before the man moves, and the camera that reads the men sees them
+in the same settled frames (``vision/dice_reader.py``). :class:`CameraThrows`
+is handed the dice of each settled frame, before the frame's board is
+judged, and gives the companion the throw where the frame shows one:
+
+- the game must be waiting for a throw, and the frame must show as many dice
+  as the game throws (two, or three), every one read surely: a die cocked or
+  unreadable is not guessed, the players are told to enter the throw or
+  throw again;
+- the throw must be new: the dice were picked up since the last throw taken
+  (a settled frame with none of them), or lie in new places (the same faces
+  in new places are a new throw; dice that never moved are not);
+- where the throw and the move land in one settled frame, the throw is taken
+  first and the move is judged against it (the watcher hands the dice before
+  the board).
+
+A throw taken from the camera is announced as thrown, like any other, and
+the players correct it with UNDO and the page. The referee never rules a
+turn illegal on the camera's dice alone: a board no play of the throw read
+leads to is asked about (``judging.py``). Where the dice box is the source,
+its dice win: the camera's reading is only compared with them, and a
+difference logged (``compare_only``).
+
+>>> class Game:
+...     def __init__(self): self.entered = []
+...     def state(self): return {"phase": "throw", "dice_wanted": 2, "dice": None}
+...     def enter_dice(self, dice, who, ident): self.entered.append((dice, who))
+...     def notice(self, text): pass
+>>> from willughby.vision.dice_reader import SeenDie
+>>> game = Game(); throws = CameraThrows(game)
+>>> throws.on_dice([SeenDie(3, (100.0, 100.0), 20.0, 0.99), SeenDie(5, (140.0, 90.0), 20.0, 0.99)])
+>>> throws.on_dice([SeenDie(3, (100.0, 100.0), 20.0, 0.99), SeenDie(5, (140.0, 90.0), 20.0, 0.99)])
+>>> game.entered                     # the dice that never moved are the same throw
+[([3, 5], 'camera')]
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any, Mapping, Protocol, Sequence
+
+__all__ = ["CameraThrows", "SeesDice"]
+
+log = logging.getLogger(__name__)
+
+
+class SeenDieLike(Protocol):
+    """A die the camera saw (``vision.dice_reader.SeenDie``)."""
+
+    @property
+    def value(self) -> int | None: ...
+
+    @property
+    def center(self) -> tuple[float, float]: ...
+
+    @property
+    def side(self) -> float: ...
+
+
+class SeesDice(Protocol):
+    """What the camera's throws ask of the companion."""
+
+    def state(self) -> Mapping[str, Any]: ...
+
+    def enter_dice(self, dice: Sequence[int], who: str, ident: str | None) -> Any: ...
+
+    def notice(self, text: str) -> None: ...
+
+
+class CameraThrows:
+    """The throws the camera reads (see the module docstring)."""
+
+    def __init__(self, game: SeesDice, compare_only: bool = False) -> None:
+        self._game = game
+        self.compare_only = compare_only
+        self._last: list[tuple[float, float, float]] = []   # where the dice of the last throw taken lay
+        self._picked_up = True                                # no dice seen since that throw
+        self._told_unread = False
+        self._count = 0
+        #: what the camera read of the last throw it saw (compared with the box's, where the box throws)
+        self.last_read: list[int] | None = None
+
+    def on_dice(self, seen: Sequence[SeenDieLike]) -> None:
+        """The dice of a settled frame, before its board is judged."""
+        if not seen:
+            self._picked_up = True
+            return
+        places = [(d.center[0], d.center[1], d.side) for d in seen]
+        if not (self._picked_up or self._moved(places)):
+            return                                          # the dice of the throw already taken
+        state = self._game.state()
+        wanted = int(state.get("dice_wanted") or 2)
+        if len(seen) != wanted:
+            return                                          # a die still rolling, or one off the board
+        values = [d.value for d in seen]
+        if self.compare_only:
+            self._compare(values, state)
+            self._taken(places)
+            return
+        if state.get("phase") != "throw":
+            return                                          # no throw wanted now (the start: one die each)
+        if any(v is None for v in values):
+            if not self._told_unread:
+                self._game.notice("the camera cannot read the dice (one is cocked, covered or blurred): "
+                                  "throw again, or enter the throw on the page")
+                self._told_unread = True
+            return
+        self._count += 1
+        self.last_read = [int(v) for v in values if v is not None]
+        self._game.enter_dice(self.last_read, who="camera", ident=f"camera-{self._count}")
+        self._taken(places)
+
+    def _taken(self, places: list[tuple[float, float, float]]) -> None:
+        self._last = places
+        self._picked_up = False
+        self._told_unread = False
+
+    def _moved(self, places: list[tuple[float, float, float]]) -> bool:
+        """Whether any die lies away from every die of the last throw taken (by half a die or more)."""
+        if len(places) != len(self._last):
+            return True
+        return any(min(math.hypot(x - lx, y - ly) for lx, ly, _ in self._last) > 0.5 * side
+                   for x, y, side in places)
+
+    def _compare(self, values: list[int | None], state: Mapping[str, Any]) -> None:
+        """With the box throwing: what the camera read, beside the box's throw (logged where they differ)."""
+        self.last_read = [int(v) for v in values if v is not None]
+        thrown = state.get("dice")
+        if thrown and sorted(self.last_read) != sorted(int(d) for d in thrown):
+            log.info("the camera read the dice %s where the box threw %s", values, list(thrown))

@@ -1,0 +1,131 @@
+"""The players' own dice, read by the camera, give the throw: only a new throw
+(the dice picked up, or lying in new places), only when a throw is wanted,
+only when every die is read surely; a turn is never ruled illegal on the
+camera's dice alone; with the box throwing, the camera only compares."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+
+from willughby.companion.camera_throws import CameraThrows
+from willughby.companion.config import CompanionConfig, ConfigError
+from willughby.companion.service import Companion
+from willughby.companion.store import GameStore
+from willughby.engine.moves import legal_plays
+from willughby.engine.position import Position
+from willughby.engine.rules import preset_rules
+from willughby.vision.dice_reader import SeenDie
+from willughby.vision.turns import TurnConfig, TurnEvidence, TurnReader, board_classes
+
+
+def _die(value: int | None, x: float, y: float = 100.0) -> SeenDie:
+    return SeenDie(value, (x, y), 20.0, 0.99 if value else 0.0, None if value else "unreadable")
+
+
+@pytest.fixture()
+def c():
+    store = GameStore(":memory:")
+    comp = Companion(store)
+    comp.judging.turn_reader = TurnReader(TurnConfig(temperature=1.0))
+    comp.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"}, who="test")
+    comp.enter_dice([3, 1])                      # the roll for the start: Ann (light) plays 3-1
+    yield comp
+    store.close()
+
+
+def _play(c: Companion, play: str) -> None:
+    after = c.legal_boards()[play]
+    p = np.full((24, 31), 1e-4 / 30)
+    p[np.arange(24), board_classes(after)] = 1 - 1e-4
+    assert c.on_reading(after, None, evidence=TurnEvidence(p, dict(after.get("bar") or {})))["verdict"] == "legal"
+
+
+def test_a_new_throw_on_the_board_is_entered_as_thrown_and_the_same_dice_lying_still_are_not(c):
+    throws = CameraThrows(c)
+    _play(c, "8/5 6/5")                           # Bob is to throw
+    throws.on_dice([_die(6, 100), _die(2, 140)])
+    state = c.state()
+    assert state["dice"] == [6, 2] and state["phase"] == "move"
+    assert state["announcements"][0]["text"] == "Bob (dark) throws 6-2"
+    assert c.store.game(c.game_id)["log"][-2]["who"] == "camera"     # the throw's log entry names the camera
+    throws.on_dice([_die(6, 101), _die(2, 139)])  # the dice lying where they fell: the same throw
+    assert c.state()["dice"] == [6, 2] and c.state()["phase"] == "move"
+
+
+def test_the_same_faces_in_new_places_are_a_new_throw_and_dice_that_never_moved_are_not(c):
+    throws = CameraThrows(c)
+    _play(c, "8/5 6/5")
+    throws.on_dice([_die(3, 100), _die(1, 140)])  # Bob throws 3-1
+    _play(c, next(iter(c.legal_boards())))
+    throws.on_dice([_die(3, 100), _die(1, 140)])  # Ann's turn: Bob's dice never moved
+    assert c.state()["phase"] == "throw"
+    throws.on_dice([_die(3, 300), _die(1, 340)])  # the same faces thrown again, in new places
+    assert c.state()["phase"] == "move" and c.state()["dice"] == [3, 1]
+
+
+def test_dice_picked_up_and_thrown_where_they_lay_are_a_new_throw(c):
+    throws = CameraThrows(c)
+    _play(c, "8/5 6/5")
+    throws.on_dice([_die(5, 100), _die(4, 140)])
+    _play(c, next(iter(c.legal_boards())))
+    throws.on_dice([])                            # a settled frame with no dice: they were picked up
+    throws.on_dice([_die(5, 100), _die(4, 140)])
+    assert c.state()["phase"] == "move" and c.state()["dice"] == [5, 4]
+
+
+def test_a_die_not_read_surely_is_never_guessed_the_players_are_told_once(c):
+    throws = CameraThrows(c)
+    _play(c, "8/5 6/5")
+    throws.on_dice([_die(None, 100), _die(4, 140)])
+    throws.on_dice([_die(None, 100), _die(4, 140)])
+    state = c.state()
+    assert state["phase"] == "throw" and state["dice"] is None
+    told = [a["text"] for a in state["announcements"] if "cannot read the dice" in a["text"]]
+    assert len(told) == 1
+
+
+def test_one_die_of_two_seen_gives_no_throw(c):
+    throws = CameraThrows(c)
+    _play(c, "8/5 6/5")
+    throws.on_dice([_die(6, 100)])
+    assert c.state()["phase"] == "throw"
+
+
+def test_a_board_no_play_of_the_cameras_throw_leads_to_is_asked_not_ruled_illegal(c):
+    throws = CameraThrows(c)
+    _play(c, "8/5 6/5")
+    throws.on_dice([_die(6, 100), _die(2, 140)])  # the camera reads 6-2
+    # the board a 6-1 gives (the camera read the 1 as a 2, say): no play of 6-2 leads to it
+    before = Position.from_board(c.state()["board"])
+    ok = {_key(b) for b in c.legal_boards().values()}
+    board = next(b for b in (p.position.to_board() for p in legal_plays(preset_rules("backgammon"), before, (6, 1)))
+                 if _key(b) not in ok)
+    p = np.full((24, 31), 1e-4 / 30)
+    p[np.arange(24), board_classes(board)] = 1 - 1e-4
+    assert c.on_reading(board, None, evidence=TurnEvidence(p, dict(board.get("bar") or {}))) is None
+    state = c.state()
+    assert not [r for r in state["rulings"] if r["verdict"] == "illegal"]
+    assert state["question"] is not None and "the camera read" in state["question"]["text"]
+
+
+def _key(board: dict) -> tuple:
+    return tuple(board["light"]), tuple(board["dark"]), tuple(sorted((board.get("bar") or {}).items()))
+
+
+def test_with_the_box_throwing_the_camera_only_compares(c, caplog):
+    throws = CameraThrows(c, compare_only=True)
+    _play(c, "8/5 6/5")
+    c.enter_dice([6, 2], who="box")
+    with caplog.at_level(logging.INFO, logger="willughby.companion.camera_throws"):
+        throws.on_dice([_die(6, 100), _die(3, 140)])
+    assert c.state()["dice"] == [6, 2]
+    assert throws.last_read == [6, 3] and "the box threw" in caplog.text
+
+
+def test_the_camera_is_a_dice_source_in_the_configuration():
+    assert CompanionConfig(dice="camera").dice == "camera"
+    with pytest.raises(ConfigError, match="page, box, pi or camera"):
+        CompanionConfig(dice="cup")
