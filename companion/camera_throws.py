@@ -84,6 +84,11 @@ class CameraThrows:
         #: what the camera read of the last throw it saw (compared with the box's, where the box throws)
         self.last_read: list[int] | None = None
 
+    def wanted(self) -> bool:
+        """Whether the next settled frame's dice are wanted: while a throw is awaited (with the box throwing,
+        always, to compare). Reading the dice costs a frame tens of milliseconds, so the watcher asks first."""
+        return self.compare_only or self._game.state().get("phase") == "throw"
+
     def on_dice(self, seen: Sequence[SeenDieLike]) -> None:
         """The dice of a settled frame, before its board is judged."""
         if not seen:

@@ -247,9 +247,10 @@ def _dice(rt: Runtime, demo: bool) -> None:
         c.set_device("dice", "page")
 
 
-def _camera_throws(rt: Runtime, demo: bool) -> Callable[[list[Any]], Any] | None:
-    """What takes the dice the camera sees: the throw, where the players' own dice are the source; the
-    comparison with the box's throw, where the box is (not in the demo, whose box throws no real dice)."""
+def _camera_throws(rt: Runtime, demo: bool) -> dict[str, Any]:
+    """What takes the dice the camera sees (the watcher's ``on_dice`` and ``dice_wanted``): the throw, where the
+    players' own dice are the source; the comparison with the box's throw, where the box is (not in the demo,
+    whose box throws no real dice); nothing otherwise."""
     from .camera_throws import CameraThrows
 
     if rt.config.dice == "camera":
@@ -257,9 +258,9 @@ def _camera_throws(rt: Runtime, demo: bool) -> Callable[[list[Any]], Any] | None
     elif rt.config.dice == "box" and not demo:
         throws = CameraThrows(rt.companion, compare_only=True)
     else:
-        return None
+        return {}
     rt.parts["camera_throws"] = throws
-    return throws.on_dice
+    return {"on_dice": throws.on_dice, "dice_wanted": throws.wanted}
 
 
 def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None = None) -> None:
@@ -287,7 +288,7 @@ def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None 
         rt.parts["table"] = table
         watcher = CameraWatcher(table, lambda board, conf, evidence=None: c.on_reading(board, conf, evidence=evidence),
                                 corners=table.corners, turn_evidence=True, config=cfg.vision_config, men=c.men_per_side,
-                                fps=min(30.0, 8.0 * max(1.0, speed / 4)), on_dice=_camera_throws(rt, demo))
+                                fps=min(30.0, 8.0 * max(1.0, speed / 4)), **_camera_throws(rt, demo))
     elif cfg.camera != "none":
         from willughby.hardware.camera import CameraError, open_source
 
@@ -302,7 +303,7 @@ def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None 
         watcher = CameraWatcher(source, lambda board, conf, evidence=None: c.on_reading(board, conf, evidence=evidence),
                                 turn_evidence=True, config=cfg.vision_config, men=c.men_per_side,
                                 calibration_path=cfg.calibration_path, on_status=_camera_status(c),
-                                reopen=opened if source.live else None, on_dice=_camera_throws(rt, demo))
+                                reopen=opened if source.live else None, **_camera_throws(rt, demo))
     else:
         c.set_device("camera", "absent")
         return

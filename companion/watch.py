@@ -68,7 +68,8 @@ class CameraWatcher:
                  config: VisionConfig | None = None, fps: float = 10.0, turn_evidence: bool = False,
                  on_status: Callable[[str], Any] | None = None, reopen: Callable[[], Any] | None = None,
                  lost_after_s: float = 3.0, retry_s: tuple[float, float] = (1.0, 30.0),
-                 men: Callable[[], int] | None = None, on_dice: Callable[[list[Any]], Any] | None = None) -> None:
+                 men: Callable[[], int] | None = None, on_dice: Callable[[list[Any]], Any] | None = None,
+                 dice_wanted: Callable[[], bool] | None = None) -> None:
         """*on_reading* is called with the board document and the confidence
         per location of each newly settled reading; with *turn_evidence*, also
         with a :class:`~willughby.vision.turns.TurnEvidence` for the turn
@@ -85,7 +86,8 @@ class CameraWatcher:
         *on_dice*, where the players throw their own dice for the camera, is
         called with the dice of each newly settled frame
         (``vision.dice_reader.SeenDie``), before *on_reading*: a throw and its
-        move landing in one frame are taken in that order."""
+        move landing in one frame are taken in that order; *dice_wanted*, where
+        given, says whether a frame's dice are wanted now (they are read only then)."""
         self.source = source
         self._men = men
         self._on_status = on_status
@@ -102,6 +104,7 @@ class CameraWatcher:
         self._calibration: Calibration | None = None
         self._on_reading = on_reading
         self._on_dice = on_dice
+        self._dice_wanted = dice_wanted
         self._dice_reader: Any = None             # the dice reader (vision.dice_reader), made when first needed
         self.settler: Settler[Any] = Settler(config or VisionConfig(), reader=self._read)
         self._look: Any = None          # what calibration learnt of the board (reader.Look), once loaded
@@ -413,7 +416,7 @@ class CameraWatcher:
         self._current = None
         evidence = None
         try:
-            if self._on_dice is not None:
+            if self._on_dice is not None and (self._dice_wanted is None or self._dice_wanted()):
                 self._hand_dice(frame, corners)
             if self.turn_evidence:
                 evidence = self._evidence(frame, corners, reading)

@@ -87,6 +87,8 @@ NOT_RUN = {
     "python benchmarks/turns_dev.py --dev DIR": "a benchmark over the dev set of real photos, which is not shipped",
     "python benchmarks/companion.py": "a benchmark: demo games played through, twice (with the memory's baseline)",
     "python benchmarks/watchers.py": "a benchmark: 50 to 500 open pages against a server, about a minute",
+    "python benchmarks/dice.py": "a benchmark over the dice dataset's held-out part and the real boards' photos "
+                                 "(neither shipped) and painted boards: minutes",
     "python -m willughby.vision.synth OUTDIR --count 200 ": "draws 200 frames (about 25 s on one core); the "
                                                            "same command with 20 frames runs from "
                                                            "docs/vision-labels.md",

@@ -98,6 +98,9 @@ class DiceReaderSettings:
     search_px: tuple[float, ...] = field(default=(14.0, 24.0, 40.0, 66.0, 110.0, 180.0))
     #: how far off the board's surface a die may lie and still count, in shares of the surface's size
     frame_share: float = 0.08
+    #: how many pixels across the finder is shown a die where the board's corners give its size (fewer than it
+    #: sees best, FINDER_DIE_PX, but within what it learnt: half the pixels to look at, for a frame at the table)
+    board_die_px: float = 20.0
 
 
 def die_px_of(corners: Corners, die_mm: float = DIE_MM) -> float:
@@ -157,13 +160,15 @@ class DiceReader:
             region = (centre + (c - centre) * (1.0 + 2 * self.settings.frame_share)).astype(np.float32)
         else:
             sizes = list(self.settings.search_px)
-        found = self.find_places(grey, sizes, region)
+        found = self.find_places(grey, sizes, region, shown_px=self.settings.board_die_px if region is not None
+                                 else FINDER_DIE_PX)
         return self._faces(grey, found)
 
-    def find_places(self, grey: np.ndarray, sizes: Sequence[float], region: np.ndarray | None = None
-                    ) -> list[tuple[float, float, float, float]]:
+    def find_places(self, grey: np.ndarray, sizes: Sequence[float], region: np.ndarray | None = None,
+                    shown_px: float = FINDER_DIE_PX) -> list[tuple[float, float, float, float]]:
         """(x, y, side, score) of each die the finder sees in *grey*, looking for dice *sizes* pixels across
-        (within *region*, a polygon, where given), the same die once, the surest first."""
+        (within *region*, a polygon, where given; each size scaled to *shown_px* for the finder), the same
+        die once, the surest first."""
         s = self.settings
         h, w = grey.shape
         x0 = y0 = 0
@@ -176,7 +181,7 @@ class DiceReader:
                 return []
         out: list[tuple[float, float, float, float]] = []
         for size in sizes:
-            scale = FINDER_DIE_PX / size
+            scale = shown_px / size
             sw, sh = max(8, round(w * scale)), max(8, round(h * scale))
             if max(sw, sh) > 2400 or min(sw, sh) < 16:
                 continue

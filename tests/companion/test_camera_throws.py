@@ -129,3 +129,12 @@ def test_the_camera_is_a_dice_source_in_the_configuration():
     assert CompanionConfig(dice="camera").dice == "camera"
     with pytest.raises(ConfigError, match="page, box, pi or camera"):
         CompanionConfig(dice="cup")
+
+
+def test_the_dice_are_read_only_while_a_throw_is_awaited_or_to_compare_with_the_box(c):
+    throws = CameraThrows(c)
+    assert not throws.wanted()                    # Ann is to move the 3-1 of the start
+    _play(c, "8/5 6/5")
+    assert throws.wanted()                        # Bob is to throw
+    throws.on_dice([_die(6, 100), _die(2, 140)])
+    assert not throws.wanted() and CameraThrows(c, compare_only=True).wanted()
