@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import logging
 import math
+import secrets
 from typing import Any, Mapping, Protocol, Sequence
 
 __all__ = ["CameraThrows", "SeesDice"]
@@ -81,6 +82,8 @@ class CameraThrows:
         self._picked_up = True                                # no dice seen since that throw
         self._told_unread = False
         self._count = 0
+        # each throw's ident names this run too: the store remembers the idents taken, across restarts
+        self._session = secrets.randbits(32)
         #: what the camera read of the last throw it saw (compared with the box's, where the box throws)
         self.last_read: list[int] | None = None
 
@@ -116,7 +119,7 @@ class CameraThrows:
             return
         self._count += 1
         self.last_read = [int(v) for v in values if v is not None]
-        self._game.enter_dice(self.last_read, who="camera", ident=f"camera-{self._count}")
+        self._game.enter_dice(self.last_read, who="camera", ident=f"camera-{self._session:08x}-{self._count}")
         self._taken(places)
 
     def _taken(self, places: list[tuple[float, float, float]]) -> None:

@@ -138,3 +138,13 @@ def test_the_dice_are_read_only_while_a_throw_is_awaited_or_to_compare_with_the_
     assert throws.wanted()                        # Bob is to throw
     throws.on_dice([_die(6, 100), _die(2, 140)])
     assert not throws.wanted() and CameraThrows(c, compare_only=True).wanted()
+
+
+def test_a_throw_after_a_restart_is_not_taken_for_one_already_taken(c):
+    first = CameraThrows(c)
+    _play(c, "8/5 6/5")
+    first.on_dice([_die(6, 100), _die(2, 140)])
+    _play(c, next(iter(c.legal_boards())))
+    again = CameraThrows(c)                       # the companion started again: a new watcher's throws
+    again.on_dice([_die(4, 300), _die(1, 340)])
+    assert c.state()["phase"] == "move" and c.state()["dice"] == [4, 1]
