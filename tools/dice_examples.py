@@ -35,11 +35,15 @@ from typing import Callable, Iterator
 import cv2
 import numpy as np
 
+from willughby.vision.dice_reader import FACE_MARGIN as READER_FACE_MARGIN
+from willughby.vision.dice_reader import FACE_SIZE as READER_FACE_SIZE
+from willughby.vision.dice_reader import die_px_of, face_square
+
 FINDER_SIZE = 128          # the finder's square, in pixels
 STRIDE = 4                 # pixels of the square a cell of the finder's maps covers
 DIE_PX = (12.0, 32.0)      # how many pixels across the finder sees a die
-FACE_SIZE = 32             # the face reader's square, in pixels
-FACE_MARGIN = 1.15         # the face square's side, in sides of the die's box
+FACE_SIZE = READER_FACE_SIZE     # the face reader's square, in pixels (the reader's own)
+FACE_MARGIN = READER_FACE_MARGIN  # the face square's side, in sides of the die's box
 NO_DIE = 0                 # the face reader's class for a square with no die
 
 
@@ -86,11 +90,8 @@ def painted_pictures(count: int, seed: int) -> list[Picture]:
     for _ in range(count):
         img, label = render(rng, SceneSpec(n_dice=int(rng.integers(1, 3))))
         grey = cv2.cvtColor(img, cv2.COLOR_BGR2GRAY)
-        corners = np.array(label["corners"], np.float32)
-        # the playing surface is 530 mm along its points' rows (C2-C3), the die as the style draws it
-        along = float(np.linalg.norm(corners[1] - corners[2]))
-        die_mm = float((label.get("style") or {}).get("die_mm") or 16.0)
-        die = along / 530.0 * die_mm * 1.25              # its top and the sides the camera sees
+        # the die as the style draws it, its top and the sides the camera sees
+        die = die_px_of(label["corners"], float((label.get("style") or {}).get("die_mm") or 16.0))
         dice = label.get("dice") or []
         boxes = np.array([[d["center"][0], d["center"][1], die, die] for d in dice], np.float32).reshape(-1, 4)
         faces = np.array([d["value"] for d in dice], np.int64)
@@ -161,17 +162,6 @@ def finder_batch(pictures: list[Picture], rng: np.random.Generator, n: int
             size[k, :, i, j] = (bw / 32.0, bh / 32.0)
             mask[k, 0, i, j] = 1.0
     return x, heat, size, mask
-
-
-def face_square(grey: np.ndarray, cx: float, cy: float, side: float, angle: float = 0.0,
-                out: int = FACE_SIZE) -> np.ndarray:
-    """The *out* x *out* square of *grey* centred at (*cx*, *cy*), *side*
-    pixels across, turned by *angle* degrees (reflected past the picture's edge)."""
-    scale = out / max(side, 1.0)
-    m = cv2.getRotationMatrix2D((cx, cy), angle, scale)
-    m[:, 2] += (out / 2 - cx, out / 2 - cy)
-    return cv2.warpAffine(grey, m, (out, out), flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
-                          borderMode=cv2.BORDER_REFLECT)
 
 
 def face_batch(pictures: list[Picture], rng: np.random.Generator, n: int,

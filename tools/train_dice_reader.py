@@ -15,9 +15,12 @@ needs PyTorch and onnx, which the package itself does not::
     python -m venv /tmp/trainenv
     /tmp/trainenv/bin/pip install torch==2.13.0 onnx numpy opencv-python-headless
     PYTHONPATH=/path/to/a/folder/with/willughby /tmp/trainenv/bin/python tools/train_dice_reader.py \\
-        ../shared/dice-real --out vision/data --epochs 12
+        DICE --out vision/data --epochs 12
 
-(``PYTHONPATH`` so that the painter, ``willughby.vision.synth``, imports.)
+(``DICE``: the dataset's folder; ``PYTHONPATH`` so that the painter,
+``willughby.vision.synth``, and the dice reader's own crop imports;
+``vision/data/dice_reader.md`` gives the commands the shipped networks were
+made with.)
 It runs on the CPU, or on a GPU where torch finds one (``--device cuda``).
 """
 
@@ -94,10 +97,10 @@ def focal(logit: torch.Tensor, heat: torch.Tensor) -> torch.Tensor:
 
 
 def _normalise(x: np.ndarray) -> np.ndarray:
-    """Each square to zero mean and unit spread (the reader does the same at run time)."""
-    m = x.mean(axis=(1, 2, 3), keepdims=True)
-    s = x.std(axis=(1, 2, 3), keepdims=True)
-    return (x - m) / np.maximum(s, 0.05)
+    """Each square as the reader brings it before its networks see it (``vision/dice_reader.py``)."""
+    from willughby.vision.dice_reader import normalised
+
+    return normalised(x)
 
 
 def finder_figures(net: DiceFinder, pictures: list[Picture], device: str, threshold: float = 0.3,

@@ -47,7 +47,7 @@ import numpy as np
 from .errors import FrameError
 from .geometry import Corners, corners_array
 
-__all__ = ["SeenDie", "DiceReader", "FINDER_PATH", "FACE_PATH", "die_px_of"]
+__all__ = ["SeenDie", "DiceReader", "FINDER_PATH", "FACE_PATH", "die_px_of", "face_square", "normalised"]
 
 DATA = Path(__file__).with_name("data")
 FINDER_PATH = DATA / "dice_finder.onnx"
@@ -120,12 +120,24 @@ def _net(path: Path) -> "cv2.dnn.Net":
     return net
 
 
-def _normalised(x: np.ndarray) -> np.ndarray:
+def normalised(x: np.ndarray) -> np.ndarray:
     """Each square to zero mean and unit spread, as the networks learnt."""
     axes = tuple(range(1, x.ndim))
     m = x.mean(axis=axes, keepdims=True)
     s = x.std(axis=axes, keepdims=True)
     out: np.ndarray = ((x - m) / np.maximum(s, 0.05)).astype(np.float32)
+    return out
+
+
+def face_square(grey: np.ndarray, cx: float, cy: float, side: float, angle: float = 0.0) -> np.ndarray:
+    """The ``FACE_SIZE`` square of *grey* centred at (*cx*, *cy*), *side* pixels across, turned by *angle*
+    degrees (reflected past the picture's edge): what the face reader reads, at training and at run time."""
+    scale = FACE_SIZE / max(side, 1.0)
+    m = cv2.getRotationMatrix2D((cx, cy), angle, scale)
+    m[:, 2] += np.array([FACE_SIZE / 2 - cx, FACE_SIZE / 2 - cy])
+    out: np.ndarray = cv2.warpAffine(grey, m, (FACE_SIZE, FACE_SIZE),
+                                     flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+                                     borderMode=cv2.BORDER_REFLECT)
     return out
 
 
@@ -188,7 +200,7 @@ class DiceReader:
             small = cv2.resize(grey, (sw, sh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
             pw, ph = -sw % 4, -sh % 4
             small = cv2.copyMakeBorder(small, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
-            x = _normalised(small.astype(np.float32)[None, None] / 255.0)
+            x = normalised(small.astype(np.float32)[None, None] / 255.0)
             self._finder.setInput(x)
             maps = self._finder.forward()[0]
             heat = 1.0 / (1.0 + np.exp(-maps[0]))
@@ -217,15 +229,9 @@ class DiceReader:
         if not found:
             return []
         s = self.settings
-        squares = []
-        for cx, cy, side, _ in found:
-            half = side * FACE_MARGIN / 2
-            for turn in range(4):
-                m = cv2.getRotationMatrix2D((cx, cy), 90.0 * turn, FACE_SIZE / (2 * half))
-                m[:, 2] += np.array([FACE_SIZE / 2 - cx, FACE_SIZE / 2 - cy])
-                squares.append(cv2.warpAffine(grey, m, (FACE_SIZE, FACE_SIZE), flags=cv2.INTER_AREA,
-                                              borderMode=cv2.BORDER_REFLECT))
-        x = _normalised(np.stack(squares).astype(np.float32)[:, None] / 255.0)
+        squares = [face_square(grey, cx, cy, side * FACE_MARGIN, 90.0 * turn)
+                   for cx, cy, side, _ in found for turn in range(4)]
+        x = normalised(np.stack(squares).astype(np.float32)[:, None] / 255.0)
         self._face.setInput(x)
         probs = _softmax(self._face.forward()).reshape(len(found), 4, -1).mean(axis=1)
         out = []
