@@ -217,7 +217,9 @@ def _dice(rt: Runtime, demo: bool) -> None:
                 c.press(ev.button, who="box")
 
         link.add_listener(on_event)
-        link.add_state_listener(_box_status(c))
+        # in the demo with the camera as the dice's source, the fake box is there for its buttons alone
+        device = "buttons" if cfg.dice == "camera" else "dice"
+        link.add_state_listener(_box_status(c, device))
         shown: dict[str, Any] = {}
 
         def show_on_box(state: StateDoc) -> None:
@@ -237,7 +239,9 @@ def _dice(rt: Runtime, demo: bool) -> None:
         show_on_box(c.state())
         rt.parts["link"] = link
         rt._closers.append(link.close)
-        c.set_device("dice", "box connecting")
+        c.set_device(device, "box connecting")
+        if device != "dice":
+            c.set_device("dice", "camera")
         link.start()
     elif cfg.dice == "pi":
         c.set_device("dice", "pi")
@@ -331,19 +335,20 @@ def _camera_status(c: Companion) -> Callable[[str], None]:
     return told
 
 
-def _box_status(c: Companion) -> Callable[[str], None]:
-    """The box link's state on the page; a notice (and the log) when a box that was connected is lost,
-    and when it is back (the link reconnects by itself)."""
+def _box_status(c: Companion, device: str = "dice") -> Callable[[str], None]:
+    """The box link's state on the page, as the *device* it is there (``dice``; ``buttons`` where the
+    dice are the players' own, read by the camera); a notice (and the log) when a box that was connected
+    is lost, and when it is back (the link reconnects by itself)."""
     seen = {"connected": False, "lost": False}
 
     def told(state: str) -> None:
         if state == "connecting" and seen["connected"]:
             seen["lost"] = True
             log.warning("the dice box is lost: reconnecting")
-            c.set_device("dice", "box lost: reconnecting")
+            c.set_device(device, "box lost: reconnecting")
             c.notice("the dice box is lost (its cable?): reconnecting; enter the dice on the page meanwhile")
         else:
-            c.set_device("dice", f"box {state}")
+            c.set_device(device, f"box {state}")
             if state == "connected" and seen["lost"]:
                 seen["lost"] = False
                 log.warning("the dice box is back")

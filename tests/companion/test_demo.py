@@ -345,5 +345,7 @@ def test_a_demo_game_thrown_with_the_players_own_dice_is_logged_from_the_camera_
         made = iter(sorted(d) for d in thrown)
         assert all(any(sorted(e["data"]["dice"]) == d for d in made) for e in taken), (taken, thrown)
         assert not undone and all(r["verdict"] == "legal" for r in state["rulings"])
+        # the page names the camera as the dice's source; the fake box is there for its buttons
+        assert state["devices"]["dice"] == "camera" and state["devices"]["buttons"].startswith("box"), state["devices"]
     finally:
         rt.close()
