@@ -15,7 +15,11 @@ judged, and gives the companion the throw where the frame shows one:
   in new places are a new throw; dice that never moved are not);
 - where the throw and the move land in one settled frame, the throw is taken
   first and the move is judged against it (the watcher hands the dice before
-  the board).
+  the board);
+- the referee learns the board it watches: a place the reader takes for a
+  die that lies still through ``FIXTURE_TURNS`` turns (a man's dimple read as
+  a one, a mark on the board, a watermark) is no thrown die, and is passed
+  over from then on, so that it no longer stands in the way of the throw.
 
 A throw taken from the camera is announced as thrown, like any other, and
 the players correct it with UNDO and the page. The referee never rules a
@@ -47,6 +51,11 @@ from typing import Any, Mapping, Protocol, Sequence
 __all__ = ["CameraThrows", "SeesDice"]
 
 log = logging.getLogger(__name__)
+
+#: turns a place taken for a die must lie still through to be known as part of the board, not a die
+FIXTURE_TURNS = 3
+#: how near (in sides of the die) a report must lie to a place seen before to be the same place
+SAME_PLACE = 0.25
 
 
 class SeenDieLike(Protocol):
@@ -86,6 +95,33 @@ class CameraThrows:
         self._session = secrets.randbits(32)
         #: what the camera read of the last throw it saw (compared with the box's, where the box throws)
         self.last_read: list[int] | None = None
+        #: places taken for a die, each (x, y, side) with the turns it was seen in, lying still
+        self._stays: list[tuple[float, float, float, set[Any]]] = []
+
+    @property
+    def fixtures(self) -> list[tuple[float, float]]:
+        """The places learnt to be part of the board, not dice (see the module docstring)."""
+        return [(x, y) for x, y, _, turns in self._stays if len(turns) >= FIXTURE_TURNS]
+
+    def _passed_over(self, seen: Sequence[SeenDieLike], turn: Any) -> list[SeenDieLike]:
+        """*seen* less the places known to be the board's own; each place's stay counted for *turn*."""
+        out = []
+        for d in seen:
+            x, y = d.center
+            stay = next((st for st in self._stays
+                         if math.hypot(x - st[0], y - st[1]) <= SAME_PLACE * max(d.side, st[2])), None)
+            if stay is None:
+                self._stays.append((x, y, d.side, {turn}))
+                del self._stays[:-64]                         # the newest places are enough to learn from
+                out.append(d)
+                continue
+            if turn not in stay[3] and len(stay[3]) + 1 == FIXTURE_TURNS:
+                log.info("the place (%.0f, %.0f) taken for a die has lain still through %d turns: the board's "
+                         "own, passed over from now on", stay[0], stay[1], FIXTURE_TURNS)
+            stay[3].add(turn)
+            if len(stay[3]) < FIXTURE_TURNS:
+                out.append(d)
+        return out
 
     def wanted(self) -> bool:
         """Whether the next settled frame's dice are wanted: while a throw is awaited (with the box throwing,
@@ -94,13 +130,14 @@ class CameraThrows:
 
     def on_dice(self, seen: Sequence[SeenDieLike]) -> None:
         """The dice of a settled frame, before its board is judged."""
+        state = self._game.state()
+        seen = self._passed_over(seen, state.get("turn_number"))
         if not seen:
             self._picked_up = True
             return
         places = [(d.center[0], d.center[1], d.side) for d in seen]
         if not (self._picked_up or self._moved(places)):
             return                                          # the dice of the throw already taken
-        state = self._game.state()
         wanted = int(state.get("dice_wanted") or 2)
         if len(seen) != wanted:
             return                                          # a die still rolling, or one off the board

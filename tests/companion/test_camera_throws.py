@@ -148,3 +148,23 @@ def test_a_throw_after_a_restart_is_not_taken_for_one_already_taken(c):
     again = CameraThrows(c)                       # the companion started again: a new watcher's throws
     again.on_dice([_die(4, 300), _die(1, 340)])
     assert c.state()["phase"] == "move" and c.state()["dice"] == [4, 1]
+
+
+def test_a_mark_taken_for_a_die_that_lies_still_through_three_turns_is_learnt_as_the_boards_own(c):
+    # a man's dimple (or a mark on the board) that the reader takes for a one stands in the way of every
+    # throw at first: three dice seen where two are thrown give no throw, and the players enter it
+    throws = CameraThrows(c)
+    mark = _die(1, 600, 400)
+    _play(c, "8/5 6/5")
+    for n, (x, faces) in enumerate(((100, (6, 2)), (300, (5, 3)))):
+        throws.on_dice([_die(faces[0], x), _die(faces[1], x + 40), mark])
+        assert c.state()["phase"] == "throw", n                      # no throw taken from the camera
+        c.enter_dice(list(faces))
+        _play(c, next(iter(c.legal_boards())))
+    assert throws.fixtures == []
+    # the third turn it lies still: it is the board's, passed over, and the throw is taken
+    throws.on_dice([_die(4, 200), _die(2, 240), mark])
+    assert throws.fixtures == [(600, 400)]
+    state = c.state()
+    assert state["phase"] == "move" and state["dice"] == [4, 2]
+    assert c.store.game(c.game_id)["log"][-2]["who"] == "camera"
