@@ -46,12 +46,15 @@ import numpy as np
 
 from willughby.vision.config import VisionConfig
 from willughby.vision.dice import find_dice
-from willughby.vision.dice_reader import DiceReader, die_px_of
+from willughby.vision.dice_dataset import dice_labels, label_path_of
+from willughby.vision.dice_reader import DiceReader, die_px_of, off_the_men
 from willughby.vision.geometry import BoardGeometry, homography
 from willughby.vision.reader import rectify
 
 #: a report: (x, y in the picture's pixels, the face or None)
 Report = tuple[float, float, int | None]
+#: the bins of die sizes (pixels across) the figures are also given by
+SIZE_BINS = (0, 20, 30, 40, 60, 120)
 
 
 @dataclass
@@ -62,6 +65,8 @@ class Example:
     image: np.ndarray
     dice: list[tuple[float, float, float, int]]
     corners: list[list[float]] | None = None
+    #: the men on each point (1..24), where the board is known: what the referee holds at the table
+    men: list[int] | None = None
 
 
 @dataclass
@@ -73,6 +78,18 @@ class Tally:
     false: int = 0
     unsure: int = 0
     ms: list[float] = field(default_factory=list)
+    #: by the labelled die's size in pixels (the bin's least size): labelled, found, right
+    by_size: dict[int, list[int]] = field(default_factory=lambda: {b: [0, 0, 0] for b in SIZE_BINS})
+
+    def size_line(self) -> str:
+        parts = []
+        for i, b in enumerate(SIZE_BINS):
+            n, found, right = self.by_size[b]
+            if n:
+                top = f"{SIZE_BINS[i + 1]}" if i + 1 < len(SIZE_BINS) else ""
+                parts.append(f"{b}-{top} px: {n} dice, found {100 * found / n:.0f}%, "
+                             f"right {100 * right / max(1, found):.0f}%")
+        return "    by size: " + "; ".join(parts)
 
     def line(self, name: str) -> str:
         found = 100 * self.found / max(1, self.labelled)
@@ -88,6 +105,9 @@ def score(example: Example, reports: list[Report], tally: Tally) -> None:
     """Match the reports to the labelled dice (nearest first, within half a die) and count."""
     tally.labelled += len(example.dice)
     tally.reported += len(reports)
+    bins = [tally.by_size[max(b for b in SIZE_BINS if b <= d[2])] for d in example.dice]
+    for b in bins:
+        b[0] += 1
     tally.unsure += sum(1 for r in reports if r[2] is None)
     used = [False] * len(reports)
     pairs = sorted((math.hypot(r[0] - d[0], r[1] - d[1]), i, j)
@@ -99,12 +119,18 @@ def score(example: Example, reports: list[Report], tally: Tally) -> None:
         matched[i] = used[j] = True
         tally.found += 1
         tally.right += int(reports[j][2] == example.dice[i][3])
+        bins[i][1] += 1
+        bins[i][2] += int(reports[j][2] == example.dice[i][3])
     tally.false += used.count(False)
 
 
-def learnt(reader: DiceReader, with_corners: bool) -> Callable[[Example], list[Report]]:
+def learnt(reader: DiceReader, with_corners: bool, men_known: bool = False) -> Callable[[Example], list[Report]]:
+    """The dice reader; *men_known*: and the dice found on a man the board holds dropped, as the referee
+    does at the table (``off_the_men``)."""
     def read(ex: Example) -> list[Report]:
         dice = reader.read(ex.image, ex.corners if with_corners else None)
+        if men_known and ex.corners is not None and ex.men is not None:
+            dice = off_the_men(dice, ex.corners, ex.men)
         return [(d.center[0], d.center[1], d.value) for d in dice]
     return read
 
@@ -137,13 +163,7 @@ def real_dice(folder: Path, limit: int | None) -> list[Example]:
         if image is None:
             continue
         h, w = image.shape[:2]
-        dice = []
-        label = folder / "valid" / "labels" / (path.stem + ".txt")
-        for line in label.read_text().splitlines() if label.exists() else []:
-            parts = line.split()
-            if len(parts) == 5:
-                c, x, y, bw, bh = (float(p) for p in parts)
-                dice.append((x * w, y * h, max(bw * w, bh * h), int(c) + 1))
+        dice = [(x, y, max(bw, bh), face) for x, y, bw, bh, face in dice_labels(label_path_of(path), w, h)]
         out.append(Example(path.name, image, dice))
     return out
 
@@ -157,7 +177,8 @@ def real_boards(folder: Path) -> list[Example]:
         label = json.loads(label_path.read_text())
         side = die_px_of(label["corners"])
         dice = [(d["center"][0], d["center"][1], side, int(d["value"])) for d in label.get("dice") or []]
-        out.append(Example(label_path.stem, image, dice, label["corners"]))
+        men = [int(a) + int(b) for a, b in zip(label["light"], label["dark"])]
+        out.append(Example(label_path.stem, image, dice, label["corners"], men))
     return out
 
 
@@ -171,11 +192,13 @@ def painted_boards(count: int, seed: int) -> list[Example]:
         image, label = render(rng, SceneSpec(n_dice=int(rng.integers(1, 3))))
         side = die_px_of(label["corners"], float((label.get("style") or {}).get("die_mm") or 16.0))
         dice = [(d["center"][0], d["center"][1], side, int(d["value"])) for d in label.get("dice") or []]
-        out.append(Example(f"painted-{k}", image, dice, label["corners"]))
+        men = [int(a) + int(b) for a, b in zip(label["light"], label["dark"])] if "light" in label else None
+        out.append(Example(f"painted-{k}", image, dice, label["corners"], men))
     return out
 
 
-def measure(name: str, examples: list[Example], readers: dict[str, Callable[[Example], list[Report]]]) -> None:
+def measure(name: str, examples: list[Example], readers: dict[str, Callable[[Example], list[Report]]],
+            by_size: bool = False) -> None:
     print(f"{name}: {len(examples)} pictures, {sum(len(e.dice) for e in examples)} dice", flush=True)
     for who, read in readers.items():
         tally = Tally()
@@ -185,6 +208,8 @@ def measure(name: str, examples: list[Example], readers: dict[str, Callable[[Exa
             tally.ms.append((time.perf_counter() - t0) * 1000)
             score(ex, reports, tally)
         print(tally.line(who), flush=True)
+        if by_size:
+            print(tally.size_line(), flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -203,17 +228,19 @@ def main(argv: list[str] | None = None) -> int:
     reader = DiceReader(**{k: v for k, v in (("face_path", args.face), ("finder_path", args.finder)) if v})
     if args.dice_real and Path(args.dice_real, "valid").is_dir():
         measure("real dice (held out: the dataset's valid part)", real_dice(Path(args.dice_real), args.limit),
-                {"dice reader": learnt(reader, False), "present finder": baseline})
+                {"dice reader": learnt(reader, False), "present finder": baseline}, by_size=True)
     else:
         print("real dice: no dataset given (--dice-real DIR or $WILLUGHBY_DICE_REAL): skipped")
     if args.photos and Path(args.photos).is_dir():
         measure("real boards (labelled corners)", real_boards(Path(args.photos)),
-                {"dice reader": learnt(reader, True), "present finder": baseline})
+                {"dice reader": learnt(reader, True), "dice reader, men known": learnt(reader, True, True),
+                 "present finder": baseline})
     else:
         print("real boards: no photos given (--photos DIR or $WILLUGHBY_REAL_PHOTOS): skipped")
     if args.painted:
         measure(f"painted boards (seed {args.seed})", painted_boards(args.painted, args.seed),
-                {"dice reader": learnt(reader, True), "present finder": baseline})
+                {"dice reader": learnt(reader, True), "dice reader, men known": learnt(reader, True, True),
+                 "present finder": baseline})
     return 0
 
 

@@ -37,6 +37,7 @@ import numpy as np
 
 from willughby.vision.dice_reader import FACE_MARGIN as READER_FACE_MARGIN
 from willughby.vision.dice_reader import FACE_SIZE as READER_FACE_SIZE
+from willughby.vision.dice_dataset import dice_labels, label_path_of
 from willughby.vision.dice_reader import die_px_of, face_square
 
 FINDER_SIZE = 128          # the finder's square, in pixels
@@ -68,13 +69,7 @@ def read_split(folder: Path, split: str, limit: int | None = None) -> list[Pictu
         if grey is None:
             continue
         h, w = grey.shape
-        rows = []
-        label = folder / split / "labels" / (path.stem + ".txt")
-        for line in label.read_text().splitlines() if label.exists() else []:
-            parts = line.split()
-            if len(parts) == 5:
-                c, x, y, bw, bh = (float(p) for p in parts)
-                rows.append((x * w, y * h, bw * w, bh * h, int(c) + 1))
+        rows = dice_labels(label_path_of(path), w, h)
         table = np.array(rows, np.float32).reshape(-1, 5)
         out.append(Picture(grey, table[:, :4], table[:, 4].astype(np.int64)))
     return out

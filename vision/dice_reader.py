@@ -39,7 +39,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import cv2
 import numpy as np
@@ -47,7 +47,10 @@ import numpy as np
 from .errors import FrameError
 from .geometry import Corners, corners_array
 
-__all__ = ["SeenDie", "DiceReader", "FINDER_PATH", "FACE_PATH", "die_px_of", "face_square", "normalised"]
+if TYPE_CHECKING:
+    from .config import VisionConfig
+
+__all__ = ["SeenDie", "DiceReader", "chosen", "off_the_men", "FINDER_PATH", "FACE_PATH", "die_px_of", "face_square", "normalised"]
 
 DATA = Path(__file__).with_name("data")
 FINDER_PATH = DATA / "dice_finder.onnx"
@@ -56,6 +59,7 @@ FINDER_DIE_PX = 20.0       # how many pixels across the finder sees a die best
 FINDER_PX = (9.0, 44.0)    # the sizes of dice it learnt to see, with a margin (it learnt 12 to 32)
 FACE_SIZE = 32             # the face reader's square
 FACE_MARGIN = 1.15         # the square's side, in sides of the die found
+MERGED_SHARE = 0.35        # a place holding two places apart this share of its size or more is two dice
 SURFACE_MM = 530.0         # the playing surface's length along its rows of points
 DIE_MM = 16.0              # an ordinary die's edge
 
@@ -110,6 +114,30 @@ def die_px_of(corners: Corners, die_mm: float = DIE_MM) -> float:
     return along / SURFACE_MM * die_mm * 1.25
 
 
+def off_the_men(dice: Sequence[SeenDie], corners: Corners, men: Sequence[int],
+                config: "VisionConfig | None" = None, share: float = 0.45) -> list[SeenDie]:
+    """The *dice* that lie on no man: a die found within *share* of a man's width of the place of a man
+    *men* (each point's, ``men[p - 1]``, 1..24) says lies there (a man's top with a dimple, a ring or a
+    highlight, taken for a die showing one) is dropped. The referee hands the men it is sure of: those
+    on a point both before the throw and in the frame now (a die can lie where a man has just left)."""
+    from .config import VisionConfig
+    from .geometry import BoardGeometry, homography
+
+    if not dice or not any(men):
+        return list(dice)
+    config = config or VisionConfig()
+    geometry = BoardGeometry(config)
+    to_board = homography(corners, geometry, scale=1.0)
+    row = max(1, int(config.point_length // config.man_diameter))
+    places = np.array([geometry.slot_centre(p, k) for p in range(1, 25) for k in range(min(int(men[p - 1]), row))],
+                      np.float64).reshape(-1, 2)
+    if not len(places):
+        return list(dice)
+    at = cv2.perspectiveTransform(np.array([[d.center for d in dice]], np.float64), to_board)[0]
+    near = np.hypot(at[:, None, 0] - places[None, :, 0], at[:, None, 1] - places[None, :, 1]).min(axis=1)
+    return [d for d, gap in zip(dice, near) if gap > share * config.man_diameter]
+
+
 def _net(path: Path) -> "cv2.dnn.Net":
     if not path.exists():
         raise FrameError(f"the dice reader's network {path.name} is not installed (vision/data)")
@@ -139,6 +167,19 @@ def face_square(grey: np.ndarray, cx: float, cy: float, side: float, angle: floa
                                      flags=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
                                      borderMode=cv2.BORDER_REFLECT)
     return out
+
+
+def _peak_offset(z: np.ndarray, i: int, j: int) -> tuple[float, float]:
+    """Where between the cells round (i, j) the peak of map *z* lies (a parabola through each row's and
+    column's three cells), in cells: finer than one cell in four pixels."""
+    def along(a: float, b: float, c: float) -> float:
+        bend = a - 2 * b + c
+        return 0.0 if bend >= 0 else max(-0.5, min(0.5, 0.5 * (a - c) / bend))
+
+    h, w = z.shape
+    dx = along(float(z[i, j - 1]), float(z[i, j]), float(z[i, j + 1])) if 0 < j < w - 1 else 0.0
+    dy = along(float(z[i - 1, j]), float(z[i, j]), float(z[i + 1, j])) if 0 < i < h - 1 else 0.0
+    return dx, dy
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
@@ -174,13 +215,17 @@ class DiceReader:
             sizes = list(self.settings.search_px)
         found = self.find_places(grey, sizes, region, shown_px=self.settings.board_die_px if region is not None
                                  else FINDER_DIE_PX)
+        if region is not None:
+            # on a board the die's size is known from the corners, and surer than the finder's guess of it
+            found = [(x, y, sizes[0], score) for x, y, _, score in found]
         return self._faces(grey, found)
 
     def find_places(self, grey: np.ndarray, sizes: Sequence[float], region: np.ndarray | None = None,
                     shown_px: float = FINDER_DIE_PX) -> list[tuple[float, float, float, float]]:
-        """(x, y, side, score) of each die the finder sees in *grey*, looking for dice *sizes* pixels across
-        (within *region*, a polygon, where given; each size scaled to *shown_px* for the finder), the same
-        die once, the surest first."""
+        """(x, y, side, score) of each place the finder takes for a die in *grey*, looking for dice
+        *sizes* pixels across (within *region*, a polygon, where given; each size scaled to *shown_px*
+        for the finder), the surest first. The same die may be seen at more than one size: the face
+        reader chooses among them (:meth:`read`)."""
         s = self.settings
         h, w = grey.shape
         x0 = y0 = 0
@@ -198,7 +243,7 @@ class DiceReader:
             if max(sw, sh) > 2400 or min(sw, sh) < 16:
                 continue
             small = cv2.resize(grey, (sw, sh), interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
-            pw, ph = -sw % 4, -sh % 4
+            pw, ph = -sw % 16, -sh % 16             # the finder halves the picture four times
             small = cv2.copyMakeBorder(small, 0, ph, 0, pw, cv2.BORDER_REPLICATE)
             x = normalised(small.astype(np.float32)[None, None] / 255.0)
             self._finder.setInput(x)
@@ -209,23 +254,18 @@ class DiceReader:
                 seen_px = float(max(maps[1, i, j], maps[2, i, j])) * 32.0
                 if not FINDER_PX[0] <= seen_px <= FINDER_PX[1]:
                     continue                        # a size this scale does not see rightly (a pip, a patch)
-                cx = (j * 4 + 2) / scale + x0
-                cy = (i * 4 + 2) / scale + y0
+                dx, dy = _peak_offset(maps[0], i, j)
+                cx = ((j + dx) * 4 + 2) / scale + x0
+                cy = ((i + dy) * 4 + 2) / scale + y0
                 out.append((cx, cy, seen_px / scale, float(heat[i, j])))
         if region is not None:
             out = [d for d in out if cv2.pointPolygonTest(region, (d[0], d[1]), False) >= 0]
-        # dice do not lie inside dice: a small find within a larger die, nearly as sure, is part of it
-        out = [d for d in out if not any(k[2] >= 1.6 * d[2] and math.hypot(d[0] - k[0], d[1] - k[1]) < 0.5 * k[2]
-                                         and k[3] >= 0.5 * d[3] for k in out)]
         out.sort(key=lambda d: -d[3])
-        kept: list[tuple[float, float, float, float]] = []
-        for d in out:
-            if all(math.hypot(d[0] - k[0], d[1] - k[1]) > 0.9 * max(d[2], k[2]) for k in kept):
-                kept.append(d)
-        return kept
+        return out
 
     def _faces(self, grey: np.ndarray, found: list[tuple[float, float, float, float]]) -> list[SeenDie]:
-        """Each die found with its face read (four turns of its square averaged); squares of no die dropped."""
+        """Each place found with its face read (four turns of its square averaged), the places of no die
+        dropped, and of the rest one report a die (:func:`chosen`)."""
         if not found:
             return []
         s = self.settings
@@ -234,7 +274,7 @@ class DiceReader:
         x = normalised(np.stack(squares).astype(np.float32)[:, None] / 255.0)
         self._face.setInput(x)
         probs = _softmax(self._face.forward()).reshape(len(found), 4, -1).mean(axis=1)
-        out = []
+        places = []
         for (cx, cy, side, score), p in zip(found, probs):
             if p[0] > s.max_no_die:
                 continue
@@ -243,9 +283,43 @@ class DiceReader:
             if (side < s.min_face_px or faces[k] < s.min_face) and score < s.min_found_unread:
                 continue
             if side < s.min_face_px:
-                out.append(SeenDie(None, (cx, cy), side, 0.0, why="too small to read"))
+                die = SeenDie(None, (cx, cy), side, 0.0, why="too small to read")
             elif faces[k] >= s.min_face:
-                out.append(SeenDie(k + 1, (cx, cy), side, float(faces[k])))
+                die = SeenDie(k + 1, (cx, cy), side, float(faces[k]))
             else:
-                out.append(SeenDie(None, (cx, cy), side, 0.0, why="unreadable"))
-        return out
+                die = SeenDie(None, (cx, cy), side, 0.0, why="unreadable")
+            places.append((die, score * (1.0 - float(p[0]))))
+        return chosen(places)
+
+
+def chosen(places: list[tuple[SeenDie, float]]) -> list[SeenDie]:
+    """One report a die, of places seen at one size or several (each with how sure it is a die), the
+    surest first.
+
+    Dice do not lie inside dice: where a larger place holds two smaller ones apart, each at least
+    ``MERGED_SHARE`` of its size, it is two dice seen as one (at too coarse a look) and is dropped;
+    a place smaller than that share within a larger one that stays is one of its pips, and dropped; of
+    the same die seen at two sizes, the surer is kept."""
+    def inside(small: SeenDie, big: SeenDie) -> bool:
+        return small.side < big.side and math.hypot(small.center[0] - big.center[0],
+                                                    small.center[1] - big.center[1]) < 0.5 * big.side
+
+    def apart(a: SeenDie, b: SeenDie) -> bool:
+        return math.hypot(a.center[0] - b.center[0], a.center[1] - b.center[1]) > 0.7 * max(a.side, b.side)
+
+    merged = set()
+    for n, (big, _) in enumerate(places):
+        parts = [d for d, _ in places if inside(d, big) and d.side >= MERGED_SHARE * big.side]
+        if any(apart(a, b) for i, a in enumerate(parts) for b in parts[i + 1:]):
+            merged.add(n)
+    # a place far smaller than a die it lies in (and not two dice seen as one) is one of that die's pips
+    pips = {n for n, (d, _) in enumerate(places)
+            if any(m not in merged and inside(d, big) and d.side < MERGED_SHARE * big.side
+                   for m, (big, _) in enumerate(places))}
+    kept: list[SeenDie] = []
+    for n, (die, _) in sorted(enumerate(places), key=lambda e: -e[1][1]):
+        if n in merged or n in pips:
+            continue
+        if all(not inside(die, k) and not inside(k, die) and apart(die, k) for k in kept):
+            kept.append(die)
+    return kept

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from willughby.companion.cli import main
-from willughby.vision.dice_reader import DiceReader, SeenDie, die_px_of
+from willughby.vision.dice_reader import DiceReader, SeenDie, chosen, die_px_of, off_the_men
 from willughby.vision.synth.render import render
 from willughby.vision.synth.spec import SceneSpec
 
@@ -92,3 +92,53 @@ def test_the_command_refuses_a_missing_image_in_one_line(capsys):
     assert main(["vision", "dice", "/nonexistent.jpg", "--corners", "1,1 9,1 9,9 1,9"]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.count("\n") == 1
+
+
+def _seen(x: float, y: float, side: float, value: int | None = 1) -> SeenDie:
+    return SeenDie(value, (x, y), side, 0.95)
+
+
+def test_two_dice_seen_as_one_at_a_coarse_look_are_reported_as_two():
+    # looking for large dice, the finder saw one place over two small dice lying side by side
+    merged = _seen(100, 100, 80)
+    left, right = _seen(80, 100, 36, 3), _seen(120, 100, 36, 5)
+    kept = chosen([(merged, 0.9), (left, 0.6), (right, 0.5)])
+    assert sorted((d.center, d.value) for d in kept) == [((80, 100), 3), ((120, 100), 5)]
+
+
+def test_the_pips_of_a_large_die_are_not_dice_of_their_own():
+    die = _seen(200, 200, 120, 5)
+    pips = [(_seen(200 + dx, 200 + dy, 22), 0.8) for dx, dy in ((-30, -30), (30, 30), (0, 0), (-30, 30))]
+    kept = chosen(pips + [(die, 0.6)])                   # the pips even surer than the die
+    assert kept == [die]
+
+
+def test_one_die_seen_at_two_sizes_is_reported_once_the_surer():
+    near, far = _seen(50, 50, 40, 6), _seen(52, 49, 48, 4)
+    assert chosen([(far, 0.4), (near, 0.7)]) == [near]
+    # and two dice apart are both kept
+    other = _seen(150, 50, 40, 2)
+    assert len(chosen([(near, 0.7), (other, 0.5)])) == 2
+
+
+def test_a_die_found_on_a_man_the_board_holds_is_dropped():
+    from willughby.vision.config import VisionConfig
+    from willughby.vision.geometry import BoardGeometry, homography
+
+    corners = [[1000.0, 700.0], [100.0, 700.0], [100.0, 100.0], [1000.0, 100.0]]
+    config = VisionConfig()
+    geometry = BoardGeometry(config)
+    to_image = np.linalg.inv(homography(corners, geometry, scale=1.0))
+
+    def at(point: int, k: float) -> tuple[float, float]:
+        x, y = geometry.slot_centre(point, k)
+        p = to_image @ np.array([x, y, 1.0])
+        return float(p[0] / p[2]), float(p[1] / p[2])
+
+    on_man = SeenDie(1, at(6, 1), 20, 0.95)        # the second man on point 6: a dimple read as a one
+    beyond = SeenDie(4, at(6, 3.5), 20, 0.95)      # on point 6, past its two men: a die
+    elsewhere = SeenDie(2, at(20, 0), 20, 0.95)    # point 20 holds no man
+    men = [0] * 24
+    men[5] = 2
+    assert off_the_men([on_man, beyond, elsewhere], corners, men, config) == [beyond, elsewhere]
+    assert off_the_men([on_man], corners, [0] * 24, config) == [on_man]
