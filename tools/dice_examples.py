@@ -3,9 +3,11 @@
 Two kinds of example, for the two networks of ``willughby.vision.dice_reader``:
 
 - **finder examples**: a grey square of ``FINDER_SIZE`` pixels cut from a
-  picture scaled so that its dice are 12 to 32 pixels across, with the
-  finder's targets: a map of the dice's centres (a small Gaussian at each,
-  one cell per ``STRIDE`` pixels) and each die's width and height;
+  picture scaled so that its dice are 12 to 32 pixels across (or, for
+  some, far larger: dice another look finds, where this one must see
+  nothing), with the finder's targets: a map of the dice's centres (a small Gaussian at each,
+  one cell per ``STRIDE`` pixels), each die's width and height, and where
+  its centre lies within its cell;
 - **face examples**: a grey square of ``FACE_SIZE`` pixels around one die,
   turned, shifted and lit at random, labelled with the face on top (1..6),
   or 0 for a square with no die centred in it (the board, a man, a point, the
@@ -20,9 +22,9 @@ men and dice come from the project's painter (``willughby.vision.synth``),
 whose labels give each die's centre and face.
 
 >>> pictures = [Picture(np.zeros((200, 200), np.uint8), np.array([[100.0, 100.0, 40.0, 40.0]]), np.array([3]))]
->>> x, heat, size, mask = finder_batch(pictures, np.random.default_rng(0), 2)
->>> x.shape, heat.shape, size.shape
-((2, 1, 128, 128), (2, 1, 32, 32), (2, 2, 32, 32))
+>>> x, heat, size, mask, weight = finder_batch(pictures, np.random.default_rng(0), 2)
+>>> x.shape, heat.shape, size.shape, weight.shape
+((2, 1, 128, 128), (2, 1, 32, 32), (2, 4, 32, 32), (2, 1, 32, 32))
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ DIE_PX = (12.0, 32.0)      # how many pixels across the finder sees a die
 FACE_SIZE = READER_FACE_SIZE     # the face reader's square, in pixels (the reader's own)
 FACE_MARGIN = READER_FACE_MARGIN  # the face square's side, in sides of the die's box
 NO_DIE = 0                 # the face reader's class for a square with no die
+SIDE_JITTER = (0.8, 1.3)   # how far from a die's own size the face reader learns to read it
+WRONG_SIZE = (0.55, 1.8)   # a place the finder sees at a size this far from the die's own is no die's face
 
 
 @dataclass
@@ -119,19 +123,32 @@ def _lit(grey: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def finder_batch(pictures: list[Picture], rng: np.random.Generator, n: int
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """*n* finder examples: the squares (n, 1, S, S) in 0..1, the centre maps
-    (n, 1, S/STRIDE, S/STRIDE), the sizes (n, 2, ...) in units of 32 pixels, and
-    the mask of the cells that carry a size (n, 1, ...)."""
+    (n, 1, S/STRIDE, S/STRIDE), the sizes (n, 4, ...): each die's width and height in units of 32
+    pixels and its centre's offset from its cell's middle, in cells, the
+    mask of the cells that carry a size (n, 1, ...), and each cell's weight in
+    the centre map's loss (n, 1, ...).
+
+    The picture is scaled so that its dice are mostly within ``DIE_PX`` (the
+    finder's to find), and sometimes larger or smaller: a die much larger than
+    ``DIE_PX`` is one a coarser look finds, so the finder learns to see
+    nothing there (not its pips, not its edges); a die much smaller, one a
+    finer look finds. Near the band's edges the cells are not counted either way."""
     s, cells = FINDER_SIZE, FINDER_SIZE // STRIDE
     x = np.zeros((n, 1, s, s), np.float32)
     heat = np.zeros((n, 1, cells, cells), np.float32)
-    size = np.zeros((n, 2, cells, cells), np.float32)
+    size = np.zeros((n, 4, cells, cells), np.float32)
     mask = np.zeros((n, 1, cells, cells), np.float32)
+    weight = np.ones((n, 1, cells, cells), np.float32)
     ys, xs = np.mgrid[0:cells, 0:cells].astype(np.float32)
     for k in range(n):
         pic = pictures[int(rng.integers(len(pictures)))]
-        grey, boxes = _scaled(pic, float(rng.uniform(*DIE_PX)))
+        if rng.random() < 0.7:
+            die_px = float(rng.uniform(*DIE_PX))
+        else:
+            die_px = float(math.exp(rng.uniform(math.log(DIE_PX[1] * 1.3), math.log(DIE_PX[1] * 5))))
+        grey, boxes = _scaled(pic, die_px)
         h, w = grey.shape
         if len(boxes) and rng.random() < 0.8:
             cx, cy = boxes[int(rng.integers(len(boxes)))][:2] + rng.uniform(-s * 0.4, s * 0.4, 2)
@@ -147,16 +164,26 @@ def finder_batch(pictures: list[Picture], rng: np.random.Generator, n: int
             px, py = bx - x0, by - y0
             if flip:
                 px = s - 1 - px
-            if not (0 <= px < s and 0 <= py < s):
+            side = max(bw, bh)
+            if not (-side / 2 <= px < s + side / 2 and -side / 2 <= py < s + side / 2):
                 continue
             gx, gy = px / STRIDE, py / STRIDE
-            sigma = max(0.6, max(bw, bh) / STRIDE / 4.0)
-            heat[k, 0] = np.maximum(heat[k, 0], np.exp(-((xs - gx) ** 2 + (ys - gy) ** 2) / (2 * sigma ** 2)))
+            near = (xs - gx) ** 2 + (ys - gy) ** 2
+            if not DIE_PX[0] * 0.75 <= side <= DIE_PX[1] * 1.3:
+                continue                              # another look's die: nothing to find here
+            if not DIE_PX[0] <= side <= DIE_PX[1]:    # at the band's edge: neither found nor missed
+                weight[k, 0][near <= (side / STRIDE / 2) ** 2] = 0.0
+                continue
+            if not (0 <= px < s and 0 <= py < s):
+                continue
+            sigma = max(0.6, side / STRIDE / 4.0)
+            heat[k, 0] = np.maximum(heat[k, 0], np.exp(-near / (2 * sigma ** 2)))
             i, j = min(cells - 1, int(gy)), min(cells - 1, int(gx))
             heat[k, 0, i, j] = 1.0
-            size[k, :, i, j] = (bw / 32.0, bh / 32.0)
+            weight[k, 0, i, j] = 1.0
+            size[k, :, i, j] = (bw / 32.0, bh / 32.0, gx - (j + 0.5), gy - (i + 0.5))
             mask[k, 0, i, j] = 1.0
-    return x, heat, size, mask
+    return x, heat, size, mask, weight
 
 
 def face_batch(pictures: list[Picture], rng: np.random.Generator, n: int,
@@ -173,8 +200,8 @@ def face_batch(pictures: list[Picture], rng: np.random.Generator, n: int,
             if pic.faces[d] < 1:
                 continue
             bx, by, bw, bh = pic.boxes[d]
-            side = max(bw, bh) * FACE_MARGIN * float(rng.uniform(0.9, 1.15))
-            cx, cy = bx + rng.normal(0, 0.05) * side, by + rng.normal(0, 0.05) * side
+            side = max(bw, bh) * FACE_MARGIN * float(rng.uniform(*SIDE_JITTER))
+            cx, cy = bx + rng.normal(0, 0.06) * side, by + rng.normal(0, 0.06) * side
             label = int(pic.faces[d])
         elif pic.negatives is not None and len(pic.negatives) and rng.random() < 0.6:
             nx, ny, nside = pic.negatives[int(rng.integers(len(pic.negatives)))]
@@ -207,16 +234,25 @@ def face_examples_of(pictures: list[Picture]) -> Iterator[tuple[np.ndarray, int]
             yield square.astype(np.float32) / 255.0, int(face)
 
 
-def mine_negatives(pictures: list[Picture], find: "Callable[[np.ndarray, float], list[tuple[float, float, float]]]",
-                   ) -> int:
-    """Give each picture the places *find* (a finder: grey picture and a die's size in pixels to (x, y,
-    side) of each die it sees) takes for a die where none is labelled; how many in all."""
+def mine_negatives(pictures: list[Picture], find: "Callable[[np.ndarray], list[tuple[float, float, float]]]",
+                   progress: "Callable[[int], None] | None" = None) -> int:
+    """Give each picture the places *find* (a finder: a grey picture to (x, y, side) of each place it
+    takes for a die, at every size it looks) takes for a die where none is labelled, or sees a die at a
+    size far from its own (a pip of a larger die, two dice seen as one): how many in all. *progress* is
+    told how many pictures are done, every 500."""
     total = 0
-    for pic in pictures:
-        sides = np.maximum(pic.boxes[:, 2], pic.boxes[:, 3]) if len(pic.boxes) else np.array([20.0])
-        found = find(pic.grey, float(np.median(sides)))
-        wrong = [(x, y, s) for x, y, s in found
-                 if not len(pic.boxes) or np.min(np.hypot(pic.boxes[:, 0] - x, pic.boxes[:, 1] - y)) > 0.7 * s]
+    for n, pic in enumerate(pictures):
+        if progress is not None and n and n % 500 == 0:
+            progress(n)
+        wrong = []
+        for x, y, s in find(pic.grey):
+            if len(pic.boxes):
+                d = np.hypot(pic.boxes[:, 0] - x, pic.boxes[:, 1] - y)
+                k = int(np.argmin(d))
+                ratio = s / float(max(pic.boxes[k, 2], pic.boxes[k, 3]))
+                if d[k] <= 0.7 * s and WRONG_SIZE[0] <= ratio <= WRONG_SIZE[1]:
+                    continue
+            wrong.append((x, y, s))
         pic.negatives = np.array(wrong, np.float32).reshape(-1, 3)
         total += len(wrong)
     return total

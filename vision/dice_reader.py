@@ -6,17 +6,23 @@ by OpenCV on the CPU (``vision/data``):
 
 1. the **finder** (``dice_finder.onnx``) looks at the picture in grey, scaled
    so that a die is about ``FINDER_DIE_PX`` pixels across, and gives a map of
-   where dice lie (one cell every 4 pixels) with each die's width and height.
-   Where the board's corners are known, the scale follows from them (a die
-   is ``die_mm`` of the board's 530 mm); where they are not, the picture is
-   looked at in several scales, for dice from a few pixels across to a
-   quarter of the picture;
+   where dice lie (one cell every 4 pixels) with each die's width and height
+   and where in its cell its centre lies. It learnt to see nothing where a
+   die is far larger than that (not its pips, not its edges: a coarser look
+   finds it). Where the board's corners are known, the scale follows from
+   them (a die is ``die_mm`` of the board's 530 mm), and so does the die's
+   size; where they are not, the picture is looked at in several scales,
+   for dice from a few pixels across to a quarter of the picture;
 2. the **face reader** (``dice_face.onnx``) looks at a grey square of 32
-   pixels around each die found, turned four ways, and gives the chance of
-   each face on top, and of there being no die there at all (a man, a
-   point, a reflection): a square it takes for no die is dropped, and a die
-   whose face it is not sure of (cocked against another die or the rail,
-   half covered, blurred) is reported without a face, never guessed.
+   pixels around each place found, turned four ways, and gives the chance
+   of each face on top, and of there being no die there at all (a man, a
+   point, a pip of a larger die, two dice seen as one, a reflection): a
+   square it takes for no die is dropped, and a die whose face it is not
+   sure of (cocked against another die or the rail, half covered, blurred)
+   is reported without a face, never guessed;
+3. of the places left, one is chosen a die (:func:`chosen`): the same die
+   seen at two scales once, two dice seen as one at a coarse look as two,
+   and a large die's pips not as dice of their own.
 
 With the board's corners, only dice on the board and its frame are reported
 (dice in a cup or beside the board are not thrown dice).
@@ -59,7 +65,9 @@ FINDER_DIE_PX = 20.0       # how many pixels across the finder sees a die best
 FINDER_PX = (9.0, 44.0)    # the sizes of dice it learnt to see, with a margin (it learnt 12 to 32)
 FACE_SIZE = 32             # the face reader's square
 FACE_MARGIN = 1.15         # the square's side, in sides of the die found
-MERGED_SHARE = 0.35        # a place holding two places apart this share of its size or more is two dice
+MERGED_SHARE = 0.35
+#: on a board, where each die's face square is also read from, in sides of the die off the finder's centre
+BOARD_NUDGES = ((0.0, 0.0), (0.0, -0.2), (0.0, 0.2), (-0.2, 0.0), (0.2, 0.0))        # a place holding two places apart this share of its size or more is two dice
 SURFACE_MM = 530.0         # the playing surface's length along its rows of points
 DIE_MM = 16.0              # an ordinary die's edge
 
@@ -92,7 +100,7 @@ class DiceReaderSettings:
     #: the least chance of the face on top for it to be reported; below, the die is reported without one
     min_face: float = 0.9
     #: the chance of "no die" above which a square found is dropped
-    max_no_die: float = 0.5
+    max_no_die: float = 0.3
     #: the least side of a die, in the picture's pixels, whose face is read (a smaller one is reported without)
     min_face_px: float = 12.0
     #: the least height of the finder's map for a die whose face is not read to be reported at all (below, the
@@ -218,6 +226,8 @@ class DiceReader:
         if region is not None:
             # on a board the die's size is known from the corners, and surer than the finder's guess of it
             found = [(x, y, sizes[0], score) for x, y, _, score in found]
+            # and there are few places: each square is also read a little off the finder's centre
+            return self._faces(grey, found, BOARD_NUDGES)
         return self._faces(grey, found)
 
     def find_places(self, grey: np.ndarray, sizes: Sequence[float], region: np.ndarray | None = None,
@@ -254,7 +264,10 @@ class DiceReader:
                 seen_px = float(max(maps[1, i, j], maps[2, i, j])) * 32.0
                 if not FINDER_PX[0] <= seen_px <= FINDER_PX[1]:
                     continue                        # a size this scale does not see rightly (a pip, a patch)
-                dx, dy = _peak_offset(maps[0], i, j)
+                if len(maps) >= 5:                  # the finder says where in its cell the centre lies
+                    dx, dy = float(np.clip(maps[3, i, j], -1, 1)), float(np.clip(maps[4, i, j], -1, 1))
+                else:
+                    dx, dy = _peak_offset(maps[0], i, j)
                 cx = ((j + dx) * 4 + 2) / scale + x0
                 cy = ((i + dy) * 4 + 2) / scale + y0
                 out.append((cx, cy, seen_px / scale, float(heat[i, j])))
@@ -263,17 +276,24 @@ class DiceReader:
         out.sort(key=lambda d: -d[3])
         return out
 
-    def _faces(self, grey: np.ndarray, found: list[tuple[float, float, float, float]]) -> list[SeenDie]:
-        """Each place found with its face read (four turns of its square averaged), the places of no die
-        dropped, and of the rest one report a die (:func:`chosen`)."""
+    def _faces(self, grey: np.ndarray, found: list[tuple[float, float, float, float]],
+               nudges: Sequence[tuple[float, float]] = ((0.0, 0.0),)) -> list[SeenDie]:
+        """Each place found with its face read (four turns of its square averaged; where *nudges* are
+        given, the square also moved by each, in sides of the die, and the surest of them kept), the
+        places of no die dropped, and of the rest one report a die (:func:`chosen`)."""
         if not found:
             return []
         s = self.settings
-        squares = [face_square(grey, cx, cy, side * FACE_MARGIN, 90.0 * turn)
-                   for cx, cy, side, _ in found for turn in range(4)]
+        squares = [face_square(grey, cx + dx * side, cy + dy * side, side * FACE_MARGIN, 90.0 * turn)
+                   for cx, cy, side, _ in found for dx, dy in nudges for turn in range(4)]
         x = normalised(np.stack(squares).astype(np.float32)[:, None] / 255.0)
         self._face.setInput(x)
-        probs = _softmax(self._face.forward()).reshape(len(found), 4, -1).mean(axis=1)
+        seen = _softmax(self._face.forward()).reshape(len(found), len(nudges), 4, -1).mean(axis=2)
+        surest = np.argmax((1.0 - seen[:, :, 0]) * seen[:, :, 1:].max(axis=2), axis=1)
+        probs = seen[np.arange(len(found)), surest]
+        probs[:, 0] = np.maximum(probs[:, 0], seen[:, 0, 0])   # whether a die lies there: as the finder placed it
+        found = [(cx + nudges[n][0] * side, cy + nudges[n][1] * side, side, score)
+                 for (cx, cy, side, score), n in zip(found, surest)]
         places = []
         for (cx, cy, side, score), p in zip(found, probs):
             if p[0] > s.max_no_die:
@@ -288,7 +308,7 @@ class DiceReader:
                 die = SeenDie(k + 1, (cx, cy), side, float(faces[k]))
             else:
                 die = SeenDie(None, (cx, cy), side, 0.0, why="unreadable")
-            places.append((die, score * (1.0 - float(p[0]))))
+            places.append((die, score * (1.0 - float(p[0])) * float(faces[k])))
         return chosen(places)
 
 
