@@ -47,7 +47,7 @@ import numpy as np
 from willughby.vision.config import VisionConfig
 from willughby.vision.dice import find_dice
 from willughby.vision.dice_dataset import dice_labels, label_path_of
-from willughby.vision.dice_reader import DiceReader, die_px_of, off_the_men
+from willughby.vision.dice_reader import DiceReader, die_px_of
 from willughby.vision.geometry import BoardGeometry, homography
 from willughby.vision.reader import rectify
 
@@ -65,8 +65,6 @@ class Example:
     image: np.ndarray
     dice: list[tuple[float, float, float, int]]
     corners: list[list[float]] | None = None
-    #: the men on each point (1..24), where the board is known: what the referee holds at the table
-    men: list[int] | None = None
 
 
 @dataclass
@@ -124,13 +122,9 @@ def score(example: Example, reports: list[Report], tally: Tally) -> None:
     tally.false += used.count(False)
 
 
-def learnt(reader: DiceReader, with_corners: bool, men_known: bool = False) -> Callable[[Example], list[Report]]:
-    """The dice reader; *men_known*: and the dice found on a man the board holds dropped, as the referee
-    does at the table (``off_the_men``)."""
+def learnt(reader: DiceReader, with_corners: bool) -> Callable[[Example], list[Report]]:
     def read(ex: Example) -> list[Report]:
         dice = reader.read(ex.image, ex.corners if with_corners else None)
-        if men_known and ex.corners is not None and ex.men is not None:
-            dice = off_the_men(dice, ex.corners, ex.men)
         return [(d.center[0], d.center[1], d.value) for d in dice]
     return read
 
@@ -177,8 +171,7 @@ def real_boards(folder: Path) -> list[Example]:
         label = json.loads(label_path.read_text())
         side = die_px_of(label["corners"])
         dice = [(d["center"][0], d["center"][1], side, int(d["value"])) for d in label.get("dice") or []]
-        men = [int(a) + int(b) for a, b in zip(label["light"], label["dark"])]
-        out.append(Example(label_path.stem, image, dice, label["corners"], men))
+        out.append(Example(label_path.stem, image, dice, label["corners"]))
     return out
 
 
@@ -192,8 +185,7 @@ def painted_boards(count: int, seed: int) -> list[Example]:
         image, label = render(rng, SceneSpec(n_dice=int(rng.integers(1, 3))))
         side = die_px_of(label["corners"], float((label.get("style") or {}).get("die_mm") or 16.0))
         dice = [(d["center"][0], d["center"][1], side, int(d["value"])) for d in label.get("dice") or []]
-        men = [int(a) + int(b) for a, b in zip(label["light"], label["dark"])] if "light" in label else None
-        out.append(Example(f"painted-{k}", image, dice, label["corners"], men))
+        out.append(Example(f"painted-{k}", image, dice, label["corners"]))
     return out
 
 
@@ -233,14 +225,12 @@ def main(argv: list[str] | None = None) -> int:
         print("real dice: no dataset given (--dice-real DIR or $WILLUGHBY_DICE_REAL): skipped")
     if args.photos and Path(args.photos).is_dir():
         measure("real boards (labelled corners)", real_boards(Path(args.photos)),
-                {"dice reader": learnt(reader, True), "dice reader, men known": learnt(reader, True, True),
-                 "present finder": baseline})
+                {"dice reader": learnt(reader, True), "present finder": baseline})
     else:
         print("real boards: no photos given (--photos DIR or $WILLUGHBY_REAL_PHOTOS): skipped")
     if args.painted:
         measure(f"painted boards (seed {args.seed})", painted_boards(args.painted, args.seed),
-                {"dice reader": learnt(reader, True), "dice reader, men known": learnt(reader, True, True),
-                 "present finder": baseline})
+                {"dice reader": learnt(reader, True), "present finder": baseline})
     return 0
 
 

@@ -45,7 +45,7 @@ import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 import cv2
 import numpy as np
@@ -53,10 +53,7 @@ import numpy as np
 from .errors import FrameError
 from .geometry import Corners, corners_array
 
-if TYPE_CHECKING:
-    from .config import VisionConfig
-
-__all__ = ["SeenDie", "DiceReader", "chosen", "off_the_men", "FINDER_PATH", "FACE_PATH", "die_px_of", "face_square", "normalised"]
+__all__ = ["SeenDie", "DiceReader", "chosen", "FINDER_PATH", "FACE_PATH", "die_px_of", "face_square", "normalised"]
 
 DATA = Path(__file__).with_name("data")
 FINDER_PATH = DATA / "dice_finder.onnx"
@@ -66,8 +63,10 @@ FINDER_PX = (9.0, 44.0)    # the sizes of dice it learnt to see, with a margin (
 FACE_SIZE = 32             # the face reader's square
 FACE_MARGIN = 1.15         # the square's side, in sides of the die found
 MERGED_SHARE = 0.35
+#: the face reader's chance of "no die" for a square read once above which its other turns are not read
+SURELY_NO_DIE = 0.97
 #: on a board, where each die's face square is also read from, in sides of the die off the finder's centre
-BOARD_NUDGES = ((0.0, 0.0), (0.0, -0.2), (0.0, 0.2), (-0.2, 0.0), (0.2, 0.0))        # a place holding two places apart this share of its size or more is two dice
+BOARD_NUDGES = ((0.0, -0.2), (0.0, 0.2), (-0.2, 0.0), (0.2, 0.0))        # a place holding two places apart this share of its size or more is two dice
 SURFACE_MM = 530.0         # the playing surface's length along its rows of points
 DIE_MM = 16.0              # an ordinary die's edge
 
@@ -111,8 +110,8 @@ class DiceReaderSettings:
     #: how far off the board's surface a die may lie and still count, in shares of the surface's size
     frame_share: float = 0.08
     #: how many pixels across the finder is shown a die where the board's corners give its size (fewer than it
-    #: sees best, FINDER_DIE_PX, but within what it learnt: half the pixels to look at, for a frame at the table)
-    board_die_px: float = 20.0
+    #: sees best, FINDER_DIE_PX, but within the 12 to 32 it learnt: fewer pixels to look at, at the table)
+    board_die_px: float = 16.0
 
 
 def die_px_of(corners: Corners, die_mm: float = DIE_MM) -> float:
@@ -120,30 +119,6 @@ def die_px_of(corners: Corners, die_mm: float = DIE_MM) -> float:
     c = corners_array(corners)
     along = 0.5 * (float(np.linalg.norm(c[1] - c[2])) + float(np.linalg.norm(c[0] - c[3])))
     return along / SURFACE_MM * die_mm * 1.25
-
-
-def off_the_men(dice: Sequence[SeenDie], corners: Corners, men: Sequence[int],
-                config: "VisionConfig | None" = None, share: float = 0.45) -> list[SeenDie]:
-    """The *dice* that lie on no man: a die found within *share* of a man's width of the place of a man
-    *men* (each point's, ``men[p - 1]``, 1..24) says lies there (a man's top with a dimple, a ring or a
-    highlight, taken for a die showing one) is dropped. The referee hands the men it is sure of: those
-    on a point both before the throw and in the frame now (a die can lie where a man has just left)."""
-    from .config import VisionConfig
-    from .geometry import BoardGeometry, homography
-
-    if not dice or not any(men):
-        return list(dice)
-    config = config or VisionConfig()
-    geometry = BoardGeometry(config)
-    to_board = homography(corners, geometry, scale=1.0)
-    row = max(1, int(config.point_length // config.man_diameter))
-    places = np.array([geometry.slot_centre(p, k) for p in range(1, 25) for k in range(min(int(men[p - 1]), row))],
-                      np.float64).reshape(-1, 2)
-    if not len(places):
-        return list(dice)
-    at = cv2.perspectiveTransform(np.array([[d.center for d in dice]], np.float64), to_board)[0]
-    near = np.hypot(at[:, None, 0] - places[None, :, 0], at[:, None, 1] - places[None, :, 1]).min(axis=1)
-    return [d for d, gap in zip(dice, near) if gap > share * config.man_diameter]
 
 
 def _net(path: Path) -> "cv2.dnn.Net":
@@ -226,7 +201,7 @@ class DiceReader:
         if region is not None:
             # on a board the die's size is known from the corners, and surer than the finder's guess of it
             found = [(x, y, sizes[0], score) for x, y, _, score in found]
-            # and there are few places: each square is also read a little off the finder's centre
+            # and there are few places: a square whose face is unsure is also read a little off centre
             return self._faces(grey, found, BOARD_NUDGES)
         return self._faces(grey, found)
 
@@ -277,23 +252,26 @@ class DiceReader:
         return out
 
     def _faces(self, grey: np.ndarray, found: list[tuple[float, float, float, float]],
-               nudges: Sequence[tuple[float, float]] = ((0.0, 0.0),)) -> list[SeenDie]:
-        """Each place found with its face read (four turns of its square averaged; where *nudges* are
-        given, the square also moved by each, in sides of the die, and the surest of them kept), the
-        places of no die dropped, and of the rest one report a die (:func:`chosen`)."""
+               nudges: Sequence[tuple[float, float]] = ()) -> list[SeenDie]:
+        """Each place found with its face read (four turns of its square averaged; where that leaves the
+        face unsure, the square moved by each of *nudges*, in sides of the die, is read too, and the surest
+        kept), the places of no die dropped, and of the rest one report a die (:func:`chosen`)."""
         if not found:
             return []
         s = self.settings
-        squares = [face_square(grey, cx + dx * side, cy + dy * side, side * FACE_MARGIN, 90.0 * turn)
-                   for cx, cy, side, _ in found for dx, dy in nudges for turn in range(4)]
-        x = normalised(np.stack(squares).astype(np.float32)[:, None] / 255.0)
-        self._face.setInput(x)
-        seen = _softmax(self._face.forward()).reshape(len(found), len(nudges), 4, -1).mean(axis=2)
-        surest = np.argmax((1.0 - seen[:, :, 0]) * seen[:, :, 1:].max(axis=2), axis=1)
-        probs = seen[np.arange(len(found)), surest]
-        probs[:, 0] = np.maximum(probs[:, 0], seen[:, 0, 0])   # whether a die lies there: as the finder placed it
-        found = [(cx + nudges[n][0] * side, cy + nudges[n][1] * side, side, score)
-                 for (cx, cy, side, score), n in zip(found, surest)]
+        probs = self._read_squares(grey, found)
+        unsure = [n for n, p in enumerate(probs)
+                  if nudges and p[0] <= s.max_no_die and p[1:].max() < s.min_face * p[1:].sum()]
+        if unsure:
+            moved = [(found[n][0] + dx * found[n][2], found[n][1] + dy * found[n][2], found[n][2], found[n][3])
+                     for n in unsure for dx, dy in nudges]
+            tried = self._read_squares(grey, moved).reshape(len(unsure), len(nudges), -1)
+            for n, t in zip(unsure, tried):
+                best = int(np.argmax((1.0 - t[:, 0]) * t[:, 1:].max(axis=1)))
+                if t[best, 1:].max() > probs[n, 1:].max():
+                    # the face as read off centre; whether a die lies there, as the finder placed it
+                    probs[n] = np.concatenate([[max(probs[n, 0], t[best, 0])], t[best, 1:]])
+                    found[n] = moved[unsure.index(n) * len(nudges) + best]
         places = []
         for (cx, cy, side, score), p in zip(found, probs):
             if p[0] > s.max_no_die:
@@ -310,6 +288,24 @@ class DiceReader:
                 die = SeenDie(None, (cx, cy), side, 0.0, why="unreadable")
             places.append((die, score * (1.0 - float(p[0])) * float(faces[k])))
         return chosen(places)
+
+
+    def _read_squares(self, grey: np.ndarray, places: Sequence[tuple[float, float, float, float]]) -> np.ndarray:
+        """The face reader's chances (no die, then the faces 1..6) for the square round each place: read as
+        it lies, and where that does not make it surely no die (most places on a board: men, points), its
+        other three turns read too and the four averaged."""
+        def read(turn: int, which: Sequence[int]) -> np.ndarray:
+            squares = [face_square(grey, places[n][0], places[n][1], places[n][2] * FACE_MARGIN, 90.0 * turn)
+                       for n in which]
+            self._face.setInput(normalised(np.stack(squares).astype(np.float32)[:, None] / 255.0))
+            return _softmax(self._face.forward())
+
+        out: np.ndarray = read(0, range(len(places)))
+        maybe = [n for n, p in enumerate(out) if p[0] < SURELY_NO_DIE]
+        if maybe:
+            turned = np.stack([read(turn, maybe) for turn in (1, 2, 3)])
+            out[maybe] = (out[maybe] + turned.sum(axis=0)) / 4.0
+        return out
 
 
 def chosen(places: list[tuple[SeenDie, float]]) -> list[SeenDie]:

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from willughby.companion.cli import main
-from willughby.vision.dice_reader import DiceReader, SeenDie, chosen, die_px_of, off_the_men
+from willughby.vision.dice_reader import DiceReader, SeenDie, chosen, die_px_of
 from willughby.vision.synth.render import render
 from willughby.vision.synth.spec import SceneSpec
 
@@ -120,26 +120,3 @@ def test_one_die_seen_at_two_sizes_is_reported_once_the_surer():
     # and two dice apart are both kept
     other = _seen(150, 50, 40, 2)
     assert len(chosen([(near, 0.7), (other, 0.5)])) == 2
-
-
-def test_a_die_found_on_a_man_the_board_holds_is_dropped():
-    from willughby.vision.config import VisionConfig
-    from willughby.vision.geometry import BoardGeometry, homography
-
-    corners = [[1000.0, 700.0], [100.0, 700.0], [100.0, 100.0], [1000.0, 100.0]]
-    config = VisionConfig()
-    geometry = BoardGeometry(config)
-    to_image = np.linalg.inv(homography(corners, geometry, scale=1.0))
-
-    def at(point: int, k: float) -> tuple[float, float]:
-        x, y = geometry.slot_centre(point, k)
-        p = to_image @ np.array([x, y, 1.0])
-        return float(p[0] / p[2]), float(p[1] / p[2])
-
-    on_man = SeenDie(1, at(6, 1), 20, 0.95)        # the second man on point 6: a dimple read as a one
-    beyond = SeenDie(4, at(6, 3.5), 20, 0.95)      # on point 6, past its two men: a die
-    elsewhere = SeenDie(2, at(20, 0), 20, 0.95)    # point 20 holds no man
-    men = [0] * 24
-    men[5] = 2
-    assert off_the_men([on_man, beyond, elsewhere], corners, men, config) == [beyond, elsewhere]
-    assert off_the_men([on_man], corners, [0] * 24, config) == [on_man]
