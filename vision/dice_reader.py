@@ -266,12 +266,12 @@ class DiceReader:
             moved = [(found[n][0] + dx * found[n][2], found[n][1] + dy * found[n][2], found[n][2], found[n][3])
                      for n in unsure for dx, dy in nudges]
             tried = self._read_squares(grey, moved).reshape(len(unsure), len(nudges), -1)
-            for n, t in zip(unsure, tried):
+            for u, (n, t) in enumerate(zip(unsure, tried)):
                 best = int(np.argmax((1.0 - t[:, 0]) * t[:, 1:].max(axis=1)))
                 if t[best, 1:].max() > probs[n, 1:].max():
                     # the face as read off centre; whether a die lies there, as the finder placed it
                     probs[n] = np.concatenate([[max(probs[n, 0], t[best, 0])], t[best, 1:]])
-                    found[n] = moved[unsure.index(n) * len(nudges) + best]
+                    found[n] = moved[u * len(nudges) + best]
         places = []
         for (cx, cy, side, score), p in zip(found, probs):
             if p[0] > s.max_no_die:
@@ -288,7 +288,6 @@ class DiceReader:
                 die = SeenDie(None, (cx, cy), side, 0.0, why="unreadable")
             places.append((die, score * (1.0 - float(p[0])) * float(faces[k])))
         return chosen(places)
-
 
     def _read_squares(self, grey: np.ndarray, places: Sequence[tuple[float, float, float, float]]) -> np.ndarray:
         """The face reader's chances (no die, then the faces 1..6) for the square round each place: read as
