@@ -186,6 +186,31 @@ def export(net: nn.Module, path: Path, shape: tuple[int, ...], dynamic: bool) ->
     torch.save(net.state_dict(), str(path) + ".pt")
 
 
+def _trained(name: str, net: nn.Module, args: argparse.Namespace, peak_lr: float,
+             batch_loss: "Callable[[nn.Module], torch.Tensor]", report: "Callable[[nn.Module], str]",
+             t0: float) -> nn.Module:
+    """*net* (started from ``--init`` where given) trained ``--epochs`` of ``--steps`` batches, each
+    batch's loss from *batch_loss*; after each epoch its loss and *report* on the held-out part printed."""
+    if args.init is not None:
+        net.load_state_dict(torch.load(args.init))
+    net = net.to(args.device)
+    opt = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, peak_lr, total_steps=args.epochs * args.steps)
+    for epoch in range(args.epochs):
+        net.train()
+        total = 0.0
+        for _ in range(args.steps):
+            loss = batch_loss(net)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item()
+        print(f"{name} epoch {epoch + 1}: loss {total / args.steps:.3f}; {report(net)} ({time.time() - t0:.0f} s)",
+              flush=True)
+    return net
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", type=Path, help="the dice dataset's folder (train/ and valid/)")
@@ -222,55 +247,33 @@ def main(argv: list[str] | None = None) -> int:
     held_faces = list(face_examples_of(valid))
     args.out.mkdir(parents=True, exist_ok=True)
     if args.only in (None, "face"):
-        net = FaceReader()
-        if args.init is not None:
-            net.load_state_dict(torch.load(args.init))
-        net = net.to(args.device)
-        opt = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
-        sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=args.epochs * args.steps)
-        for epoch in range(args.epochs):
-            net.train()
-            total = 0.0
-            for _ in range(args.steps):
-                x, y = face_batch(learn, rng, args.batch)
-                out = net(torch.from_numpy(_normalise(x)).to(args.device))
-                loss = F.cross_entropy(out, torch.from_numpy(y).to(args.device), label_smoothing=0.02)
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                sched.step()
-                total += loss.item()
+        def face_loss(net: nn.Module) -> torch.Tensor:
+            x, y = face_batch(learn, rng, args.batch)
+            out = net(torch.from_numpy(_normalise(x)).to(args.device))
+            return F.cross_entropy(out, torch.from_numpy(y).to(args.device), label_smoothing=0.02)
+
+        def face_report(net: nn.Module) -> str:
             right, wrong, none = face_figures(net, held_faces, args.device)
             n = len(held_faces)
-            print(f"face epoch {epoch + 1}: loss {total / args.steps:.3f}; held-out dice {n}: right {right} "
-                  f"({100 * right / n:.2f}%), wrong face {wrong}, said no die {none} ({time.time() - t0:.0f} s)",
-                  flush=True)
-        export(net, args.out / "dice_face.onnx", (1, 1, FACE_SIZE, FACE_SIZE), dynamic=False)
+            return (f"held-out dice {n}: right {right} ({100 * right / n:.2f}%), wrong face {wrong}, "
+                    f"said no die {none}")
+
+        face = _trained("face", FaceReader(), args, 3e-3, face_loss, face_report, t0)
+        export(face, args.out / "dice_face.onnx", (1, 1, FACE_SIZE, FACE_SIZE), dynamic=False)
     if args.only in (None, "finder"):
-        finder = DiceFinder()
-        if args.init is not None:
-            finder.load_state_dict(torch.load(args.init))
-        finder = finder.to(args.device)
-        opt = torch.optim.AdamW(finder.parameters(), 2e-3, weight_decay=1e-4)
-        sched = torch.optim.lr_scheduler.OneCycleLR(opt, 4e-3, total_steps=args.epochs * args.steps)
-        for epoch in range(args.epochs):
-            finder.train()
-            total = 0.0
-            for _ in range(args.steps):
-                x, heat, size, mask, weight = finder_batch(learn, rng, args.batch)
-                out = finder(torch.from_numpy(_normalise(x)).to(args.device))
-                heat_t, size_t, mask_t, weight_t = (torch.from_numpy(a).to(args.device)
-                                                    for a in (heat, size, mask, weight))
-                loss = focal(out[:, :1], heat_t, weight_t) + 0.5 * (F.l1_loss(out[:, 1:] * mask_t, size_t * mask_t,
-                                                                   reduction="sum") / mask_t.sum().clamp(min=1))
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                sched.step()
-                total += loss.item()
-            found, missed, false = finder_figures(finder, valid, args.device)
-            print(f"finder epoch {epoch + 1}: loss {total / args.steps:.3f}; held-out dice found {found}, "
-                  f"missed {missed}, false {false} ({time.time() - t0:.0f} s)", flush=True)
+        def finder_loss(net: nn.Module) -> torch.Tensor:
+            x, heat, size, mask, weight = finder_batch(learn, rng, args.batch)
+            out = net(torch.from_numpy(_normalise(x)).to(args.device))
+            heat_t, size_t, mask_t, weight_t = (torch.from_numpy(a).to(args.device)
+                                                for a in (heat, size, mask, weight))
+            return focal(out[:, :1], heat_t, weight_t) + 0.5 * (F.l1_loss(out[:, 1:] * mask_t, size_t * mask_t,
+                                                               reduction="sum") / mask_t.sum().clamp(min=1))
+
+        def finder_report(net: nn.Module) -> str:
+            found, missed, false = finder_figures(net, valid, args.device)
+            return f"held-out dice found {found}, missed {missed}, false {false}"
+
+        finder = _trained("finder", DiceFinder(), args, 4e-3, finder_loss, finder_report, t0)
         export(finder, args.out / "dice_finder.onnx", (1, 1, FINDER_SIZE, FINDER_SIZE), dynamic=True)
     print(f"written to {args.out} ({time.time() - t0:.0f} s)")
     return 0

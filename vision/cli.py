@@ -311,23 +311,20 @@ def add_reader_commands(sub: Any) -> None:
     """Add ``vision read``, ``vision dice`` and ``vision evaluate`` to the ``vision`` subparsers."""
     from .reader import METHODS
 
-    p = sub.add_parser("read", help="read the men on the board in a still image")
-    p.add_argument("image", metavar="IMAGE")
-    p.add_argument("--corners", metavar='"x1,y1 x2,y2 x3,y3 x4,y4"',
-                   help="the playing surface's corners C1..C4 in pixels")
-    p.add_argument("--calibration", metavar="FILE",
-                   help="calibration file (default: the one in the data directory)")
-    p.add_argument("--json", action="store_true", help="one JSON document on standard output")
-    p.set_defaults(func=cmd_read)
+    def still_image(name: str, about: str, corners: str, calibration: str, func: Any) -> None:
+        p = sub.add_parser(name, help=about)
+        p.add_argument("image", metavar="IMAGE")
+        p.add_argument("--corners", metavar='"x1,y1 x2,y2 x3,y3 x4,y4"', help=corners)
+        p.add_argument("--calibration", metavar="FILE", help=calibration)
+        p.add_argument("--json", action="store_true", help="one JSON document on standard output")
+        p.set_defaults(func=func)
 
-    p = sub.add_parser("dice", help="find the dice in a still image and read the face on top of each")
-    p.add_argument("image", metavar="IMAGE")
-    p.add_argument("--corners", metavar='"x1,y1 x2,y2 x3,y3 x4,y4"',
-                   help="the playing surface's corners C1..C4 in pixels: only dice on the board and its frame")
-    p.add_argument("--calibration", metavar="FILE",
-                   help="calibration file (default: the one in the data directory, where there is one)")
-    p.add_argument("--json", action="store_true", help="one JSON document on standard output")
-    p.set_defaults(func=cmd_dice)
+    still_image("read", "read the men on the board in a still image",
+                "the playing surface's corners C1..C4 in pixels",
+                "calibration file (default: the one in the data directory)", cmd_read)
+    still_image("dice", "find the dice in a still image and read the face on top of each",
+                "the playing surface's corners C1..C4 in pixels: only dice on the board and its frame",
+                "calibration file (default: the one in the data directory, where there is one)", cmd_dice)
 
     p = sub.add_parser("evaluate", help="measure the reader over a folder of labelled images")
     p.add_argument("folder", metavar="DIR")
