@@ -234,25 +234,120 @@ def face_examples_of(pictures: list[Picture]) -> Iterator[tuple[np.ndarray, int]
             yield square.astype(np.float32) / 255.0, int(face)
 
 
-def mine_negatives(pictures: list[Picture], find: "Callable[[np.ndarray], list[tuple[float, float, float]]]",
+def finder_places(path: Path) -> "Callable[[np.ndarray], list[tuple[float, float, float]]]":
+    """A finder's guesses on a grey picture, at every size the dice reader looks for dice where it is
+    given no board, as the reader makes them."""
+    from willughby.vision.dice_reader import DiceReader, DiceReaderSettings
+
+    settings = DiceReaderSettings(min_found=0.25)
+    reader = DiceReader(finder_path=path, face_path=path, settings=settings)
+
+    def find(grey: np.ndarray) -> list[tuple[float, float, float]]:
+        return [(x, y, side) for x, y, side, _ in reader.find_places(grey, settings.search_px)]
+    return find
+
+
+def wrong_places(picture: Picture, places: "list[tuple[float, float, float]]") -> np.ndarray:
+    """Of *places* (x, y, side) a finder took for dice in *picture*, those where no labelled die lies,
+    or where one does at a size far from its own (a pip of a larger die, two dice seen as one)."""
+    wrong = []
+    for x, y, s in places:
+        if len(picture.boxes):
+            d = np.hypot(picture.boxes[:, 0] - x, picture.boxes[:, 1] - y)
+            k = int(np.argmin(d))
+            ratio = s / float(max(picture.boxes[k, 2], picture.boxes[k, 3]))
+            if d[k] <= 0.7 * s and WRONG_SIZE[0] <= ratio <= WRONG_SIZE[1]:
+                continue
+        wrong.append((x, y, s))
+    return np.array(wrong, np.float32).reshape(-1, 3)
+
+
+_FIND: "Callable[[np.ndarray], list[tuple[float, float, float]]] | None" = None
+
+
+def _start_finding(path: Path) -> None:
+    global _FIND
+    cv2.setNumThreads(1)
+    _FIND = finder_places(path)
+
+
+def _places_of(grey: np.ndarray) -> "list[tuple[float, float, float]]":
+    assert _FIND is not None
+    return _FIND(grey)
+
+
+def mine_negatives(pictures: list[Picture], finder: Path, workers: int = 1,
                    progress: "Callable[[int], None] | None" = None) -> int:
-    """Give each picture the places *find* (a finder: a grey picture to (x, y, side) of each place it
-    takes for a die, at every size it looks) takes for a die where none is labelled, or sees a die at a
-    size far from its own (a pip of a larger die, two dice seen as one): how many in all. *progress* is
-    told how many pictures are done, every 500."""
+    """Give each picture the places the finder at *finder* (ONNX), looking at every size as the reader
+    does, takes for a die wrongly (:func:`wrong_places`), looking at *workers* pictures at once: how
+    many places in all. *progress* is told how many pictures are done, every 500."""
+    import multiprocessing
+
     total = 0
-    for n, pic in enumerate(pictures):
-        if progress is not None and n and n % 500 == 0:
-            progress(n)
-        wrong = []
-        for x, y, s in find(pic.grey):
-            if len(pic.boxes):
-                d = np.hypot(pic.boxes[:, 0] - x, pic.boxes[:, 1] - y)
-                k = int(np.argmin(d))
-                ratio = s / float(max(pic.boxes[k, 2], pic.boxes[k, 3]))
-                if d[k] <= 0.7 * s and WRONG_SIZE[0] <= ratio <= WRONG_SIZE[1]:
-                    continue
-            wrong.append((x, y, s))
-        pic.negatives = np.array(wrong, np.float32).reshape(-1, 3)
-        total += len(wrong)
+    with multiprocessing.Pool(max(1, workers), _start_finding, (finder,)) as pool:
+        found = pool.imap(_places_of, (pic.grey for pic in pictures), chunksize=4)
+        for n, (pic, places) in enumerate(zip(pictures, found)):
+            if progress is not None and n and n % 500 == 0:
+                progress(n)
+            pic.negatives = wrong_places(pic, places)
+            total += len(pic.negatives)
     return total
+
+
+def write_pack(pictures: dict[str, list[Picture]], path: Path, quality: int = 85) -> int:
+    """Write *pictures* (by split) to one file at *path*: each picture as a grey JPEG of *quality*,
+    with its dice and the places a finder took wrongly; the file's size in bytes."""
+    blobs, boxes, faces, negatives, split_of, ends = [], [], [], [], [], []
+    for k, split in enumerate(sorted(pictures)):
+        for pic in pictures[split]:
+            ok, data = cv2.imencode(".jpg", pic.grey, [cv2.IMWRITE_JPEG_QUALITY, quality])
+            if not ok:
+                raise ValueError("a picture could not be encoded")
+            blobs.append(data.reshape(-1))
+            boxes.append(pic.boxes.astype(np.float32).reshape(-1, 4))
+            faces.append(pic.faces.astype(np.int64).reshape(-1))
+            negs = pic.negatives if pic.negatives is not None else np.zeros((0, 3), np.float32)
+            negatives.append(negs.astype(np.float32).reshape(-1, 3))
+            split_of.append(k)
+            ends.append((len(blobs[-1]), len(boxes[-1]), len(negatives[-1])))
+    counts = np.array(ends, np.int64).reshape(-1, 3)
+    np.savez(path, splits=np.array(sorted(pictures)), split_of=np.array(split_of, np.int64), counts=counts,
+             jpeg=np.concatenate(blobs) if blobs else np.zeros(0, np.uint8),
+             boxes=np.concatenate(boxes) if boxes else np.zeros((0, 4), np.float32),
+             faces=np.concatenate(faces) if faces else np.zeros(0, np.int64),
+             negatives=np.concatenate(negatives) if negatives else np.zeros((0, 3), np.float32))
+    return path.stat().st_size
+
+
+def read_pack(path: Path, split: str) -> list[Picture]:
+    """The pictures of *split* in a file :func:`write_pack` wrote."""
+    with np.load(path) as pack:
+        splits = [str(s) for s in pack["splits"]]
+        if split not in splits:
+            raise ValueError(f"{path}: no part {split!r} (it has {', '.join(splits)})")
+        want = splits.index(split)
+        counts, split_of = pack["counts"], pack["split_of"]
+        jpeg, boxes, faces, negatives = pack["jpeg"], pack["boxes"], pack["faces"], pack["negatives"]
+    starts = np.vstack([np.zeros((1, 3), np.int64), np.cumsum(counts, axis=0)])
+    out = []
+    for n in np.flatnonzero(split_of == want):
+        (j0, b0, g0), (j1, b1, g1) = starts[n], starts[n + 1]
+        grey = cv2.imdecode(jpeg[j0:j1], cv2.IMREAD_GRAYSCALE)
+        out.append(Picture(grey, boxes[b0:b1], faces[b0:b1], negatives[g0:g1]))
+    return out
+
+
+def shrunk(picture: Picture, die_px: float) -> Picture:
+    """*picture* made smaller (never larger) so that its median die is at most *die_px* across."""
+    if not len(picture.boxes):
+        return picture
+    scale = die_px / float(np.median(np.maximum(picture.boxes[:, 2], picture.boxes[:, 3])))
+    if scale >= 1.0:
+        return picture
+    h, w = picture.grey.shape
+    grey = cv2.resize(picture.grey, (max(1, round(w * scale)), max(1, round(h * scale))),
+                      interpolation=cv2.INTER_AREA)
+    negatives = None
+    if picture.negatives is not None:
+        negatives = picture.negatives * np.float32(scale)
+    return Picture(grey, picture.boxes * np.float32(scale), picture.faces, negatives)

@@ -17,21 +17,28 @@ needs PyTorch and onnx, which the package itself does not::
     PYTHONPATH=/path/to/a/folder/with/willughby /tmp/trainenv/bin/python tools/train_dice_reader.py \\
         DICE --out vision/data --epochs 12
 
-(``DICE``: the dataset's folder; ``PYTHONPATH`` so that the painter,
+(``DICE``: the dataset's folder, or the one file ``tools/pack_dice_pictures.py`` packs it into,
+small enough to send to a GPU machine; ``PYTHONPATH`` so that the painter,
 ``willughby.vision.synth``, and the dice reader's own crop imports;
 ``vision/data/dice_reader.md`` gives the commands the shipped networks were
 made with.)
-It runs on the CPU, or on a GPU where torch finds one (``--device cuda``).
+It runs on the CPU, or on a GPU where torch finds one (``--device cuda``); there
+``--workers`` processes draw the batches, and ``--minutes`` trains for a set time
+with the learning rate on the clock. After each epoch the networks are written, so
+a training stopped early leaves its last epoch's.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
+from functools import partial
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
+import cv2
 import numpy as np
 import torch
 from torch import nn
@@ -40,7 +47,7 @@ from torch.nn import functional as F
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from dice_examples import (FACE_SIZE, FINDER_SIZE, Picture, face_batch, face_examples_of,  # noqa: E402
-                           finder_batch, mine_negatives, painted_pictures, read_split)
+                           finder_batch, mine_negatives, painted_pictures, read_pack, read_split)
 
 FACES = 7                  # no die, then the faces 1..6
 
@@ -80,18 +87,20 @@ class DiceFinder(nn.Module):
 
 
 class FaceReader(nn.Module):
-    """A 32-pixel grey square to its class: no die, or the face 1..6 on top."""
+    """A 32-pixel grey square to its class: no die, or the face 1..6 on top. Its layers have *width*,
+    twice and four times as many channels (the shipped reader: 20)."""
 
-    def __init__(self) -> None:
+    def __init__(self, width: int = 20) -> None:
         super().__init__()
+        a, b, c = width, 2 * width, 4 * width
 
         def block(cin: int, cout: int) -> list[nn.Module]:
             return [nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU()]
 
-        self.features = nn.Sequential(*block(1, 20), *block(20, 20), nn.MaxPool2d(2),
-                                      *block(20, 40), *block(40, 40), nn.MaxPool2d(2),
-                                      *block(40, 80), *block(80, 80), nn.MaxPool2d(2))
-        self.classify = nn.Sequential(nn.Flatten(), nn.Linear(80 * (FACE_SIZE // 8) ** 2, 128), nn.ReLU(),
+        self.features = nn.Sequential(*block(1, a), *block(a, a), nn.MaxPool2d(2),
+                                      *block(a, b), *block(b, b), nn.MaxPool2d(2),
+                                      *block(b, c), *block(c, c), nn.MaxPool2d(2))
+        self.classify = nn.Sequential(nn.Flatten(), nn.Linear(c * (FACE_SIZE // 8) ** 2, 128), nn.ReLU(),
                                       nn.Dropout(0.2), nn.Linear(128, FACES))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -164,19 +173,6 @@ def face_figures(net: FaceReader, examples: list[tuple[np.ndarray, int]], device
     return right, wrong, none
 
 
-def _finder_of(path: Path) -> "Callable[[np.ndarray], list[tuple[float, float, float]]]":
-    """A finder's guesses on a grey picture, at every size the dice reader looks for dice where it is
-    given no board, as the reader makes them."""
-    from willughby.vision.dice_reader import DiceReader, DiceReaderSettings
-
-    settings = DiceReaderSettings(min_found=0.25)
-    reader = DiceReader(finder_path=path, face_path=path, settings=settings)
-
-    def find(grey: np.ndarray) -> list[tuple[float, float, float]]:
-        return [(x, y, side) for x, y, side, _ in reader.find_places(grey, settings.search_px)]
-    return find
-
-
 def export(net: nn.Module, path: Path, shape: tuple[int, ...], dynamic: bool) -> None:
     net.eval().to("cpu")
     dummy = torch.zeros(*shape)
@@ -186,41 +182,135 @@ def export(net: nn.Module, path: Path, shape: tuple[int, ...], dynamic: bool) ->
     torch.save(net.state_dict(), str(path) + ".pt")
 
 
-def _trained(name: str, net: nn.Module, args: argparse.Namespace, peak_lr: float,
-             batch_loss: "Callable[[nn.Module], torch.Tensor]", report: "Callable[[nn.Module], str]",
-             t0: float) -> nn.Module:
-    """*net* (started from ``--init`` where given) trained ``--epochs`` of ``--steps`` batches, each
-    batch's loss from *batch_loss*; after each epoch its loss and *report* on the held-out part printed."""
-    if args.init is not None:
-        net.load_state_dict(torch.load(args.init))
-    net = net.to(args.device)
-    opt = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, peak_lr, total_steps=args.epochs * args.steps)
-    for epoch in range(args.epochs):
-        net.train()
-        total = 0.0
-        for _ in range(args.steps):
-            loss = batch_loss(net)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            sched.step()
-            total += loss.item()
-        print(f"{name} epoch {epoch + 1}: loss {total / args.steps:.3f}; {report(net)} ({time.time() - t0:.0f} s)",
-              flush=True)
-    return net
+class _Batches(torch.utils.data.IterableDataset):  # type: ignore[type-arg]
+    """Endless batches from *make* (a random generator to one batch), each worker drawing its own."""
+
+    def __init__(self, make: "Callable[[np.random.Generator], tuple[np.ndarray, ...]]", seed: int) -> None:
+        self.make, self.seed = make, seed
+
+    def __iter__(self) -> "Iterator[tuple[np.ndarray, ...]]":
+        info = torch.utils.data.get_worker_info()
+        if info is not None:
+            cv2.setNumThreads(1)
+        rng = np.random.default_rng([self.seed, 0 if info is None else info.id + 1])
+        while True:
+            yield self.make(rng)
+
+
+def _as_is(batch: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    return batch
+
+
+def batches(make: "Callable[[np.random.Generator], tuple[np.ndarray, ...]]", args: argparse.Namespace
+            ) -> "Iterator[tuple[torch.Tensor, ...]]":
+    """Endless batches from *make*, drawn by ``--workers`` processes (or this one), on ``--device``."""
+    # the batches come through a pipe as they are (not through shared memory, which a container may keep small)
+    stream = torch.utils.data.DataLoader(_Batches(make, args.seed), batch_size=None, num_workers=args.workers,
+                                         collate_fn=_as_is, prefetch_factor=4 if args.workers else None,
+                                         persistent_workers=bool(args.workers))
+    for batch in stream:
+        yield tuple(torch.as_tensor(a).to(args.device, non_blocking=True) for a in batch)
+
+
+def _clock_rate(fraction: float, peak: float) -> float:
+    """The learning rate *fraction* of the way through a training on the clock: up for the first
+    30%, then down, as ``OneCycleLR`` does by steps."""
+    low = peak / 25
+    if fraction < 0.3:
+        return low + (peak - low) * (1 - math.cos(math.pi * fraction / 0.3)) / 2
+    return low / 1e4 + (peak - low / 1e4) * (1 + math.cos(math.pi * (fraction - 0.3) / 0.7)) / 2
+
+
+def _trained(nets: dict[str, nn.Module], args: argparse.Namespace, peak_lr: float,
+             stream: "Iterator[tuple[torch.Tensor, ...]]",
+             loss_of: "Callable[[nn.Module, tuple[torch.Tensor, ...]], torch.Tensor]",
+             report: "Callable[[nn.Module], str]", save: "Callable[[str, nn.Module], None]",
+             t0: float) -> None:
+    """*nets* (each started from ``--init`` where given) trained on the same batches from *stream*:
+    ``--epochs`` of ``--steps`` batches, or for ``--minutes`` (the learning rate then follows the
+    clock). After each epoch each net's loss and *report* on the held-out part are printed and the
+    net is saved (a training stopped early leaves its last epoch's networks)."""
+    opts, scheds = {}, {}
+    for name, net in nets.items():
+        if args.init is not None:
+            net.load_state_dict(torch.load(args.init))
+        net.to(args.device)
+        opts[name] = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
+        if not args.minutes:
+            scheds[name] = torch.optim.lr_scheduler.OneCycleLR(opts[name], peak_lr,
+                                                               total_steps=args.epochs * args.steps)
+    budget = 60.0 * args.minutes if args.minutes else None
+    start, epoch, fraction = time.time(), 0, 0.0
+    while fraction < 1.0:
+        for net in nets.values():
+            net.train()
+        totals, steps = dict.fromkeys(nets, 0.0), 0
+        while steps < args.steps:
+            fraction = (time.time() - start) / budget if budget else (epoch * args.steps + steps) / (
+                args.epochs * args.steps)
+            if fraction >= 1.0:
+                break
+            batch = next(stream)
+            for name, net in nets.items():
+                if budget:
+                    for group in opts[name].param_groups:
+                        group["lr"] = _clock_rate(fraction, peak_lr)
+                loss = loss_of(net, batch)
+                opts[name].zero_grad()
+                loss.backward()
+                opts[name].step()
+                if name in scheds:
+                    scheds[name].step()
+                totals[name] += loss.item()
+            steps += 1
+        epoch += 1
+        fraction = 1.0 if not budget and epoch >= args.epochs else fraction
+        for name, net in nets.items():
+            print(f"{name} epoch {epoch}: loss {totals[name] / max(1, steps):.3f}; {report(net)} "
+                  f"({time.time() - t0:.0f} s)", flush=True)
+            save(name, net)
+
+
+def painted(count: int, seed: int, workers: int) -> list[Picture]:
+    """*count* painted boards: drawn here from *seed*, or by *workers* processes in parts of 50 (each
+    part from its own seed)."""
+    if workers <= 1 or count <= 50:
+        return painted_pictures(count, seed)
+    import multiprocessing
+
+    parts = [(min(50, count - k), seed * 1000 + k) for k in range(0, count, 50)]
+    with multiprocessing.Pool(workers) as pool:
+        return [p for part in pool.starmap(painted_pictures, parts) for p in part]
+
+
+def _face_examples(pictures: list[Picture], n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    x, y = face_batch(pictures, rng, n)
+    return _normalise(x), y
+
+
+def _finder_examples(pictures: list[Picture], n: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    x, heat, size, mask, weight = finder_batch(pictures, rng, n)
+    return _normalise(x), heat, size, mask, weight
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dataset", type=Path, help="the dice dataset's folder (train/ and valid/)")
+    parser.add_argument("dataset", type=Path,
+                        help="the dice dataset's folder (train/ and valid/), or a file tools/pack_dice_pictures.py wrote")
     parser.add_argument("--out", type=Path, default=Path("vision/data"))
     parser.add_argument("--epochs", type=int, default=12)
     parser.add_argument("--steps", type=int, default=300, help="batches an epoch, for each network")
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="train each network this long (epochs of --steps until then) instead of --epochs")
     parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--workers", type=int, default=0,
+                        help="processes drawing the batches (and painting and mining); 0: this one")
     parser.add_argument("--painted", type=int, default=300, help="boards the painter draws, with dice")
     parser.add_argument("--limit", type=int, default=None, help="at most this many real pictures (a quick run)")
     parser.add_argument("--only", choices=("finder", "face"), default=None)
+    parser.add_argument("--face-widths", default="20",
+                        help="the face readers to train on the same batches, by width (comma-separated): "
+                             "20 is written as dice_face.onnx, another W as dice_face_wW.onnx")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--init", type=Path, default=None,
                         help="weights (the .pt written beside an .onnx) to start the network trained (--only) from")
@@ -230,42 +320,56 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.init is not None and args.only is None:
         parser.error("--init starts one network: say which with --only")
+    try:
+        widths = [int(w) for w in args.face_widths.split(",")]
+    except ValueError:
+        parser.error(f"--face-widths: {args.face_widths!r} is not a list of whole numbers")
+    if any(w < 1 for w in widths) or len(set(widths)) != len(widths):
+        parser.error("--face-widths: each width once, each at least 1")
+    if args.minutes is not None and args.minutes <= 0:
+        parser.error("--minutes must be more than 0")
     torch.manual_seed(args.seed)
-    rng = np.random.default_rng(args.seed)
+    # no OpenCV threads here: the processes forked to draw batches would hang on a pool they inherit
+    cv2.setNumThreads(0)
     t0 = time.time()
-    train = read_split(args.dataset, "train", args.limit)
-    valid = read_split(args.dataset, "valid", args.limit)
-    painted = painted_pictures(args.painted, args.seed + 1000) if args.painted else []
-    print(f"{len(train)} real pictures to learn from, {len(valid)} held out, {len(painted)} painted boards "
+    if args.dataset.is_file():
+        train, valid = read_pack(args.dataset, "train")[:args.limit], read_pack(args.dataset, "valid")[:args.limit]
+    else:
+        train, valid = read_split(args.dataset, "train", args.limit), read_split(args.dataset, "valid", args.limit)
+    boards = painted(args.painted, args.seed + 1000, args.workers) if args.painted else []
+    print(f"{len(train)} real pictures to learn from, {len(valid)} held out, {len(boards)} painted boards "
           f"({time.time() - t0:.0f} s)", flush=True)
-    learn = train + painted
+    learn = train + boards
     if args.finder is not None:
-        mined = mine_negatives(learn, _finder_of(args.finder), progress=lambda n: print(
-            f"  {n} of {len(learn)} pictures looked at ({time.time() - t0:.0f} s)", flush=True))
-        print(f"{mined} places the finder {args.finder.name} took for a die where there is none, learnt as "
-              f"no die ({time.time() - t0:.0f} s)", flush=True)
+        fresh = [p for p in learn if p.negatives is None]    # a pack's pictures come with their finder's mistakes
+        mined = mine_negatives(fresh, args.finder, args.workers, progress=lambda n: print(
+            f"  {n} of {len(fresh)} pictures looked at ({time.time() - t0:.0f} s)", flush=True))
+        print(f"{mined} places the finder {args.finder.name} took for a die where there is none in {len(fresh)} "
+              f"pictures, learnt as no die ({time.time() - t0:.0f} s)", flush=True)
     held_faces = list(face_examples_of(valid))
     args.out.mkdir(parents=True, exist_ok=True)
     if args.only in (None, "face"):
-        def face_loss(net: nn.Module) -> torch.Tensor:
-            x, y = face_batch(learn, rng, args.batch)
-            out = net(torch.from_numpy(_normalise(x)).to(args.device))
-            return F.cross_entropy(out, torch.from_numpy(y).to(args.device), label_smoothing=0.02)
+        def face_loss(net: nn.Module, batch: tuple[torch.Tensor, ...]) -> torch.Tensor:
+            x, y = batch
+            return F.cross_entropy(net(x), y, label_smoothing=0.02)
 
         def face_report(net: nn.Module) -> str:
             right, wrong, none = face_figures(net, held_faces, args.device)
-            n = len(held_faces)
-            return (f"held-out dice {n}: right {right} ({100 * right / n:.2f}%), wrong face {wrong}, "
+            n = max(1, len(held_faces))
+            return (f"held-out dice {len(held_faces)}: right {right} ({100 * right / n:.2f}%), wrong face {wrong}, "
                     f"said no die {none}")
 
-        face = _trained("face", FaceReader(), args, 3e-3, face_loss, face_report, t0)
-        export(face, args.out / "dice_face.onnx", (1, 1, FACE_SIZE, FACE_SIZE), dynamic=False)
+        def face_saved(name: str, net: nn.Module) -> None:
+            export(net, args.out / f"{name}.onnx", (1, 1, FACE_SIZE, FACE_SIZE), dynamic=False)
+            net.to(args.device)
+
+        readers = {"dice_face" if w == 20 else f"dice_face_w{w}": FaceReader(w) for w in widths}
+        _trained(readers, args, 3e-3, batches(partial(_face_examples, learn, args.batch), args),
+                 face_loss, face_report, face_saved, t0)
     if args.only in (None, "finder"):
-        def finder_loss(net: nn.Module) -> torch.Tensor:
-            x, heat, size, mask, weight = finder_batch(learn, rng, args.batch)
-            out = net(torch.from_numpy(_normalise(x)).to(args.device))
-            heat_t, size_t, mask_t, weight_t = (torch.from_numpy(a).to(args.device)
-                                                for a in (heat, size, mask, weight))
+        def finder_loss(net: nn.Module, batch: tuple[torch.Tensor, ...]) -> torch.Tensor:
+            x, heat_t, size_t, mask_t, weight_t = batch
+            out = net(x)
             return focal(out[:, :1], heat_t, weight_t) + 0.5 * (F.l1_loss(out[:, 1:] * mask_t, size_t * mask_t,
                                                                reduction="sum") / mask_t.sum().clamp(min=1))
 
@@ -273,8 +377,12 @@ def main(argv: list[str] | None = None) -> int:
             found, missed, false = finder_figures(net, valid, args.device)
             return f"held-out dice found {found}, missed {missed}, false {false}"
 
-        finder = _trained("finder", DiceFinder(), args, 4e-3, finder_loss, finder_report, t0)
-        export(finder, args.out / "dice_finder.onnx", (1, 1, FINDER_SIZE, FINDER_SIZE), dynamic=True)
+        def finder_saved(name: str, net: nn.Module) -> None:
+            export(net, args.out / f"{name}.onnx", (1, 1, FINDER_SIZE, FINDER_SIZE), dynamic=True)
+            net.to(args.device)
+
+        _trained({"dice_finder": DiceFinder()}, args, 4e-3, batches(partial(_finder_examples, learn, args.batch), args),
+                 finder_loss, finder_report, finder_saved, t0)
     print(f"written to {args.out} ({time.time() - t0:.0f} s)")
     return 0
 
