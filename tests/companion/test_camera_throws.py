@@ -13,12 +13,11 @@ import pytest
 from willughby.companion.camera_throws import CameraThrows
 from willughby.companion.config import CompanionConfig, ConfigError
 from willughby.companion.service import Companion
-from willughby.companion.store import GameStore
 from willughby.engine.moves import legal_plays
 from willughby.engine.position import Position
 from willughby.engine.rules import preset_rules
 from willughby.vision.dice_reader import SeenDie
-from willughby.vision.turns import TurnConfig, TurnEvidence, TurnReader, board_classes
+from willughby.vision.turns import TurnEvidence, board_classes
 
 
 def _die(value: int | None, x: float, y: float = 100.0) -> SeenDie:
@@ -26,14 +25,8 @@ def _die(value: int | None, x: float, y: float = 100.0) -> SeenDie:
 
 
 @pytest.fixture()
-def c():
-    store = GameStore(":memory:")
-    comp = Companion(store)
-    comp.judging.turn_reader = TurnReader(TurnConfig(temperature=1.0))
-    comp.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"}, who="test")
-    comp.enter_dice([3, 1])                      # the roll for the start: Ann (light) plays 3-1
-    yield comp
-    store.close()
+def c(camera_judged_game: Companion) -> Companion:
+    return camera_judged_game
 
 
 def _play(c: Companion, play: str) -> None:

@@ -10,19 +10,12 @@ import numpy as np
 import pytest
 
 from willughby.companion.service import Companion
-from willughby.companion.store import GameStore
-from willughby.vision.turns import TurnConfig, TurnEvidence, TurnReader, board_classes
+from willughby.vision.turns import TurnEvidence, board_classes
 
 
 @pytest.fixture()
-def c():
-    store = GameStore(":memory:")
-    comp = Companion(store)
-    comp.judging.turn_reader = TurnReader(TurnConfig(temperature=1.0))
-    comp.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"}, who="test")
-    comp.enter_dice([3, 1])                      # Ann (light) plays 3-1
-    yield comp
-    store.close()
+def c(camera_judged_game: Companion) -> Companion:
+    return camera_judged_game
 
 
 def _evidence(board: dict, sure: float = 0.9999, **kw) -> TurnEvidence:
