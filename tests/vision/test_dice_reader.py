@@ -120,3 +120,17 @@ def test_one_die_seen_at_two_sizes_is_reported_once_the_surer():
     # and two dice apart are both kept
     other = _seen(150, 50, 40, 2)
     assert len(chosen([(near, 0.7), (other, 0.5)])) == 2
+
+
+def test_a_large_die_is_shrunk_by_area_before_its_square_is_cut():
+    from willughby.vision.dice_reader import FACE_SIZE, face_square
+
+    # lines one pixel apart, as a large die's fine detail: cut straight at a sixth of the size, the
+    # square would keep some lines and miss others; shrunk by area it is their mean
+    stripes = np.zeros((600, 600), np.uint8)
+    stripes[:, ::2] = 255
+    for angle in (0.0, 90.0, 30.0):
+        square = face_square(stripes, 300.0, 300.0, 6.0 * FACE_SIZE, angle)
+        assert abs(float(square.mean()) - 127.5) < 8 and float(square.std()) < 10
+    # near the picture's edge it is cut as before, and is still a square of the right size
+    assert face_square(stripes, 5.0, 5.0, 6.0 * FACE_SIZE).shape == (FACE_SIZE, FACE_SIZE)
