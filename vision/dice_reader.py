@@ -10,9 +10,10 @@ by OpenCV on the CPU (``vision/data``):
    and where in its cell its centre lies. It learnt to see nothing where a
    die is far larger than that (not its pips, not its edges: a coarser look
    finds it). Where the board's corners are known, the scale follows from
-   them (a die is ``die_mm`` of the board's 530 mm), and so does the die's
-   size; where they are not, the picture is looked at in several scales,
-   for dice from a few pixels across to a quarter of the picture;
+   them (a die is ``die_mm`` of the board's 530 mm), and each die's size is
+   the finder's guess within ``BOARD_DIE_SHARE`` of that; where they are
+   not, the picture is looked at in several scales, for dice from a few
+   pixels across to a quarter of the picture;
 2. the **face reader** (``dice_face.onnx``) looks at a grey square of 32
    pixels around each place found, turned four ways, and gives the chance
    of each face on top, and of there being no die there at all (a man, a
