@@ -98,10 +98,16 @@ def painted_pictures(count: int, seed: int) -> list[Picture]:
     return out
 
 
+def _median_side(picture: Picture) -> float:
+    """The median side of *picture*'s dice, in pixels (40 where it has none)."""
+    if not len(picture.boxes):
+        return 40.0
+    return float(np.median(np.maximum(picture.boxes[:, 2], picture.boxes[:, 3])))
+
+
 def _scaled(picture: Picture, die_px: float) -> tuple[np.ndarray, np.ndarray]:
     """The picture scaled so that its median die is *die_px* across, and its boxes so."""
-    sides = np.maximum(picture.boxes[:, 2], picture.boxes[:, 3]) if len(picture.boxes) else np.array([40.0])
-    scale = die_px / float(np.median(sides))
+    scale = die_px / _median_side(picture)
     h, w = picture.grey.shape
     size = (max(1, round(w * scale)), max(1, round(h * scale)))
     grey = cv2.resize(picture.grey, size, interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
@@ -339,15 +345,9 @@ def read_pack(path: Path, split: str) -> list[Picture]:
 
 def shrunk(picture: Picture, die_px: float) -> Picture:
     """*picture* made smaller (never larger) so that its median die is at most *die_px* across."""
-    if not len(picture.boxes):
+    if not len(picture.boxes) or _median_side(picture) <= die_px:
         return picture
-    scale = die_px / float(np.median(np.maximum(picture.boxes[:, 2], picture.boxes[:, 3])))
-    if scale >= 1.0:
-        return picture
-    h, w = picture.grey.shape
-    grey = cv2.resize(picture.grey, (max(1, round(w * scale)), max(1, round(h * scale))),
-                      interpolation=cv2.INTER_AREA)
-    negatives = None
-    if picture.negatives is not None:
-        negatives = picture.negatives * np.float32(scale)
-    return Picture(grey, picture.boxes * np.float32(scale), picture.faces, negatives)
+    grey, boxes = _scaled(picture, die_px)
+    scale = np.float32(die_px / _median_side(picture))
+    negatives = None if picture.negatives is None else picture.negatives * scale
+    return Picture(grey, boxes, picture.faces, negatives)
