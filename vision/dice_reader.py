@@ -18,9 +18,11 @@ by OpenCV on the CPU (``vision/data``):
    pixels around each place found, turned four ways, and gives the chance
    of each face on top, and of there being no die there at all (a man, a
    point, a pip of a larger die, two dice seen as one, a reflection): a
-   square it takes for no die is dropped, and a die whose face it is not
-   sure of (cocked against another die or the rail, half covered, blurred)
-   is reported without a face, never guessed;
+   square it takes for no die is dropped; a square whose face it is not sure
+   of is read again a little off the finder's centre, larger and smaller
+   (``NUDGES``), and a die whose face is still unsure (cocked against
+   another die or the rail, half covered, blurred) is reported without a
+   face, never guessed;
 3. of the places left, one is chosen a die (:func:`chosen`): the same die
    seen at two scales once, two dice seen as one at a coarse look as two,
    and a large die's pips not as dice of their own.
@@ -70,8 +72,9 @@ MERGED_SHARE = 0.35
 SURELY_NO_DIE = 0.97
 #: on a board, the least and most size of a die, in shares of the size the board's corners give
 BOARD_DIE_SHARE = (0.6, 2.5)
-#: on a board, where each die's face square is also read from, in sides of the die off the finder's centre
-BOARD_NUDGES = ((0.0, -0.2), (0.0, 0.2), (-0.2, 0.0), (0.2, 0.0))        # a place holding two places apart this share of its size or more is two dice
+#: where a die's face square is also read from where its face is unsure: (x, y) off the finder's centre, in
+#: sides of the die, and the square's side, in shares of the die's
+NUDGES = ((0.0, -0.2, 1.0), (0.0, 0.2, 1.0), (-0.2, 0.0, 1.0), (0.2, 0.0, 1.0), (0.0, 0.0, 0.85), (0.0, 0.0, 1.2))
 SURFACE_MM = 530.0         # the playing surface's length along its rows of points
 DIE_MM = 16.0              # an ordinary die's edge
 
@@ -227,8 +230,6 @@ class DiceReader:
             # what a die on this board can be
             low, high = BOARD_DIE_SHARE[0] * sizes[0], BOARD_DIE_SHARE[1] * sizes[0]
             found = [(x, y, min(max(side, low), high), score) for x, y, side, score in found]
-            # and there are few places: a square whose face is unsure is also read a little off centre
-            return self._faces(grey, found, BOARD_NUDGES)
         return self._faces(grey, found)
 
     def find_places(self, grey: np.ndarray, sizes: Sequence[float], region: np.ndarray | None = None,
@@ -277,27 +278,26 @@ class DiceReader:
         out.sort(key=lambda d: -d[3])
         return out
 
-    def _faces(self, grey: np.ndarray, found: list[tuple[float, float, float, float]],
-               nudges: Sequence[tuple[float, float]] = ()) -> list[SeenDie]:
+    def _faces(self, grey: np.ndarray, found: list[tuple[float, float, float, float]]) -> list[SeenDie]:
         """Each place found with its face read (four turns of its square averaged; where that leaves the
-        face unsure, the square moved by each of *nudges*, in sides of the die, is read too, and the surest
-        kept), the places of no die dropped, and of the rest one report a die (:func:`chosen`)."""
+        face unsure, the square also read a little off the finder's centre and larger and smaller,
+        ``NUDGES``, and the surest read kept), the places of no die dropped, and of the rest one report a
+        die (:func:`chosen`), at the place the finder found it."""
         if not found:
             return []
         s = self.settings
         probs = self._read_squares(grey, found)
-        unsure = [n for n, p in enumerate(probs)
-                  if nudges and p[0] <= s.max_no_die and p[1:].max() < s.min_face * p[1:].sum()]
+        unsure = [n for n, p in enumerate(probs) if p[0] <= s.max_no_die and p[1:].max() < s.min_face * p[1:].sum()]
         if unsure:
-            moved = [(found[n][0] + dx * found[n][2], found[n][1] + dy * found[n][2], found[n][2], found[n][3])
-                     for n in unsure for dx, dy in nudges]
-            tried = self._read_squares(grey, moved).reshape(len(unsure), len(nudges), -1)
-            for u, (n, t) in enumerate(zip(unsure, tried)):
+            # a finder's centre or size a little off cuts a pip from the square, or the next die's into it
+            moved = [(x + dx * side, y + dy * side, side * grow, score)
+                     for x, y, side, score in (found[n] for n in unsure) for dx, dy, grow in NUDGES]
+            tried = self._read_squares(grey, moved).reshape(len(unsure), len(NUDGES), -1)
+            for n, t in zip(unsure, tried):
                 best = int(np.argmax((1.0 - t[:, 0]) * t[:, 1:].max(axis=1)))
                 if t[best, 1:].max() > probs[n, 1:].max():
-                    # the face as read off centre; whether a die lies there, as the finder placed it
+                    # the face as read off centre; whether a die lies there, the surer "no" of the two reads
                     probs[n] = np.concatenate([[max(probs[n, 0], t[best, 0])], t[best, 1:]])
-                    found[n] = moved[u * len(nudges) + best]
         places = []
         for (cx, cy, side, score), p in zip(found, probs):
             if p[0] > s.max_no_die:

@@ -134,3 +134,30 @@ def test_a_large_die_is_shrunk_by_area_before_its_square_is_cut():
         assert abs(float(square.mean()) - 127.5) < 8 and float(square.std()) < 10
     # near the picture's edge it is cut as before, and is still a square of the right size
     assert face_square(stripes, 5.0, 5.0, 6.0 * FACE_SIZE).shape == (FACE_SIZE, FACE_SIZE)
+
+
+def test_a_face_unsure_where_the_finder_put_it_is_read_again_off_centre_and_reported_where_it_was_found():
+    from willughby.vision.dice_reader import NUDGES
+
+    reader = DiceReader()
+    true_centre, side = (110.0, 100.0), 40.0
+
+    def squares_read(grey, places):
+        # a face reader stand-in: sure of a 4 only where the square is centred within a tenth of a die
+        out = []
+        for x, y, s, _ in places:
+            if math.hypot(x - true_centre[0], y - true_centre[1]) < 0.1 * side:
+                out.append([0.01, 0.0, 0.0, 0.0, 0.98, 0.01, 0.0])
+            else:
+                out.append([0.05, 0.2, 0.15, 0.15, 0.25, 0.1, 0.1])
+        return np.array(out)
+
+    reader._read_squares = squares_read
+    grey = np.zeros((200, 200), np.uint8)
+    found_at = (true_centre[0] - 0.2 * side, true_centre[1])     # the finder's centre a fifth of a die off
+    assert any(dx == 0.2 and dy == 0.0 for dx, dy, _ in NUDGES)
+    seen = reader._faces(grey, [(*found_at, side, 0.9)])
+    assert [(d.value, d.center) for d in seen] == [(4, found_at)]
+    # where no read is sure, the die is reported without a face, never guessed
+    reader._read_squares = lambda grey, places: np.array([[0.05, 0.2, 0.15, 0.15, 0.25, 0.1, 0.1]] * len(places))
+    assert [(d.value, d.why) for d in reader._faces(grey, [(*found_at, side, 0.9)])] == [(None, "unreadable")]
