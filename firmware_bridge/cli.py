@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import threading
 import time
@@ -81,6 +82,10 @@ def cmd_monitor(args: argparse.Namespace, out: TextIO | None = None) -> int:
                                                {"state": state}))
     link.add_listener(lambda ev: show("event", _describe(ev), {"event": to_json(ev)}))
     show("state", f"looking for the box on {args.port}", {"state": "connecting"})
+    if args.seconds is None and threading.current_thread() is threading.main_thread():
+        # it runs until Ctrl-C: so Ctrl-C stops it even where it was started with the interrupt ignored (a
+        # job a script put in the background is), in which case Python would not stop on it
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         with link:
             if args.seconds is not None:

@@ -84,3 +84,22 @@ def test_fake_box_takes_presses_from_its_input():
     _, err = proc.communicate(timeout=20)
     assert proc.returncode == 0
     assert "not understood: 'nonsense'" in err
+
+
+def test_monitor_stops_on_ctrl_c_even_when_started_with_the_interrupt_ignored():
+    import signal
+
+    # a job a script puts in the background (`cmd &`) starts with SIGINT ignored; the monitor runs until
+    # Ctrl-C, so it must still stop on it, and print its stats
+    with FakeBox(seed=4) as box:
+        proc = subprocess.Popen(CMD + ["bridge", "monitor", box.port, "--json"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+        end = time.monotonic() + 20
+        while box.box._last_heard is None and time.monotonic() < end:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    assert json.loads(out.splitlines()[-1])["kind"] == "stats"
