@@ -10,7 +10,7 @@ by OpenCV on the CPU (``vision/data``):
    and where in its cell its centre lies. It learnt to see nothing where a
    die is far larger than that (not its pips, not its edges: a coarser look
    finds it). Where the board's corners are known, the scale follows from
-   them (a die is ``die_mm`` of the board's 530 mm), and each die's size is
+   them (a first guess, :func:`die_px_of`), and each die's size is
    the finder's guess within ``BOARD_DIE_SHARE`` of that; where they are
    not, the picture is looked at in several scales, for dice from a few
    pixels across to a quarter of the picture;
@@ -75,7 +75,10 @@ BOARD_DIE_SHARE = (0.6, 2.5)
 #: where a die's face square is also read from where its face is unsure: (x, y) off the finder's centre, in
 #: sides of the die, and the square's side, in shares of the die's
 NUDGES = ((0.0, -0.2, 1.0), (0.0, 0.2, 1.0), (-0.2, 0.0, 1.0), (0.2, 0.0, 1.0), (0.0, 0.0, 0.85), (0.0, 0.0, 1.2))
-SURFACE_MM = 530.0         # the playing surface's length along its rows of points
+SURFACE_DEPTH_MM = 450.0   # the playing surface's depth, across its rows of points
+#: a die's size in the picture in its edges, as the board's first guess has it (the finder measures the painted
+#: boards' dice at about 1.3 times this, the real boards' photos' at about 1.4: the finder's own size is kept)
+DIE_SEEN = 1.25 * 450.0 / 530.0
 DIE_MM = 16.0              # an ordinary die's edge
 
 
@@ -130,10 +133,12 @@ class DiceReaderSettings:
 
 
 def die_px_of(corners: Corners, die_mm: float = DIE_MM) -> float:
-    """How many pixels across a die (its top and the sides the camera sees) is on the board with *corners*."""
+    """About how many pixels across a die is on the board with *corners*: the board's first guess, which the
+    finder's own size is then kept near (``BOARD_DIE_SHARE``; the reader's other numbers were chosen with it)."""
     c = corners_array(corners)
-    along = 0.5 * (float(np.linalg.norm(c[1] - c[2])) + float(np.linalg.norm(c[0] - c[3])))
-    return along / SURFACE_MM * die_mm * 1.25
+    # pixels a millimetre across the rows of points: C2 (point 12) to C3 (point 13), C1 (point 1) to C4 (point 24)
+    across = 0.5 * (float(np.linalg.norm(c[1] - c[2])) + float(np.linalg.norm(c[0] - c[3]))) / SURFACE_DEPTH_MM
+    return across * die_mm * DIE_SEEN
 
 
 def _net(path: Path) -> "cv2.dnn.Net":
