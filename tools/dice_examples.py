@@ -50,6 +50,9 @@ FACE_MARGIN = READER_FACE_MARGIN  # the face square's side, in sides of the die'
 NO_DIE = 0                 # the face reader's class for a square with no die
 SIDE_JITTER = (0.8, 1.3)   # how far from a die's own size the face reader learns to read it
 WRONG_SIZE = (0.55, 1.8)   # a place the finder sees at a size this far from the die's own is no die's face
+RIGHT_SIZE = (0.7, 1.45)   # a place the finder sees at a size this near the die's own (and near its centre) is the die
+#: the share of the dice the face reader learns from that are cut where the finder placed them (where it has)
+FOUND_SHARE = 0.5
 
 
 @dataclass
@@ -62,6 +65,9 @@ class Picture:
     faces: np.ndarray
     #: places the finder took for a die where there is none (x, y, side): the face reader's hardest "no die"
     negatives: np.ndarray | None = None
+    #: places the finder took for a die rightly (x, y, side, face), at its own centre and size: the dice as
+    #: the face reader is handed them at run time
+    found: np.ndarray | None = None
 
 
 def read_split(folder: Path, split: str, limit: int | None = None) -> list[Picture]:
@@ -202,6 +208,14 @@ def face_batch(pictures: list[Picture], rng: np.random.Generator, n: int,
         pic = pictures[int(rng.integers(len(pictures)))]
         angle = float(rng.uniform(0, 360))
         if len(pic.boxes) and rng.random() >= no_die_share:
+            if pic.found is not None and len(pic.found) and rng.random() < FOUND_SHARE:
+                fx, fy, fside, fface = pic.found[int(rng.integers(len(pic.found)))]
+                side = float(fside) * FACE_MARGIN * float(rng.uniform(0.9, 1.1))
+                cx, cy = float(fx) + rng.normal(0, 0.03) * side, float(fy) + rng.normal(0, 0.03) * side
+                x[k, 0] = _lit(face_square(pic.grey, cx, cy, side, angle), rng)
+                y[k] = int(fface)
+                k += 1
+                continue
             d = int(rng.integers(len(pic.boxes)))
             if pic.faces[d] < 1:
                 continue
@@ -253,6 +267,22 @@ def finder_places(path: Path) -> "Callable[[np.ndarray], list[tuple[float, float
     return find
 
 
+def right_places(picture: Picture, places: "list[tuple[float, float, float]]") -> np.ndarray:
+    """Of *places* (x, y, side) a finder took for dice in *picture*, those on a labelled die whose face can
+    be read, near its centre and its size (``RIGHT_SIZE``), each with that die's face: (x, y, side, face)."""
+    right = []
+    for x, y, s in places:
+        if not len(picture.boxes):
+            break
+        sides = np.maximum(picture.boxes[:, 2], picture.boxes[:, 3])
+        d = np.hypot(picture.boxes[:, 0] - x, picture.boxes[:, 1] - y)
+        k = int(np.argmin(d / sides))
+        if (picture.faces[k] >= 1 and d[k] <= 0.35 * sides[k]
+                and RIGHT_SIZE[0] <= s / float(sides[k]) <= RIGHT_SIZE[1]):
+            right.append((x, y, s, float(picture.faces[k])))
+    return np.array(right, np.float32).reshape(-1, 4)
+
+
 def wrong_places(picture: Picture, places: "list[tuple[float, float, float]]") -> np.ndarray:
     """Of *places* (x, y, side) a finder took for dice in *picture*, those where no labelled die lies,
     or where one does at a size far from its own (a pip of a larger die, two dice seen as one)."""
@@ -282,22 +312,27 @@ def _places_of(grey: np.ndarray) -> "list[tuple[float, float, float]]":
     return _FIND(grey)
 
 
-def mine_negatives(pictures: list[Picture], finder: Path, workers: int = 1,
-                   progress: "Callable[[int], None] | None" = None) -> int:
+def mine_finder_places(pictures: list[Picture], finder: Path, workers: int = 1,
+                       progress: "Callable[[int], None] | None" = None) -> tuple[int, int]:
     """Give each picture the places the finder at *finder* (ONNX), looking at every size as the reader
-    does, takes for a die wrongly (:func:`wrong_places`), looking at *workers* pictures at once: how
-    many places in all. *progress* is told how many pictures are done, every 500."""
+    does, takes for a die wrongly (:func:`wrong_places`; kept where the picture has them already, as a
+    pack's pictures do, found at their full size) and rightly (:func:`right_places`), looking at *workers*
+    pictures at once: how many places of each in all. *progress* is told how many pictures are done,
+    every 500."""
     import multiprocessing
 
-    total = 0
+    wrong = right = 0
     with multiprocessing.Pool(max(1, workers), _start_finding, (finder,)) as pool:
         found = pool.imap(_places_of, (pic.grey for pic in pictures), chunksize=4)
         for n, (pic, places) in enumerate(zip(pictures, found)):
             if progress is not None and n and n % 500 == 0:
                 progress(n)
-            pic.negatives = wrong_places(pic, places)
-            total += len(pic.negatives)
-    return total
+            if pic.negatives is None:
+                pic.negatives = wrong_places(pic, places)
+            pic.found = right_places(pic, places)
+            wrong += len(pic.negatives)
+            right += len(pic.found)
+    return wrong, right
 
 
 def write_pack(pictures: dict[str, list[Picture]], path: Path, quality: int = 85) -> int:
@@ -350,4 +385,5 @@ def shrunk(picture: Picture, die_px: float) -> Picture:
     grey, boxes = _scaled(picture, die_px)
     scale = np.float32(die_px / _median_side(picture))
     negatives = None if picture.negatives is None else picture.negatives * scale
-    return Picture(grey, boxes, picture.faces, negatives)
+    found = None if picture.found is None else picture.found * np.array([scale, scale, scale, 1], np.float32)
+    return Picture(grey, boxes, picture.faces, negatives, found)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from dice_examples import mine_negatives, read_split, shrunk, write_pack  # noqa: E402
+from dice_examples import mine_finder_places, read_split, shrunk, write_pack  # noqa: E402
 
 DEFAULT_FINDER = Path(__file__).resolve().parent.parent / "vision" / "data" / "dice_finder.onnx"
 
@@ -53,9 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     valid = read_split(args.dataset, "valid") if args.valid else []
     valid = valid[::max(1, len(valid) // args.valid)][:args.valid] if valid else []   # spread over the part
     print(f"{len(train)} training pictures, {len(valid)} held out ({time.time() - t0:.0f} s)", flush=True)
-    mined = mine_negatives(train, args.finder, args.workers, progress=lambda n: print(
+    wrong, _ = mine_finder_places(train, args.finder, args.workers, progress=lambda n: print(
         f"  {n} of {len(train)} pictures looked at ({time.time() - t0:.0f} s)", flush=True))
-    print(f"{mined} places the finder took for a die wrongly ({time.time() - t0:.0f} s)", flush=True)
+    print(f"{wrong} places the finder took for a die wrongly ({time.time() - t0:.0f} s)", flush=True)
     parts = {"train": [shrunk(p, args.die_px) for p in train], "valid": [shrunk(p, args.die_px) for p in valid]}
     size = write_pack(parts, args.out, args.quality)
     print(f"written {args.out}: {size / 1e6:.1f} MB ({time.time() - t0:.0f} s)")

@@ -47,7 +47,7 @@ from torch.nn import functional as F
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from dice_examples import (FACE_SIZE, FINDER_SIZE, Picture, face_batch, face_examples_of,  # noqa: E402
-                           finder_batch, mine_negatives, painted_pictures, read_pack, read_split)
+                           finder_batch, mine_finder_places, painted_pictures, read_pack, read_split)
 
 FACES = 7                  # no die, then the faces 1..6
 
@@ -316,7 +316,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="weights (the .pt written beside an .onnx) to start the network trained (--only) from")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--finder", type=Path, default=None,
-                        help="a finder (ONNX) whose mistakes on the pictures the face reader learns as no die")
+                        help="a finder (ONNX) whose mistakes on the pictures the face reader learns as no die, "
+                             "and whose right places it learns the dice from, as the reader hands them")
+    parser.add_argument("--peak-lr", type=float, default=None,
+                        help="the learning rate's peak (3e-3 for the face reader, 4e-3 for the finder; less to go "
+                             "on from --init)")
     args = parser.parse_args(argv)
     if args.init is not None and args.only is None:
         parser.error("--init starts one network: say which with --only")
@@ -326,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--face-widths: {args.face_widths!r} is not a list of whole numbers")
     if any(w < 1 for w in widths) or len(set(widths)) != len(widths):
         parser.error("--face-widths: each width once, each at least 1")
+    if args.peak_lr is not None and not 0 < args.peak_lr < 1:
+        parser.error("--peak-lr must be between 0 and 1")
     if args.minutes is not None and args.minutes <= 0:
         parser.error("--minutes must be more than 0")
     torch.manual_seed(args.seed)
@@ -341,11 +347,12 @@ def main(argv: list[str] | None = None) -> int:
           f"({time.time() - t0:.0f} s)", flush=True)
     learn = train + boards
     if args.finder is not None:
-        fresh = [p for p in learn if p.negatives is None]    # a pack's pictures come with their finder's mistakes
-        mined = mine_negatives(fresh, args.finder, args.workers, progress=lambda n: print(
-            f"  {n} of {len(fresh)} pictures looked at ({time.time() - t0:.0f} s)", flush=True))
-        print(f"{mined} places the finder {args.finder.name} took for a die where there is none in {len(fresh)} "
-              f"pictures, learnt as no die ({time.time() - t0:.0f} s)", flush=True)
+        # (a pack's pictures keep the mistakes found at their full size)
+        wrong, right = mine_finder_places(learn, args.finder, args.workers, progress=lambda n: print(
+            f"  {n} of {len(learn)} pictures looked at ({time.time() - t0:.0f} s)", flush=True))
+        print(f"in {len(learn)} pictures the finder {args.finder.name} took {wrong} places for a die where there "
+              f"is none, learnt as no die, and found {right} dice, learnt where it placed them "
+              f"({time.time() - t0:.0f} s)", flush=True)
     held_faces = list(face_examples_of(valid))
     args.out.mkdir(parents=True, exist_ok=True)
     if args.only in (None, "face"):
@@ -364,7 +371,7 @@ def main(argv: list[str] | None = None) -> int:
             net.to(args.device)
 
         readers = {"dice_face" if w == 20 else f"dice_face_w{w}": FaceReader(w) for w in widths}
-        _trained(readers, args, 3e-3, batches(partial(_face_examples, learn, args.batch), args),
+        _trained(readers, args, args.peak_lr or 3e-3, batches(partial(_face_examples, learn, args.batch), args),
                  face_loss, face_report, face_saved, t0)
     if args.only in (None, "finder"):
         def finder_loss(net: nn.Module, batch: tuple[torch.Tensor, ...]) -> torch.Tensor:
@@ -381,7 +388,8 @@ def main(argv: list[str] | None = None) -> int:
             export(net, args.out / f"{name}.onnx", (1, 1, FINDER_SIZE, FINDER_SIZE), dynamic=True)
             net.to(args.device)
 
-        _trained({"dice_finder": DiceFinder()}, args, 4e-3, batches(partial(_finder_examples, learn, args.batch), args),
+        _trained({"dice_finder": DiceFinder()}, args, args.peak_lr or 4e-3,
+                 batches(partial(_finder_examples, learn, args.batch), args),
                  finder_loss, finder_report, finder_saved, t0)
     print(f"written to {args.out} ({time.time() - t0:.0f} s)")
     return 0

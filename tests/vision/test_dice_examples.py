@@ -59,6 +59,9 @@ def test_a_picture_is_shrunk_to_its_median_die_and_never_enlarged(examples):
     assert small.grey.shape == (round(240 * 32 / 84), round(320 * 32 / 84))
     assert np.median(np.maximum(small.boxes[:, 2], small.boxes[:, 3])) == pytest.approx(32.0, rel=1e-4)
     np.testing.assert_allclose(small.negatives, big.negatives * 32 / 84, rtol=1e-5)
+    big.found = np.array([[100.0, 80.0, 84.0, 3.0]], np.float32)
+    np.testing.assert_allclose(examples.shrunk(big, 32.0).found, [[100 * 32 / 84, 80 * 32 / 84, 32.0, 3.0]],
+                               rtol=1e-5)
     tiny = _picture(examples, 2, 20.0)
     assert examples.shrunk(tiny, 32.0) is tiny
 
@@ -70,3 +73,26 @@ def test_a_place_is_wrong_unless_a_die_lies_there_at_about_its_size(examples):
                                         (150.0, 115.0, 150.0),   # both dice seen as one
                                         (20.0, 200.0, 40.0)])    # the table
     assert [tuple(w) for w in wrong] == [(101.0, 79.0, 8.0), (150.0, 115.0, 150.0), (20.0, 200.0, 40.0)]
+
+
+def test_a_place_is_a_die_found_rightly_near_its_centre_and_size_and_learnt_with_its_face(examples):
+    pic = _picture(examples, 1, 40.0)
+    pic.faces = np.array([3, 0])                              # the second die cocked: its face unknown
+    right = examples.right_places(pic, [(103.0, 78.0, 44.0),    # the first die, its face a 3
+                                        (101.0, 79.0, 8.0),     # a pip of it
+                                        (115.0, 80.0, 40.0),    # off its centre by more than a third
+                                        (200.0, 150.0, 44.0),   # the cocked die
+                                        (20.0, 200.0, 40.0)])   # the table
+    assert [tuple(r) for r in right] == [(103.0, 78.0, 44.0, 3.0)]
+    assert examples.right_places(examples.Picture(pic.grey, np.zeros((0, 4)), np.zeros(0)),
+                                 [(1.0, 2.0, 3.0)]).shape == (0, 4)
+
+
+def test_the_face_reader_learns_some_dice_where_the_finder_placed_them(examples):
+    pic = _picture(examples, 1, 40.0)
+    pic.found = np.array([[104.0, 77.0, 46.0, 5.0]], np.float32)   # a face only the found place carries
+    x, y = examples.face_batch([pic], np.random.default_rng(3), 400, no_die_share=0.0)
+    assert x.shape == (400, 1, examples.FACE_SIZE, examples.FACE_SIZE)
+    share = float(np.mean(y == 5))
+    assert abs(share - examples.FOUND_SHARE) < 0.1
+    assert set(np.unique(y)) == {3, 5, 6}
