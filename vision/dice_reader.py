@@ -67,6 +67,7 @@ FACE_SIZE = 32             # the face reader's square
 FACE_MARGIN = 1.15         # the square's side, in sides of the die found
 #: a square this much smaller than the die's place (or less) is cut from it shrunk by area first
 SHRINK_FIRST = 0.8
+#: a place holding two places apart, each this share of its size or more, is two dice seen as one (:func:`chosen`)
 MERGED_SHARE = 0.35
 #: the face reader's chance of "no die" for a square read once above which its other turns are not read
 SURELY_NO_DIE = 0.97
