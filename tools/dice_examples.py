@@ -209,20 +209,19 @@ def face_batch(pictures: list[Picture], rng: np.random.Generator, n: int,
         angle = float(rng.uniform(0, 360))
         if len(pic.boxes) and rng.random() >= no_die_share:
             if pic.found is not None and len(pic.found) and rng.random() < FOUND_SHARE:
+                # where the finder placed a die, as the reader is handed it
                 fx, fy, fside, fface = pic.found[int(rng.integers(len(pic.found)))]
                 side = float(fside) * FACE_MARGIN * float(rng.uniform(0.9, 1.1))
                 cx, cy = float(fx) + rng.normal(0, 0.03) * side, float(fy) + rng.normal(0, 0.03) * side
-                x[k, 0] = _lit(face_square(pic.grey, cx, cy, side, angle), rng)
-                y[k] = int(fface)
-                k += 1
-                continue
-            d = int(rng.integers(len(pic.boxes)))
-            if pic.faces[d] < 1:
-                continue
-            bx, by, bw, bh = pic.boxes[d]
-            side = max(bw, bh) * FACE_MARGIN * float(rng.uniform(*SIDE_JITTER))
-            cx, cy = bx + rng.normal(0, 0.06) * side, by + rng.normal(0, 0.06) * side
-            label = int(pic.faces[d])
+                label = int(fface)
+            else:
+                d = int(rng.integers(len(pic.boxes)))
+                if pic.faces[d] < 1:
+                    continue
+                bx, by, bw, bh = pic.boxes[d]
+                side = max(bw, bh) * FACE_MARGIN * float(rng.uniform(*SIDE_JITTER))
+                cx, cy = bx + rng.normal(0, 0.06) * side, by + rng.normal(0, 0.06) * side
+                label = int(pic.faces[d])
         elif pic.negatives is not None and len(pic.negatives) and rng.random() < 0.6:
             nx, ny, nside = pic.negatives[int(rng.integers(len(pic.negatives)))]
             side = float(nside) * FACE_MARGIN * float(rng.uniform(0.9, 1.15))
@@ -270,11 +269,11 @@ def finder_places(path: Path) -> "Callable[[np.ndarray], list[tuple[float, float
 def right_places(picture: Picture, places: "list[tuple[float, float, float]]") -> np.ndarray:
     """Of *places* (x, y, side) a finder took for dice in *picture*, those on a labelled die whose face can
     be read, near its centre and its size (``RIGHT_SIZE``), each with that die's face: (x, y, side, face)."""
-    right = []
+    right: list[tuple[float, float, float, float]] = []
+    if not len(picture.boxes):
+        return np.zeros((0, 4), np.float32)
+    sides = np.maximum(picture.boxes[:, 2], picture.boxes[:, 3])
     for x, y, s in places:
-        if not len(picture.boxes):
-            break
-        sides = np.maximum(picture.boxes[:, 2], picture.boxes[:, 3])
         d = np.hypot(picture.boxes[:, 0] - x, picture.boxes[:, 1] - y)
         k = int(np.argmin(d / sides))
         if (picture.faces[k] >= 1 and d[k] <= 0.35 * sides[k]
