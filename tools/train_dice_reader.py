@@ -330,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--face-widths: {args.face_widths!r} is not a list of whole numbers")
     if any(w < 1 for w in widths) or len(set(widths)) != len(widths):
         parser.error("--face-widths: each width once, each at least 1")
+    if args.init is not None and args.only == "face" and len(widths) > 1:
+        parser.error("--init starts one face reader: give --face-widths one width, the one its weights have")
     if args.peak_lr is not None and not 0 < args.peak_lr < 1:
         parser.error("--peak-lr must be between 0 and 1")
     if args.minutes is not None and args.minutes <= 0:
