@@ -161,3 +161,28 @@ def test_a_face_unsure_where_the_finder_put_it_is_read_again_off_centre_and_repo
     # where no read is sure, the die is reported without a face, never guessed
     reader._read_squares = lambda grey, places: np.array([[0.05, 0.2, 0.15, 0.15, 0.25, 0.1, 0.1]] * len(places))
     assert [(d.value, d.why) for d in reader._faces(grey, [(*found_at, side, 0.9)])] == [(None, "unreadable")]
+
+
+def test_a_square_read_surely_at_one_look_is_not_turned_and_one_in_doubt_is_read_four_ways():
+    reader = DiceReader()
+    sure = np.log([0.001, 0.001, 0.001, 0.001, 0.994, 0.001, 0.002])      # a 4, surely
+    doubt = np.log([0.05, 0.2, 0.15, 0.15, 0.25, 0.1, 0.1])
+
+    class FaceReaderStandIn:
+        def __init__(self) -> None:
+            self.batches: list[int] = []
+
+        def setInput(self, x: np.ndarray) -> None:
+            self.batches.append(len(x))
+
+        def forward(self) -> np.ndarray:
+            first = len(self.batches) == 1
+            return np.array([sure if first and n == 0 else doubt for n in range(self.batches[-1])])
+
+    reader._face = FaceReaderStandIn()
+    grey = np.zeros((200, 200), np.uint8)
+    probs = reader._read_squares(grey, [(50.0, 50.0, 30.0, 0.9), (150.0, 150.0, 30.0, 0.9)])
+    # one look at both squares, then the other three turns of the doubtful one alone, in one batch
+    assert reader._face.batches == [2, 3]
+    assert int(np.argmax(probs[0])) == 4 and probs[0][4] > 0.99
+    np.testing.assert_allclose(probs[1], np.exp(doubt) / np.exp(doubt).sum(), rtol=1e-6)
