@@ -50,6 +50,8 @@ from dice_examples import (FACE_SIZE, FINDER_SIZE, Picture, face_batch, face_exa
                            finder_batch, mine_finder_places, painted_pictures, read_pack, read_split)
 
 FACES = 7                  # no die, then the faces 1..6
+#: the finder's channels at a half, a quarter, an eighth and a sixteenth of the picture's size
+FINDER_WIDTHS = (8, 12, 24, 40)
 
 
 def _conv(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
@@ -62,18 +64,20 @@ class DiceFinder(nn.Module):
 
     Plain 3 x 3 convolutions (the fastest kind in OpenCV's runner), down to one cell per 16
     pixels for the view round a die (enough to tell a die from the pip of a larger one), and back
-    up to one per 4. The picture's sides must be multiples of 16 (the reader pads them)."""
+    up to one per 4, with *widths* channels at each size (``FINDER_WIDTHS``). The picture's sides
+    must be multiples of 16 (the reader pads them)."""
 
-    def __init__(self) -> None:
+    def __init__(self, widths: tuple[int, ...] = FINDER_WIDTHS) -> None:
         super().__init__()
-        self.to4 = nn.Sequential(_conv(1, 8, 2), _conv(8, 12, 2))
-        self.to8 = nn.Sequential(_conv(12, 24, 2), _conv(24, 24))
-        self.to16 = nn.Sequential(_conv(24, 40, 2), _conv(40, 40), _conv(40, 40))
-        self.up16 = nn.Conv2d(40, 24, 1)
-        self.mix8 = _conv(24, 24)
-        self.up8 = nn.Conv2d(24, 12, 1)
-        self.skip4 = nn.Conv2d(12, 12, 1)
-        self.head = nn.Sequential(_conv(12, 12), nn.Conv2d(12, 5, 1))
+        c2, c4, c8, c16 = widths
+        self.to4 = nn.Sequential(_conv(1, c2, 2), _conv(c2, c4, 2))
+        self.to8 = nn.Sequential(_conv(c4, c8, 2), _conv(c8, c8))
+        self.to16 = nn.Sequential(_conv(c8, c16, 2), _conv(c16, c16), _conv(c16, c16))
+        self.up16 = nn.Conv2d(c16, c8, 1)
+        self.mix8 = _conv(c8, c8)
+        self.up8 = nn.Conv2d(c8, c4, 1)
+        self.skip4 = nn.Conv2d(c4, c4, 1)
+        self.head = nn.Sequential(_conv(c4, c4), nn.Conv2d(c4, 5, 1))
         nn.init.constant_(self.head[1].bias, 0.0)
         with torch.no_grad():
             self.head[1].bias[0] = -4.0                   # few cells hold a die
@@ -311,6 +315,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--face-widths", default="20",
                         help="the face readers to train on the same batches, by width (comma-separated): "
                              "20 is written as dice_face.onnx, another W as dice_face_wW.onnx")
+    parser.add_argument("--finder-widths", default=",".join(map(str, FINDER_WIDTHS)),
+                        help="the finder's channels at a half, a quarter, an eighth and a sixteenth of the "
+                             "picture's size (fewer: a faster finder)")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--init", type=Path, default=None,
                         help="weights (the .pt written beside an .onnx) to start the network trained (--only) from")
@@ -330,6 +337,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--face-widths: {args.face_widths!r} is not a list of whole numbers")
     if any(w < 1 for w in widths) or len(set(widths)) != len(widths):
         parser.error("--face-widths: each width once, each at least 1")
+    try:
+        finder_widths = tuple(int(w) for w in args.finder_widths.split(","))
+    except ValueError:
+        parser.error(f"--finder-widths: {args.finder_widths!r} is not a list of whole numbers")
+    if len(finder_widths) != 4 or min(finder_widths) < 1:
+        parser.error("--finder-widths: four widths, each at least 1")
     if args.init is not None and args.only == "face" and len(widths) > 1:
         parser.error("--init starts one face reader: give --face-widths one width, the one its weights have")
     if args.peak_lr is not None and not 0 < args.peak_lr < 1:
@@ -390,7 +403,7 @@ def main(argv: list[str] | None = None) -> int:
             export(net, args.out / f"{name}.onnx", (1, 1, FINDER_SIZE, FINDER_SIZE), dynamic=True)
             net.to(args.device)
 
-        _trained({"dice_finder": DiceFinder()}, args, args.peak_lr or 4e-3,
+        _trained({"dice_finder": DiceFinder(finder_widths)}, args, args.peak_lr or 4e-3,
                  batches(partial(_finder_examples, learn, args.batch), args),
                  finder_loss, finder_report, finder_saved, t0)
     print(f"written to {args.out} ({time.time() - t0:.0f} s)")
