@@ -61,6 +61,8 @@ def test_with_the_corners_only_dice_on_the_board_count(reader):
     image, label = _board(3, (4, 2))
     far = [[10.0, 60.0], [10.0, 10.0], [60.0, 10.0], [60.0, 60.0]]     # a "board" in the table's corner
     assert reader.read(image, far) == []
+    beyond = [[5010.0, 60.0], [5010.0, 10.0], [5060.0, 10.0], [5060.0, 60.0]]     # corners outside the picture
+    assert reader.read(image, beyond) == []
 
 
 def test_a_smeared_die_is_reported_without_a_face_or_not_at_all_never_guessed(reader):
