@@ -34,8 +34,7 @@ Both networks learnt from the real photographs of the dice dataset
 "Rune55" v3 (Roboflow Universe, workspace rune-zkmvl, licence CC BY 4.0),
 its training part alone, and from boards the project's painter draws with
 men beside the dice; ``tools/train_dice_reader.py`` made them
-(``docs/vision-reader.md``, "Reading the dice", gives the command and the
-figures).
+(``docs/dice-reader.md`` gives the command and the figures).
 
 >>> reader = DiceReader()
 >>> reader.read(np.full((240, 320, 3), 128, np.uint8))      # a grey picture: no die
