@@ -160,6 +160,9 @@ def test_a_face_unsure_where_the_finder_put_it_is_read_again_off_centre_and_repo
     assert any(dx == 0.2 and dy == 0.0 for dx, dy, _ in NUDGES)
     seen = reader._faces(grey, [(*found_at, side, 0.9)])
     assert [(d.value, d.center) for d in seen] == [(4, found_at)]
+    # a place the finder doubts is not read again: unsure where it was found, it is dropped
+    assert reader.settings.min_found_unread > 0.4
+    assert reader._faces(grey, [(*found_at, side, 0.4)]) == []
     # where no read is sure, the die is reported without a face, never guessed
     reader._read_squares = lambda grey, places: np.array([[0.05, 0.2, 0.15, 0.15, 0.25, 0.1, 0.1]] * len(places))
     assert [(d.value, d.why) for d in reader._faces(grey, [(*found_at, side, 0.9)])] == [(None, "unreadable")]
