@@ -22,8 +22,10 @@ the rectified board (``vision/dice.py``, the baseline):
 A labelled die is *found* where a die is reported within half a die of its
 centre; *right* where that report's face is the label's; a report that is no
 labelled die is *false*; a report without a face (the reader not sure of
-it) is *unsure*. The time is a frame's read on one thread, the networks
-loaded (with corners, on the painted boards' 1280 x 720 frames).
+it) is *unsure*; a die found with a face that is not the label's is read
+*wrong* (what a player meets as a wrong throw announced; an unsure die is
+asked about). The time is a frame's read on one thread, the networks
+loaded (with corners, on the painted boards' 1280 x 960 frames).
 
 A report, not a pass/fail test.
 """
@@ -75,6 +77,7 @@ class Tally:
     reported: int = 0
     false: int = 0
     unsure: int = 0
+    wrong: int = 0
     ms: list[float] = field(default_factory=list)
     #: by the labelled die's size in pixels (the bin's least size): labelled, found, right
     by_size: dict[int, list[int]] = field(default_factory=lambda: {b: [0, 0, 0] for b in SIZE_BINS})
@@ -96,7 +99,7 @@ class Tally:
         ms = f"{statistics.median(self.ms):.1f}" if self.ms else "-"
         return (f"  {name:<22} dice {self.labelled:5d}: found {self.found:5d} ({found:5.1f}%), right face "
                 f"{self.right:5d} ({right:5.1f}% of found), reported {self.reported:5d}, false {self.false:4d} "
-                f"({false:4.1f}%), unsure {self.unsure:4d}; ms a picture median {ms}")
+                f"({false:4.1f}%), unsure {self.unsure:4d}, wrong {self.wrong:4d}; ms a picture median {ms}")
 
 
 def score(example: Example, reports: list[Report], tally: Tally) -> None:
@@ -117,6 +120,7 @@ def score(example: Example, reports: list[Report], tally: Tally) -> None:
         matched[i] = used[j] = True
         tally.found += 1
         tally.right += int(reports[j][2] == example.dice[i][3])
+        tally.wrong += int(reports[j][2] is not None and reports[j][2] != example.dice[i][3])
         bins[i][1] += 1
         bins[i][2] += int(reports[j][2] == example.dice[i][3])
     tally.false += used.count(False)
