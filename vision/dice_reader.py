@@ -55,6 +55,7 @@ import numpy as np
 
 from .errors import FrameError
 from .geometry import Corners, corners_array
+from .onnx_nets import onnx_net
 
 __all__ = ["SeenDie", "DiceReader", "chosen", "FINDER_PATH", "FACE_PATH", "die_px_of", "face_square", "normalised"]
 
@@ -150,11 +151,7 @@ def die_px_of(corners: Corners, die_mm: float = DIE_MM) -> float:
 def _net(path: Path) -> "cv2.dnn.Net":
     if not path.exists():
         raise FrameError(f"the dice reader's network {path.name} is not installed (vision/data)")
-    net = cv2.dnn.readNetFromONNX(str(path))
-    net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
-    if not hasattr(cv2.dnn, "ENGINE_NEW"):       # OpenCV's newer engine runs on the CPU and takes no target
-        net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
-    return net
+    return onnx_net(path, classic=True)
 
 
 def normalised(x: np.ndarray) -> np.ndarray:

@@ -43,6 +43,7 @@ import numpy as np
 from . import starts
 from .classes import CLASS_COLOUR, CLASS_MEN, DARK, MEN_PER_SIDE, MOST_MEN, PILE_HEIGHT, POINTS, point_class
 from .errors import VisionError
+from .onnx_nets import onnx_net
 from .strips import AUX, CHANNELS, STRIP_PX, Strips
 
 __all__ = ["MODEL_PATH", "PointReading", "read_points", "decide", "prefer_starts", "probabilities", "probabilities_and_features", "available",
@@ -66,16 +67,9 @@ class PointReading:
 @lru_cache(maxsize=2)
 def _net(path: str) -> cv2.dnn.Net:
     try:
-        net = cv2.dnn.readNetFromONNX(path)
-    except cv2.error as exc:
+        return onnx_net(path)
+    except (cv2.error, OSError) as exc:
         raise VisionError(f"cannot load the point reader {path}: {exc}") from None
-    net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
-    if not hasattr(cv2.dnn, "ENGINE_NEW"):
-        # OpenCV 4 has one engine, whose target is chosen: the CPU. OpenCV 5 reads
-        # the model with its new graph engine, which runs on the CPU only and
-        # warns at every start that it takes no target; so none is set there.
-        net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
-    return net
 
 
 def available(path: Path = MODEL_PATH) -> bool:

@@ -191,3 +191,19 @@ def test_a_square_read_surely_at_one_look_is_not_turned_and_one_in_doubt_is_read
     assert reader._face.batches == [2, 3]
     assert int(np.argmax(probs[0])) == 4 and probs[0][4] > 0.99
     np.testing.assert_allclose(probs[1], np.exp(doubt) / np.exp(doubt).sum(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("which", ["finder", "face"])
+def test_the_dice_networks_give_the_same_chances_on_the_engine_chosen_for_speed_as_on_opencvs_own_choice(which):
+    from willughby.vision.dice_reader import FACE_PATH, FINDER_PATH
+    from willughby.vision.onnx_nets import onnx_net
+
+    path = FINDER_PATH if which == "finder" else FACE_PATH
+    x = np.random.default_rng(3).normal(size=(1, 1, 96, 128) if which == "finder" else (5, 1, 32, 32))
+    outs = []
+    for classic in (True, False):
+        net = onnx_net(path, classic=classic)
+        net.setInput(x.astype(np.float32))
+        outs.append(net.forward())
+    assert outs[0].shape == outs[1].shape
+    np.testing.assert_allclose(outs[0], outs[1], atol=1e-4)
