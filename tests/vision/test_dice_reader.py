@@ -207,3 +207,17 @@ def test_the_dice_networks_give_the_same_chances_on_the_engine_chosen_for_speed_
         outs.append(net.forward())
     assert outs[0].shape == outs[1].shape
     np.testing.assert_allclose(outs[0], outs[1], atol=1e-4)
+
+
+def test_loading_the_dice_reader_writes_nothing_to_stderr():
+    import subprocess
+    import sys
+
+    # OpenCV writes its warnings (an engine refusing a target, say) past Python: so in a process of its own
+    code = ("from willughby.vision.dice_reader import DiceReader\n"
+            "import numpy as np\n"
+            "print(DiceReader().read(np.full((96, 128), 128, np.uint8)))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+    assert proc.stderr == ""
