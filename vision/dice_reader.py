@@ -133,8 +133,9 @@ class DiceReaderSettings:
     #: how many pixels across the finder is shown a die where the board's corners give its size (fewer than it
     #: sees best, FINDER_DIE_PX, but within the 12 to 32 it learnt: fewer pixels to look at, at the table)
     board_die_px: float = 16.0
-    #: how many ways each square is turned and read, the chances averaged: 4, or 1 (a quarter of the work; for
-    #: the shipped face reader, fewer dice left unsure but more read wrong, and more reports of no die)
+    #: how many ways each square is turned and read, the chances averaged: 4 (where one look leaves it in
+    #: doubt, ``SURELY_READ``), or 1 always (for the shipped face reader, fewer dice left unsure but more read
+    #: wrong, and more reports of no die)
     face_turns: int = 4
 
     def __post_init__(self) -> None:
@@ -310,10 +311,10 @@ class DiceReader:
         return out
 
     def _faces(self, grey: np.ndarray, found: list[tuple[float, float, float, float]]) -> list[SeenDie]:
-        """Each place found with its face read (four turns of its square averaged; where that leaves the
-        face unsure and the finder is sure enough of the die to report it unread, the square also read a
-        little off the finder's centre and larger and smaller, ``NUDGES``, and the surest read kept), the places of no die dropped, and of the rest one report a
-        die (:func:`chosen`), at the place the finder found it."""
+        """Each place found with its face read (:meth:`_read_squares`; where that leaves the face unsure and
+        the finder is sure enough of the die to report it unread, the square also read a little off the
+        finder's centre and larger and smaller, ``NUDGES``, and the surest read kept), the places of no die
+        dropped, and of the rest one report a die (:func:`chosen`), at the place the finder found it."""
         if not found:
             return []
         s = self.settings
