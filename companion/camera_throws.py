@@ -125,7 +125,8 @@ class CameraThrows:
 
     def wanted(self) -> bool:
         """Whether the next settled frame's dice are wanted: while a throw is awaited (with the box throwing,
-        always, to compare). Reading the dice costs a frame tens of milliseconds, so the watcher asks first."""
+        always, to compare). Reading the dice costs a frame some 14 ms on one core, more on a board whose men
+        the reader takes for dice by the dozen (``docs/dice-reader.md``), so the watcher asks first."""
         return self.compare_only or self._game.state().get("phase") == "throw"
 
     def on_dice(self, seen: Sequence[SeenDieLike]) -> None:
