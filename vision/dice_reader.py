@@ -66,6 +66,8 @@ FINDER_DIE_PX = 20.0       # how many pixels across the finder sees a die best
 FINDER_PX = (9.0, 44.0)    # the sizes of dice it learnt to see, with a margin (it learnt 12 to 32)
 FACE_SIZE = 32             # the face reader's square
 FACE_MARGIN = 1.15         # the square's side, in sides of the die found
+#: the least spread a square or picture is divided by when normalised (of grey in 0..1): a flat one stays flat
+LEAST_SPREAD = 0.05
 #: a square this much smaller than the die's place (or less) is cut from it shrunk by area first
 SHRINK_FIRST = 0.8
 #: a place holding two places apart, each this share of its size or more, is two dice seen as one (:func:`chosen`)
@@ -153,9 +155,10 @@ def die_px_of(corners: Corners, die_mm: float = DIE_MM) -> float:
 
 
 def _net(path: Path) -> "cv2.dnn.Net":
-    if not path.exists():
-        raise FrameError(f"the dice reader's network {path.name} is not installed (vision/data)")
-    return onnx_net(path, classic=True)
+    try:
+        return onnx_net(path, classic=True)
+    except FileNotFoundError:
+        raise FrameError(f"the dice reader's network {path.name} is not installed (vision/data)") from None
 
 
 def normalised(x: np.ndarray) -> np.ndarray:
@@ -163,7 +166,7 @@ def normalised(x: np.ndarray) -> np.ndarray:
     axes = tuple(range(1, x.ndim))
     m = x.mean(axis=axes, keepdims=True)
     s = x.std(axis=axes, keepdims=True)
-    out: np.ndarray = ((x - m) / np.maximum(s, 0.05)).astype(np.float32)
+    out: np.ndarray = ((x - m) / np.maximum(s, LEAST_SPREAD)).astype(np.float32)
     return out
 
 
@@ -289,7 +292,7 @@ class DiceReader:
             mean, spread = cv2.meanStdDev(small)
             x = small.astype(np.float32)[None, None]
             x -= np.float32(mean[0, 0])
-            x *= np.float32(1.0 / max(float(spread[0, 0]), 0.05 * 255.0))
+            x *= np.float32(1.0 / max(float(spread[0, 0]), LEAST_SPREAD * 255.0))
             self._finder.setInput(x)
             maps = self._finder.forward()[0]
             heat = 1.0 / (1.0 + np.exp(-maps[0]))
