@@ -6,7 +6,7 @@ camera (:meth:`Judging.on_reading`), a board entered by a person
 (:meth:`~Judging.answer`). A reading is matched against the throw's
 legal plays (the engine's outcomes): with the camera's evidence, the turn
 reader weighs the legal boards against the picture (a turn is judged, not
-a frame: ``docs/vision-reader.md``, "The turn reader and its figures");
+a frame: ``docs/turn-reader.md``, "The turn reader and its figures");
 without it, a reading every location of which is sure enough
 (:data:`CONFIDENT`) is ruled as it stands. A reading that is unsure, or one
 man from a legal play, becomes a question on the page -- the reading and
@@ -114,7 +114,7 @@ class Judging:
         With *evidence* (the camera's :class:`~willughby.vision.turns.TurnEvidence`)
         the turn is judged by the turn reader: the throw's legal boards weighed
         against the picture, ruled only when the picture settles it, asked
-        otherwise (``docs/vision-reader.md``, "The turn reader and its figures")."""
+        otherwise (``docs/turn-reader.md``, "The turn reader and its figures")."""
         game = self._game
         with game.lock:
             m = game.need()

@@ -4,7 +4,7 @@ The same judgement serves ``willughby judge --after-image`` and a photo
 taken or uploaded on the page's dispute view: the board before and the
 throw are known; the photo is read by the point reader, and the turn
 reader weighs every legal play of the throw against the picture (a turn
-is judged, not a frame: ``docs/vision-reader.md``, "The turn reader and
+is judged, not a frame: ``docs/turn-reader.md``, "The turn reader and
 its figures"). It rules only what the photo settles; otherwise the
 verdict is ``unsure`` and the players are asked.
 """

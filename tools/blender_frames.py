@@ -8,7 +8,7 @@ with Cycles through the Filmic view, as a camera-like renderer would: light
 that bounces between men, soft shadows, highlights on the men's rims, the
 side walls of piles lit as the light falls.  A network trained only on the
 painted frames reads the dev set's path-traced ones worse than the painted
-ones (docs/vision-reader.md); frames from both renderers teach it what a pile
+ones (docs/point-reader.md); frames from both renderers teach it what a pile
 looks like, not what one renderer draws.
 
     python tools/blender_frames.py OUTDIR --count 400 --seed 20000 [--jobs 2] [synth's scene options]

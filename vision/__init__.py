@@ -34,7 +34,7 @@ A read's working memory is kept by the process for the next frame
 is a fifth of a read's time on a machine where fresh pages are dear.
 
 Quality is measured over labelled frames (``evaluate``, ``willughby vision
-evaluate``), not by eye: ``docs/vision-reader.md`` has the figures.
+evaluate``), not by eye: ``docs/point-reader.md`` has the figures.
 
 The reader gives probabilities, not moves: the turn reader (``turns``)
 takes the few boards the referee says a throw allows and weighs each

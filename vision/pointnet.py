@@ -104,7 +104,7 @@ def probabilities(strips: Strips, path: Path = MODEL_PATH,
     readings.  It is off: the network reads the frame as a whole, so a
     second look is a whole second pass (about 16 ms, on most frames with a
     pile), and over six sets (760 clear boards) it read 3 more of them
-    exactly (docs/vision-reader.md)."""
+    exactly (docs/point-reader.md)."""
     count, pile, _ = _forward(strips, path)
     unsure = np.flatnonzero(count.max(axis=1) < second_look)
     if unsure.size:

@@ -29,7 +29,7 @@ def test_the_backgammon_start_is_read_exactly_and_surely():
 
 @pytest.mark.parametrize("stem", ["img_0001", "img_0009", "img_0013"])
 def test_golden_images_are_mostly_read_and_never_refused(stem):
-    # a regression guard: the measured figures are in docs/vision-reader.md
+    # a regression guard: the measured figures are in docs/point-reader.md
     image, label = _case(stem)
     reading = read_board(image, label["corners"])
     assert reading.settled

@@ -86,13 +86,13 @@ class SceneSpec:
     # the tops, and piles from neatly squared to a little askew.  The dev
     # set's renderer squares its piles and lights their sides more than
     # this one did, and a network trained on one finish reads another's
-    # piles worse (docs/vision-reader.md)
+    # piles worse (docs/point-reader.md)
     varied_men: bool = False
     # bring the two colours of men nearer each other: the light men up to
     # this share darker and the dark men up to twice it lighter (0.3: light
     # men at 70%, dark at 160%), never closer than about 35 in luminance.
     # The dev set's renderer lights its black men grey and its white men
-    # dimmer than this one's palettes (docs/vision-reader.md)
+    # dimmer than this one's palettes (docs/point-reader.md)
     men_contrast: float = 0.0
     # the camera's lens and sensor (``LENSES``, ``HELD_OUT["lens"]``): the
     # ranges of its blur, noise, vignetting and JPEG quality
