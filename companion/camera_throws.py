@@ -10,9 +10,15 @@ judged, and gives the companion the throw where the frame shows one:
   as the game throws (two, or three), every one read surely: a die cocked or
   unreadable is not guessed, the players are told to enter the throw or
   throw again;
-- the throw must be new: the dice were picked up since the last throw taken
-  (a settled frame with none of them), or lie in new places (the same faces
-  in new places are a new throw; dice that never moved are not);
+- the throw must be new: the dice were picked up since the throw in play
+  was made (a settled frame with none of them), or lie in new places (the
+  same faces in new places are a new throw; dice that never moved are not).
+  The throw in play is known however it was made (the camera, the page, the
+  box, the roll for the start): the dice are read while it is played too,
+  so that where they lie then is not taken for the next player's throw.
+  Dice already lying when the camera starts (a restart in the middle of a
+  game) may be a throw made before: they are not taken until picked up or
+  thrown anew, and the players are told;
 - where the throw and the move land in one settled frame, the throw is taken
   first and the move is judged against it (the watcher hands the dice before
   the board);
@@ -35,6 +41,7 @@ difference logged (``compare_only``).
 ...     def notice(self, text): pass
 >>> from willughby.vision.dice_reader import SeenDie
 >>> game = Game(); throws = CameraThrows(game)
+>>> throws.on_dice([])               # a settled frame with no dice on the board
 >>> throws.on_dice([SeenDie(3, (100.0, 100.0), 20.0, 0.99), SeenDie(5, (140.0, 90.0), 20.0, 0.99)])
 >>> throws.on_dice([SeenDie(3, (100.0, 100.0), 20.0, 0.99), SeenDie(5, (140.0, 90.0), 20.0, 0.99)])
 >>> game.entered                     # the dice that never moved are the same throw
@@ -47,6 +54,8 @@ import logging
 import math
 import secrets
 from typing import Any, Mapping, Protocol, Sequence
+
+from .errors import CompanionError, NotNowError
 
 __all__ = ["CameraThrows", "SeesDice"]
 
@@ -87,9 +96,12 @@ class CameraThrows:
     def __init__(self, game: SeesDice, compare_only: bool = False) -> None:
         self._game = game
         self.compare_only = compare_only
-        self._last: list[tuple[float, float, float]] = []   # where the dice of the last throw taken lay
-        self._picked_up = True                                # no dice seen since that throw
-        self._told_unread = False
+        #: where the dice of the throw in play lay, however it was made (the camera, the page, the box, the
+        #: roll for the start): None until the first settled frame read, since what lies on the board when the
+        #: camera starts may be a throw made before (a restart), which it cannot tell from one made since
+        self._last: list[tuple[float, float, float]] | None = None
+        self._picked_up = False                               # a settled frame with no dice since that throw
+        self._unread_at: list[tuple[float, float, float]] | None = None   # dice the players were told of
         self._count = 0
         # each throw's ident names this run too: the store remembers the idents taken, across restarts
         self._session = secrets.randbits(32)
@@ -124,10 +136,12 @@ class CameraThrows:
         return out
 
     def wanted(self) -> bool:
-        """Whether the next settled frame's dice are wanted: while a throw is awaited (with the box throwing,
-        always, to compare). Reading the dice costs a frame some 14 ms on one core, more on a board whose men
-        the reader takes for dice by the dozen (``docs/dice-reader.md``), so the watcher asks first."""
-        return self.compare_only or self._game.state().get("phase") == "throw"
+        """Whether the next settled frame's dice are wanted: while a throw is awaited, and while it is played
+        (to see where the dice of the throw in play lie, however it was made, so that they are not taken for
+        the next player's throw); with the box throwing, always, to compare. Reading the dice costs a frame
+        some 14 ms on one core, more on a board whose men the reader takes for dice by the dozen
+        (``docs/dice-reader.md``), so the watcher asks first."""
+        return self.compare_only or self._game.state().get("phase") in ("throw", "move")
 
     def on_dice(self, seen: Sequence[SeenDieLike]) -> None:
         """The dice of a settled frame, before its board is judged."""
@@ -135,46 +149,74 @@ class CameraThrows:
         seen = self._passed_over(seen, state.get("turn_number"))
         if not seen:
             self._picked_up = True
+            self._last = []
+            self._unread_at = None
             return
         places = [(d.center[0], d.center[1], d.side) for d in seen]
-        if not (self._picked_up or self._moved(places)):
-            return                                          # the dice of the throw already taken
         wanted = int(state.get("dice_wanted") or 2)
+        throwing = state.get("phase") == "throw" and not self.compare_only
+        if self._last is None:
+            # the first dice seen since the camera started: a throw made before (and played, perhaps) or one
+            # made since, the camera cannot tell; they are not taken, but a throw is once they are picked up
+            # or lie anew
+            self._taken(places)
+            if throwing and len(seen) == wanted:
+                self._game.notice("the camera does not know whether the dice on the board were thrown since it "
+                                  "started: throw again, or enter the throw on the page")
+            return
+        if not (self._picked_up or self._moved(places, self._last)):
+            return                                          # the dice of the throw in play, lying still
+        if not self.compare_only and state.get("phase") != "throw":
+            # the dice of the throw in play (entered on the page, thrown by the box for the start, or taken
+            # by the camera) where they now lie: not the next player's throw
+            self._taken(places)
+            return
         if len(seen) != wanted:
             return                                          # a die still rolling, or one off the board
         values = [d.value for d in seen]
         if self.compare_only:
-            self._compare(values, state)
-            self._taken(places)
+            if self._compare(values, state):
+                self._taken(places)
             return
-        if state.get("phase") != "throw":
-            return                                          # no throw wanted now (the start: one die each)
         if any(v is None for v in values):
-            if not self._told_unread:
+            if self._unread_at is None or self._moved(places, self._unread_at):
                 self._game.notice("the camera cannot read the dice (one is cocked, covered or blurred): "
                                   "throw again, or enter the throw on the page")
-                self._told_unread = True
+                self._unread_at = places
             return
+        read = [int(v) for v in values if v is not None]
         self._count += 1
-        self.last_read = [int(v) for v in values if v is not None]
-        self._game.enter_dice(self.last_read, who="camera", ident=f"camera-{self._session:08x}-{self._count}")
+        try:
+            self._game.enter_dice(read, who="camera", ident=f"camera-{self._session:08x}-{self._count}")
+        except (CompanionError, NotNowError) as exc:
+            # the game moved on since its state was read (a throw entered on the page meanwhile): the frame's
+            # board is still judged, against the throw the game holds
+            log.info("the camera's throw %s not taken: %s", read, exc)
+            return
+        self.last_read = read
         self._taken(places)
 
     def _taken(self, places: list[tuple[float, float, float]]) -> None:
+        """The dice lying at *places* are the throw in play's."""
         self._last = places
         self._picked_up = False
-        self._told_unread = False
+        self._unread_at = None
 
-    def _moved(self, places: list[tuple[float, float, float]]) -> bool:
-        """Whether any die lies away from every die of the last throw taken (by half a die or more)."""
-        if len(places) != len(self._last):
+    @staticmethod
+    def _moved(places: list[tuple[float, float, float]], before: list[tuple[float, float, float]]) -> bool:
+        """Whether any die lies away from every die *before* (by half a die or more), or their number differs."""
+        if len(places) != len(before):
             return True
-        return any(min(math.hypot(x - lx, y - ly) for lx, ly, _ in self._last) > 0.5 * side
+        return any(min(math.hypot(x - lx, y - ly) for lx, ly, _ in before) > 0.5 * side
                    for x, y, side in places)
 
-    def _compare(self, values: list[int | None], state: Mapping[str, Any]) -> None:
-        """With the box throwing: what the camera read, beside the box's throw (logged where they differ)."""
+    def _compare(self, values: list[int | None], state: Mapping[str, Any]) -> bool:
+        """With the box throwing: what the camera read, beside the box's throw (logged where they differ);
+        False where the box has not thrown yet (its throw still on its way: a later frame compares)."""
         self.last_read = [int(v) for v in values if v is not None]
         thrown = state.get("dice")
-        if thrown and sorted(self.last_read) != sorted(int(d) for d in thrown):
+        if not thrown:
+            return False
+        if sorted(self.last_read) != sorted(int(d) for d in thrown):
             log.info("the camera read the dice %s where the box threw %s", values, list(thrown))
+        return True

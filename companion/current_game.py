@@ -32,6 +32,25 @@ __all__ = ["CurrentGame", "LoggedAnnouncement"]
 LoggedAnnouncement = tuple[int, str, str]
 
 
+def throw_by(log_entries: Sequence[dict[str, Any]], undone: set[int]) -> str | None:
+    """Who made the throw in play (``camera``, ``page``, ``box``, ...: the ``who`` of its ``dice`` entry), of a
+    game's log whose actions *undone* were taken back; None before the first. A ``dice`` entry is written
+    after the actions its throw made, in the same transaction, so it is taken back with the last of them.
+
+    >>> log = [{"n": 1, "kind": "action", "who": "camera"}, {"n": 2, "kind": "dice", "who": "camera"},
+    ...        {"n": 3, "kind": "action", "who": "page"}, {"n": 4, "kind": "dice", "who": "page"}]
+    >>> throw_by(log, set()), throw_by(log, {3}), throw_by(log, {1, 3})
+    ('page', 'camera', None)
+    """
+    by, last_action = None, None
+    for e in log_entries:
+        if e["kind"] == "action":
+            last_action = e["n"]
+        elif e["kind"] == "dice" and last_action not in undone:
+            by = e["who"]
+    return by
+
+
 class CurrentGame:
     """The game in progress, its record in the store and its rulings (see the module docstring)."""
 
@@ -144,8 +163,7 @@ class CurrentGame:
         self.action_ns = [e["n"] for e in log_entries if e["kind"] == "action" and e["n"] not in undone]
         self.seen_events = {e["data"]["ident"] for e in log_entries
                             if e["kind"] == "dice" and e["data"].get("ident")}
-        thrown = [e for e in log_entries if e["kind"] == "dice"]
-        self.throw_by = thrown[-1]["who"] if thrown else None
+        self.throw_by = throw_by(log_entries, undone)
         self.id, self.match, self.family = game_id, match, family
         self.rulings, self.counter = family.rebuild_rulings(match)
         return [(e["n"], e["data"]["text"], e["data"]["kind"]) for e in log_entries if e["kind"] == "announcement"]

@@ -13,6 +13,7 @@ import pytest
 from willughby.companion.camera_throws import CameraThrows
 from willughby.companion.config import CompanionConfig, ConfigError
 from willughby.companion.service import Companion
+from willughby.companion.store import GameStore
 from willughby.engine.moves import legal_plays
 from willughby.engine.position import Position
 from willughby.engine.rules import preset_rules
@@ -29,6 +30,13 @@ def c(camera_judged_game: Companion) -> Companion:
     return camera_judged_game
 
 
+def _watching(c: Companion, compare_only: bool = False) -> CameraThrows:
+    """The camera's throws, started with the table clear (a settled frame with no dice on it)."""
+    throws = CameraThrows(c, compare_only=compare_only)
+    throws.on_dice([])
+    return throws
+
+
 def _play(c: Companion, play: str) -> None:
     after = c.legal_boards()[play]
     p = np.full((24, 31), 1e-4 / 30)
@@ -37,7 +45,7 @@ def _play(c: Companion, play: str) -> None:
 
 
 def test_a_new_throw_on_the_board_is_entered_as_thrown_and_the_same_dice_lying_still_are_not(c):
-    throws = CameraThrows(c)
+    throws = _watching(c)
     _play(c, "8/5 6/5")                           # Bob is to throw
     throws.on_dice([_die(6, 100), _die(2, 140)])
     state = c.state()
@@ -49,7 +57,7 @@ def test_a_new_throw_on_the_board_is_entered_as_thrown_and_the_same_dice_lying_s
 
 
 def test_the_same_faces_in_new_places_are_a_new_throw_and_dice_that_never_moved_are_not(c):
-    throws = CameraThrows(c)
+    throws = _watching(c)
     _play(c, "8/5 6/5")
     throws.on_dice([_die(3, 100), _die(1, 140)])  # Bob throws 3-1
     _play(c, next(iter(c.legal_boards())))
@@ -60,7 +68,7 @@ def test_the_same_faces_in_new_places_are_a_new_throw_and_dice_that_never_moved_
 
 
 def test_dice_picked_up_and_thrown_where_they_lay_are_a_new_throw(c):
-    throws = CameraThrows(c)
+    throws = _watching(c)
     _play(c, "8/5 6/5")
     throws.on_dice([_die(5, 100), _die(4, 140)])
     _play(c, next(iter(c.legal_boards())))
@@ -70,7 +78,7 @@ def test_dice_picked_up_and_thrown_where_they_lay_are_a_new_throw(c):
 
 
 def test_a_die_not_read_surely_is_never_guessed_the_players_are_told_once(c):
-    throws = CameraThrows(c)
+    throws = _watching(c)
     _play(c, "8/5 6/5")
     throws.on_dice([_die(None, 100), _die(4, 140)])
     throws.on_dice([_die(None, 100), _die(4, 140)])
@@ -81,20 +89,25 @@ def test_a_die_not_read_surely_is_never_guessed_the_players_are_told_once(c):
 
 
 def test_one_die_of_two_seen_gives_no_throw(c):
-    throws = CameraThrows(c)
+    throws = _watching(c)
     _play(c, "8/5 6/5")
     throws.on_dice([_die(6, 100)])
     assert c.state()["phase"] == "throw"
 
 
 def test_a_board_no_play_of_the_cameras_throw_leads_to_is_asked_not_ruled_illegal(c):
-    throws = CameraThrows(c)
+    throws = _watching(c)
     _play(c, "8/5 6/5")
     throws.on_dice([_die(6, 100), _die(2, 140)])  # the camera reads 6-2
     # the board a 6-1 gives (the camera read the 1 as a 2, say): no play of 6-2 leads to it
+    _asked_not_ruled(c, (6, 1))
+
+
+def _asked_not_ruled(c: Companion, dice: tuple[int, int]) -> None:
+    """A board a throw of *dice* gives and no play of the throw in play leads to is asked, not ruled."""
     before = Position.from_board(c.state()["board"])
     ok = {_key(b) for b in c.legal_boards().values()}
-    board = next(b for b in (p.position.to_board() for p in legal_plays(preset_rules("backgammon"), before, (6, 1)))
+    board = next(b for b in (p.position.to_board() for p in legal_plays(preset_rules("backgammon"), before, dice))
                  if _key(b) not in ok)
     p = np.full((24, 31), 1e-4 / 30)
     p[np.arange(24), board_classes(board)] = 1 - 1e-4
@@ -109,7 +122,7 @@ def _key(board: dict) -> tuple:
 
 
 def test_with_the_box_throwing_the_camera_only_compares(c, caplog):
-    throws = CameraThrows(c, compare_only=True)
+    throws = _watching(c, compare_only=True)
     _play(c, "8/5 6/5")
     c.enter_dice([6, 2], who="box")
     with caplog.at_level(logging.INFO, logger="willughby.companion.camera_throws"):
@@ -124,23 +137,100 @@ def test_the_camera_is_a_dice_source_in_the_configuration():
         CompanionConfig(dice="cup")
 
 
-def test_the_dice_are_read_only_while_a_throw_is_awaited_or_to_compare_with_the_box(c):
-    throws = CameraThrows(c)
-    assert not throws.wanted()                    # Ann is to move the 3-1 of the start
+def test_the_dice_are_read_while_a_throw_is_awaited_or_played_or_to_compare_with_the_box(c):
+    throws = _watching(c)
+    assert throws.wanted()                        # Ann is to move the 3-1 of the start: where its dice lie
     _play(c, "8/5 6/5")
     assert throws.wanted()                        # Bob is to throw
-    throws.on_dice([_die(6, 100), _die(2, 140)])
-    assert not throws.wanted() and CameraThrows(c, compare_only=True).wanted()
+    fresh = Companion(GameStore(":memory:"))
+    fresh.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"}, who="test")
+    assert not CameraThrows(fresh).wanted()       # the roll for the start: one die each, not the camera's
+    assert CameraThrows(fresh, compare_only=True).wanted()
+    fresh.store.close()
 
 
-def test_a_throw_after_a_restart_is_not_taken_for_one_already_taken(c):
-    first = CameraThrows(c)
+def test_after_a_restart_dice_that_never_moved_are_not_a_throw_and_a_new_throw_is_taken(c):
+    first = _watching(c)
     _play(c, "8/5 6/5")
-    first.on_dice([_die(6, 100), _die(2, 140)])
-    _play(c, next(iter(c.legal_boards())))
+    first.on_dice([_die(6, 100), _die(2, 140)])   # Bob throws 6-2 ...
+    _play(c, next(iter(c.legal_boards())))        # ... and plays it
     again = CameraThrows(c)                       # the companion started again: a new watcher's throws
-    again.on_dice([_die(4, 300), _die(1, 340)])
+    again.on_dice([_die(6, 100), _die(2, 140)])   # Bob's dice, lying where they fell
+    state = c.state()
+    assert state["phase"] == "throw" and state["dice"] is None
+    assert "the camera does not know whether the dice" in state["announcements"][0]["text"]
+    again.on_dice([_die(4, 300), _die(1, 340)])   # Ann throws: taken, its ident not one taken before
     assert c.state()["phase"] == "move" and c.state()["dice"] == [4, 1]
+
+
+def test_the_dice_of_a_throw_entered_on_the_page_are_not_the_next_players_throw(c):
+    throws = _watching(c)
+    _play(c, "8/5 6/5")
+    throws.on_dice([_die(None, 300), _die(4, 340)])      # Bob's die cocked: the players are told ...
+    c.enter_dice([5, 4])                                 # ... and enter the throw on the page
+    throws.on_dice([_die(5, 300), _die(4, 340)])         # the die falls flat while Bob plays
+    _play(c, next(iter(c.legal_boards())))
+    throws.on_dice([_die(5, 300), _die(4, 340)])         # Ann's turn: Bob's dice still lie there
+    assert c.state()["phase"] == "throw" and c.state()["dice"] is None
+    throws.on_dice([_die(2, 100), _die(1, 140)])         # Ann throws
+    assert c.state()["phase"] == "move" and c.state()["dice"] == [2, 1]
+
+
+def test_a_die_not_read_is_told_again_for_a_new_throw(c):
+    throws = _watching(c)
+    _play(c, "8/5 6/5")
+    throws.on_dice([_die(None, 100), _die(4, 140)])
+    c.enter_dice([5, 4])
+    throws.on_dice([_die(5, 100), _die(4, 140)])
+    _play(c, next(iter(c.legal_boards())))
+    throws.on_dice([_die(None, 300), _die(2, 340)])      # Ann's throw, in new places, a die cocked again
+    told = [a["text"] for a in c.state()["announcements"] if "cannot read the dice" in a["text"]]
+    assert len(told) == 2
+
+
+def test_a_throw_entered_on_the_page_while_the_camera_reads_one_is_kept_and_the_camera_raises_nothing(c):
+    _play(c, "8/5 6/5")
+
+    class PageMeanwhile:                                 # the page enters a throw between the state and the dice
+        def state(self):
+            state = c.state()
+            c.enter_dice([6, 6])
+            return state
+
+        def enter_dice(self, dice, who, ident):
+            return c.enter_dice(dice, who, ident)
+
+        def notice(self, text):
+            c.notice(text)
+
+    throws = _watching(c)
+    throws._game = PageMeanwhile()
+    throws.on_dice([_die(6, 100), _die(2, 140)])
+    assert c.state()["dice"] == [6, 6] and throws.last_read is None
+
+
+def test_with_the_box_throwing_a_frame_read_before_the_box_throws_is_compared_later(c, caplog):
+    throws = _watching(c, compare_only=True)
+    _play(c, "8/5 6/5")
+    throws.on_dice([_die(6, 100), _die(3, 140)])         # the box's throw not come yet: nothing to compare
+    c.enter_dice([6, 2], who="box")
+    with caplog.at_level(logging.INFO, logger="willughby.companion.camera_throws"):
+        throws.on_dice([_die(6, 100), _die(3, 140)])
+    assert "the box threw" in caplog.text
+
+
+def test_a_throw_read_by_the_camera_and_restored_by_undo_is_still_the_cameras(c):
+    # UNDO takes back a throw entered on the page and the move before it: the throw in play is again the
+    # camera's, and a board no play of it leads to is asked about, never ruled illegal
+    throws = _watching(c)
+    _play(c, "8/5 6/5")
+    throws.on_dice([_die(6, 100), _die(2, 140)])         # Bob's 6-2, read by the camera
+    _play(c, next(iter(c.legal_boards())))
+    c.enter_dice([4, 1])                                 # Ann's throw, on the page
+    c.undo()
+    c.undo()
+    assert c.state()["phase"] == "move" and c.state()["dice"] == [6, 2]
+    _asked_not_ruled(c, (6, 1))
 
 
 def test_a_mark_taken_for_a_die_that_lies_still_through_three_turns_is_learnt_as_the_boards_own(c):
