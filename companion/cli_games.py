@@ -392,7 +392,9 @@ def judge_photo(args: argparse.Namespace, rules: Rules, before: Position, dice: 
     only what the photo settles; otherwise ``unsure``. Without *dice*, the
     throw is read from the dice lying in the photo
     (:func:`~willughby.companion.photo_judge.read_throw`): dice not read surely
-    make the turn ``unsure``, never a ruling on a guessed throw."""
+    make the turn ``unsure``, never a ruling on a guessed throw, and a board no
+    play of the throw read leads to is ``unsure`` too (asked), never ruled
+    illegal on the dice read alone."""
     from willughby.vision.cli import locate, read_image
     from willughby.vision.turns import OTHER
 
@@ -406,11 +408,13 @@ def judge_photo(args: argparse.Namespace, rules: Rules, before: Position, dice: 
     if dice is None:
         dice, dice_read, why = read_throw(rules, image, corners)
         if dice is None:
-            doc = unsure_of_throw(dice_read, why)
+            doc = unsure_of_throw(rules, image, corners, marked_by_hand=bool(args.corners), look=look,
+                                  earlier=earlier, dice_read=dice_read, why=why)
+            doc.pop("corners", None)
             print(json.dumps(doc) if args.json else f"unsure: {why}; ask the players")
             return 0
     doc = judge_image(rules, before, dice, image, corners, marked_by_hand=bool(args.corners), look=look,
-                      earlier=earlier)
+                      earlier=earlier, throw_read=dice_read is not None)
     doc.pop("corners", None)
     if dice_read is not None:
         doc["dice_read"] = dice_read
@@ -423,7 +427,8 @@ def judge_photo(args: argparse.Namespace, rules: Rules, before: Position, dice: 
     elif doc["verdict"] == "illegal":
         print(f"illegal: {doc['reason']} ({doc['citation']})")
     else:
-        print("unsure: the photo does not settle this turn; ask the players" +
+        read = f" (the camera read the throw {'-'.join(map(str, dice))})" if dice_read is not None else ""
+        print(f"unsure: the photo does not settle this turn{read}; ask the players" +
               ("" if doc["settled"] else " (the board cannot be read: " + "; ".join(doc["notes"]) + ")"))
     for r in doc["candidates"][:4] if doc["settled"] else []:
         if r["p"] >= 0.001:

@@ -25,22 +25,10 @@ from willughby.engine.rules import Rules
 __all__ = ["judge_photo", "possible_position", "read_throw", "unsure_of_throw"]
 
 
-def judge_photo(rules: Rules, before: Position, dice: Sequence[int], image: np.ndarray,
-                corners: Sequence[Sequence[float]], *, marked_by_hand: bool, look: Any = None,
-                earlier: np.ndarray | None = None) -> dict[str, Any]:
-    """The ruling document of the turn from *before* with *dice* whose board
-    after is shown in *image*, the board's corners C1..C4 at *corners*.
-
-    *marked_by_hand*: corners a person marked (a few pixels off), moved along
-    the board to the points' edges first; a saved calibration's were refined
-    when it was made. *look*: what a calibration learnt of this board.
-    *earlier*: a photo of the board before the turn from the same camera,
-    which shows what changed. Returns the document ``judge --after-image
-    --json`` prints (``docs/command-line.md``), with ``corners``, the
-    corners read with."""
+def _read_photo(rules: Rules, image: np.ndarray, corners: Sequence[Sequence[float]], *, marked_by_hand: bool,
+                look: Any, earlier: np.ndarray | None) -> tuple[Any, Any, np.ndarray | None]:
+    """The photo read: (the corners read with, the reading, the photo before where it is of the same camera)."""
     from willughby.vision.reader import learn_look, read_board
-    from willughby.vision.turns import (CHANGE_DELTA_E, FAINT_DELTA_E, Candidate, TurnEvidence, TurnReader,
-                                        point_change_profiles)
 
     if marked_by_hand:
         from willughby.vision.config import VisionConfig
@@ -54,7 +42,37 @@ def judge_photo(rules: Rules, before: Position, dice: Sequence[int], image: np.n
         # (its colours, and its frame's picture, so only what changed since can be a hand) is used to read
         learnt = learn_look(earlier, corners)
         look = learnt if look is None else replace(look, rails=learnt.rails)
-    reading = read_board(image, corners, look=look, men_per_side=rules.men)
+    return corners, read_board(image, corners, look=look, men_per_side=rules.men), earlier
+
+
+def _reading_doc(reading: Any, rules: Rules) -> dict[str, Any]:
+    """The board as the camera read it, with its confidence per location (the document's ``reading``)."""
+    doc: dict[str, Any] = reading.to_board(men_per_side=rules.men)
+    doc["confidence"] = {k: round(v, 3) for k, v in reading.location_confidence.items()}
+    return doc
+
+
+def judge_photo(rules: Rules, before: Position, dice: Sequence[int], image: np.ndarray,
+                corners: Sequence[Sequence[float]], *, marked_by_hand: bool, look: Any = None,
+                earlier: np.ndarray | None = None, throw_read: bool = False) -> dict[str, Any]:
+    """The ruling document of the turn from *before* with *dice* whose board
+    after is shown in *image*, the board's corners C1..C4 at *corners*.
+
+    *marked_by_hand*: corners a person marked (a few pixels off), moved along
+    the board to the points' edges first; a saved calibration's were refined
+    when it was made. *look*: what a calibration learnt of this board.
+    *earlier*: a photo of the board before the turn from the same camera,
+    which shows what changed. *throw_read*: *dice* were read by the camera
+    from the photo, not given: a board no play of them leads to is then
+    ``unsure`` (asked), never ruled illegal on the camera's dice alone (the
+    dice may have been misread; the referee at the table does the same).
+    Returns the document ``judge --after-image --json`` prints
+    (``docs/command-line.md``), with ``corners``, the corners read with."""
+    from willughby.vision.turns import (CHANGE_DELTA_E, FAINT_DELTA_E, Candidate, TurnEvidence, TurnReader,
+                                        point_change_profiles)
+
+    corners, reading, earlier = _read_photo(rules, image, corners, marked_by_hand=marked_by_hand, look=look,
+                                            earlier=earlier)
     profiles = faint = None
     if earlier is not None:
         # where along each point the picture changed: in the games of piles, what a play did there
@@ -64,12 +82,14 @@ def judge_photo(rules: Rules, before: Position, dice: Sequence[int], image: np.n
     found = TurnReader().judge([Candidate(p, o.position.to_board()) for p, o in by_play.items()],
                                TurnEvidence.from_reading(reading, profiles=profiles, faint_profiles=faint),
                                before=before.to_board(), men=rules.men, piles=family_of(rules).board == "piles")
-    read_doc = reading.to_board(men_per_side=rules.men)
-    read_doc["confidence"] = {k: round(v, 3) for k, v in reading.location_confidence.items()}
     candidates = [{"play": r["play"], "board": r["board"], "p": round(r["p"], 4)} for r in found.ranked]
+    notes = list(found.notes)
     settled_on: Position | None = None
     if found.verdict == "legal":
         settled_on = by_play[found.play].position
+    elif found.verdict == "illegal" and throw_read:
+        notes.append(f"no play of the throw read from the photo ({'-'.join(map(str, dice))}) leads to the board "
+                     "seen: the dice may have been misread, so the players are asked")
     elif found.verdict == "illegal":
         settled_on = possible_position(found.board, rules)     # an illegal turn: the board as read
     if settled_on is not None:
@@ -81,7 +101,7 @@ def judge_photo(rules: Rules, before: Position, dice: Sequence[int], image: np.n
     else:
         doc = {"verdict": "unsure", "play": None, "after": None, "events": [], "reason": None, "citation": None,
                "game_over": None}
-    doc.update(reading=read_doc, candidates=candidates, settled=found.settled, notes=list(found.notes),
+    doc.update(reading=_reading_doc(reading, rules), candidates=candidates, settled=found.settled, notes=notes,
                corners=[[round(float(x), 1), round(float(y), 1)] for x, y in np.asarray(corners, float).tolist()])
     return doc
 
@@ -119,8 +139,18 @@ def read_throw(rules: Rules, image: np.ndarray, corners: Sequence[Sequence[float
         return None, read, f"the dice read are no throw of this game ({exc})"
 
 
-def unsure_of_throw(dice_read: list[dict[str, Any]], why: str) -> dict[str, Any]:
-    """The ruling document of a turn whose throw the photo does not settle: ``unsure``, with what was read."""
+def unsure_of_throw(rules: Rules, image: np.ndarray, corners: Sequence[Sequence[float]], *, marked_by_hand: bool,
+                    look: Any = None, earlier: np.ndarray | None = None, dice_read: list[dict[str, Any]],
+                    why: str) -> dict[str, Any]:
+    """The ruling document of a turn whose throw the photo does not settle: ``unsure``, with what was read of
+    the dice (*dice_read*; *why* not a throw, in words) and of the board (``reading``; ``settled`` false where
+    the photo cannot be read at all, a hand over the board, as :func:`judge_photo` says it)."""
+    from willughby.vision.turns import TurnEvidence
+
+    corners, reading, _ = _read_photo(rules, image, corners, marked_by_hand=marked_by_hand, look=look,
+                                      earlier=earlier)
+    evidence = TurnEvidence.from_reading(reading)
     return {"verdict": "unsure", "play": None, "after": None, "events": [], "reason": None, "citation": None,
-            "game_over": None, "candidates": [], "settled": True, "notes": [why], "dice": None,
-            "dice_read": dice_read}
+            "game_over": None, "reading": _reading_doc(reading, rules), "candidates": [],
+            "settled": evidence.settled, "notes": [why] + ([] if evidence.settled else [evidence.why_unsettled]),
+            "dice": None, "dice_read": dice_read}

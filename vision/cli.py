@@ -225,12 +225,16 @@ def locate(image: np.ndarray, corners_text: str | None, calibration: str | Path 
     from .errors import CalibrationMissing
     from .reader import Look
 
+    h, w = image.shape[:2]
+
+    def outside(corners: Any) -> list[Any]:
+        return [c for c in corners if not (-0.05 * w <= c[0] <= 1.05 * w and -0.05 * h <= c[1] <= 1.05 * h)]
+
     if corners_text:
         corners = parse_corners(corners_text)
-        h, w = image.shape[:2]
-        outside = [c for c in corners if not (-0.05 * w <= c[0] <= 1.05 * w and -0.05 * h <= c[1] <= 1.05 * h)]
-        if outside:
-            raise InvalidCornersError(f"the corners must lie in the image ({w}x{h} pixels), not at {outside[0]}")
+        if outside(corners):
+            raise InvalidCornersError(f"the corners must lie in the image ({w}x{h} pixels), "
+                                      f"not at {outside(corners)[0]}")
         return corners, None
     path = Path(calibration) if calibration else calibration_path(default_data_dir())
     try:
@@ -240,6 +244,10 @@ def locate(image: np.ndarray, corners_text: str | None, calibration: str | Path 
             f"no --corners given and no calibration at {path}: give the corners, or run "
             "'willughby vision calibrate' first") from None
     corners = corners_for(image, saved).tolist()
+    if outside(corners):
+        raise InvalidCornersError(f"the calibration's corners ({path}) lie outside the image ({w}x{h} pixels), at "
+                                  f"{[round(float(v), 1) for v in outside(corners)[0]]}: calibrate again for this "
+                                  "camera, or give --corners")
     return corners, (Look.from_json(saved.colours) if saved.colours else None)
 
 

@@ -199,18 +199,23 @@ def test_an_unsure_turn_settles_on_no_board(photos, capsys):
 
 @pytest.fixture(scope="module")
 def thrown(tmp_path_factory):
-    """Photos of the board after 8/5 6/5 with the 3-1 still lying on it, and with one die only."""
+    """Photos of the board after 8/5 6/5 with the 3-1 still lying on it, with one die only, with one die and a
+    hand over the board, and of the board after 24/13 (a play of a 6-5) with a 3-1 lying on it."""
     from willughby.vision.synth import SceneSpec, render
 
     d = tmp_path_factory.mktemp("thrown")
     after = next(o for o in turn_outcomes(RULES, START, (3, 1)) if o.play.notation == "8/5 6/5").position.to_board()
-    out = {}
-    for name, dice in (("both", (3, 1)), ("one", (3,))):
+    run = next(o for o in turn_outcomes(RULES, START, (6, 5)) if o.play.notation == "24/13").position.to_board()
+    out: dict = {}
+    corners: dict[str, str] = {}
+    for name, dice, board, hand in (("both", (3, 1), after, False), ("one", (3,), after, False),
+                                    ("one-hand", (3,), after, True), ("other", (3, 1), run, False)):
         spec = dict(SPEC, n_dice=len(dice), dice_values=dice)
-        image, label = render(np.random.default_rng(5), SceneSpec(position=after, occluded=False, **spec))
+        image, label = render(np.random.default_rng(5), SceneSpec(position=board, occluded=hand, **spec))
         cv2.imwrite(str(d / f"{name}.png"), image)
         out[name] = str(d / f"{name}.png")
-    out["corners"] = " ".join(f"{x:.1f},{y:.1f}" for x, y in label["corners"])
+        corners[name] = " ".join(f"{x:.1f},{y:.1f}" for x, y in label["corners"])
+    out["corners"] = corners
     out["start"] = "@" + str(d / "start.json")
     (d / "start.json").write_text(json.dumps(dict(START.to_board(), turn="light")))
     return out
@@ -218,7 +223,7 @@ def thrown(tmp_path_factory):
 
 def _judge_read(thrown, name, capsys):
     code = main(["judge", "--variant", "backgammon", "--before", thrown["start"], "--after-image", thrown[name],
-                 "--corners", thrown["corners"], "--json"])
+                 "--corners", thrown["corners"][name], "--json"])
     out = capsys.readouterr()
     return code, json.loads(out.out) if out.out else None, out.err
 
@@ -235,6 +240,27 @@ def test_dice_that_make_no_throw_leave_the_turn_unsure_never_a_guess(thrown, cap
     assert code == 0 and err == ""
     assert (doc["verdict"], doc["play"], doc["dice"]) == ("unsure", None, None)
     assert "1 die seen on the board, not the 2 dice of a throw" in doc["notes"][0]
+
+
+def test_a_play_only_another_throw_gives_is_asked_never_ruled_illegal_on_the_dice_read(thrown, capsys):
+    # cli.md: a play legal only for another throw than the camera read is asked, never ruled on the camera's
+    # dice alone (they may have been misread)
+    code, doc, err = _judge_read(thrown, "other", capsys)
+    assert code == 0 and err == ""
+    assert sorted(doc["dice"]) == [1, 3]
+    assert (doc["verdict"], doc["after"]) == ("unsure", None) and doc["candidates"][0]["play"] == "another board"
+    assert any("no play of the throw read from the photo" in n for n in doc["notes"])
+    # the same photo with the throw given by the players: the referee rules on it
+    code = main(["judge", "--variant", "backgammon", "--before", thrown["start"], "--after-image", thrown["other"],
+                 "--corners", thrown["corners"]["other"], "--dice", "3,1", "--json"])
+    assert code == 0 and json.loads(capsys.readouterr().out)["verdict"] == "illegal"
+
+
+def test_a_throw_not_read_still_says_whether_the_board_could_be_read(thrown, capsys):
+    _, clear, _ = _judge_read(thrown, "one", capsys)
+    _, covered, _ = _judge_read(thrown, "one-hand", capsys)
+    assert clear["settled"] and clear["reading"]["confidence"]
+    assert covered["verdict"] == "unsure" and not covered["settled"] and len(covered["notes"]) == 2
 
 
 def test_without_dice_or_a_photo_the_dice_are_asked_for(thrown, capsys):

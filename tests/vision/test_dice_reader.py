@@ -97,6 +97,19 @@ def test_the_command_refuses_a_missing_image_in_one_line(capsys):
     assert "Traceback" not in err and err.count("\n") == 1
 
 
+def test_a_calibration_whose_corners_lie_outside_the_picture_is_refused_in_one_line(tmp_path, capsys):
+    from willughby.vision.calibration import Calibration, save_calibration
+
+    image, _ = _board(6, (5, 1))
+    path = tmp_path / "board.png"
+    cv2.imwrite(str(path), image)
+    far = save_calibration(tmp_path / "calibration.json",
+                           Calibration(((5000, 5000), (6000, 5000), (6000, 6000), (5000, 6000))))
+    assert main(["vision", "dice", str(path), "--calibration", str(far)]) == 2
+    err = capsys.readouterr().err
+    assert "lie outside the image" in err and "calibrate again" in err and err.count("\n") == 1
+
+
 def _seen(x: float, y: float, side: float, value: int | None = 1) -> SeenDie:
     return SeenDie(value, (x, y), side, 0.95)
 
