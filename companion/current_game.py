@@ -17,6 +17,7 @@ else in the companion reads the game through it, holding :attr:`lock`.
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import Any, Sequence
 
@@ -27,6 +28,8 @@ from .numbering import TurnCounter, judged_turns
 from .store import GameStore
 
 __all__ = ["CurrentGame", "LoggedAnnouncement"]
+
+log = logging.getLogger(__name__)
 
 #: an announcement as the log keeps it: its number, its words, its kind
 LoggedAnnouncement = tuple[int, str, str]
@@ -178,8 +181,23 @@ class CurrentGame:
             return
         result = self.match.result
         ends = result.to_json() if new and result is not None else None
-        ns = self.store.append_many(self.id, entries, ends=ends)
+        try:
+            ns = self.store.append_many(self.id, entries, ends=ends)
+        except BaseException:  # noqa: the game put back as the store holds it, then re-raised (nothing is hidden)
+            self._as_stored()
+            raise
         self.action_ns.extend(ns[:len(new)])
+
+    def _as_stored(self) -> None:
+        """The game in memory put back as the store holds it, after a write the store did not take: the actions
+        not written (and a throw's ident) are forgotten, so they can be done again, and the record, its export
+        and what the players are told keep agreeing (else the next write would store them under another's
+        name)."""
+        assert self.id is not None
+        try:
+            self.load(self.id)
+        except Exception as exc:  # noqa: the store cannot be read either; the write's own error is raised
+            log.warning("game %s could not be read back after a failed write: %s", self.id, exc)
 
     def remember(self, ident: str | None) -> None:
         """A dice throw's ident taken, so the same throw delivered again counts once."""

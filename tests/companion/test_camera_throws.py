@@ -13,7 +13,7 @@ import pytest
 from willughby.companion.camera_throws import CameraThrows
 from willughby.companion.config import CompanionConfig, ConfigError
 from willughby.companion.service import Companion
-from willughby.companion.store import GameStore
+from willughby.companion.store import GameStore, StoreError
 from willughby.engine.moves import legal_plays
 from willughby.engine.position import Position
 from willughby.engine.rules import preset_rules
@@ -251,3 +251,27 @@ def test_a_mark_taken_for_a_die_that_lies_still_through_three_turns_is_learnt_as
     state = c.state()
     assert state["phase"] == "move" and state["dice"] == [4, 2]
     assert c.store.game(c.game_id)["log"][-2]["who"] == "camera"
+
+
+def test_a_throw_the_store_did_not_take_is_forgotten_and_taken_again_under_its_own_name(c, monkeypatch):
+    # nothing lost, nothing misnamed: a write the store refused (a full disk) leaves the game as stored, so the
+    # next frame's dice are taken as the camera's throw, not saved later under whoever makes the next move
+    throws = _watching(c)
+    _play(c, "8/5 6/5")
+    writes = c.store.append_many
+
+    def refused_once(*args, **kwargs):
+        monkeypatch.setattr(c.store, "append_many", writes)
+        raise StoreError("database or disk is full")
+
+    monkeypatch.setattr(c.store, "append_many", refused_once)
+    with pytest.raises(StoreError):
+        throws.on_dice([_die(6, 100), _die(2, 140)])
+    assert c.state()["phase"] == "throw" and c.state()["dice"] is None
+    throws.on_dice([_die(6, 100), _die(2, 140)])        # the next settled frame: the same dice
+    assert c.state()["phase"] == "move" and c.state()["dice"] == [6, 2]
+    _play(c, next(iter(c.legal_boards())))
+    log = c.store.game(c.game_id)["log"]
+    throw, move = [e for e in log if e["kind"] == "action"][-2:]
+    assert (throw["data"]["type"], throw["who"], move["data"]["type"]) == ("throw", "camera", "move")
+    assert [e["who"] for e in log if e["kind"] == "dice"][-1] == "camera"
