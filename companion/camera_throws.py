@@ -99,8 +99,8 @@ class CameraThrows:
         #: where the dice of the throw in play lay, however it was made (the camera, the page, the box, the
         #: roll for the start): None until the first settled frame read, since what lies on the board when the
         #: camera starts may be a throw made before (a restart), which it cannot tell from one made since
+        #: ([] where a settled frame showed no dice since: they were picked up)
         self._last: list[tuple[float, float, float]] | None = None
-        self._picked_up = False                               # a settled frame with no dice since that throw
         self._unread_at: list[tuple[float, float, float]] | None = None   # dice the players were told of
         self._count = 0
         # each throw's ident names this run too: the store remembers the idents taken, across restarts
@@ -148,8 +148,7 @@ class CameraThrows:
         state = self._game.state()
         seen = self._passed_over(seen, state.get("turn_number"))
         if not seen:
-            self._picked_up = True
-            self._last = []
+            self._last = []                                 # picked up: any dice seen next are a new throw
             self._unread_at = None
             return
         places = [(d.center[0], d.center[1], d.side) for d in seen]
@@ -164,7 +163,7 @@ class CameraThrows:
                 self._game.notice("the camera does not know whether the dice on the board were thrown since it "
                                   "started: throw again, or enter the throw on the page")
             return
-        if not (self._picked_up or self._moved(places, self._last)):
+        if not self._moved(places, self._last):
             return                                          # the dice of the throw in play, lying still
         if not self.compare_only and state.get("phase") != "throw":
             # the dice of the throw in play (entered on the page, thrown by the box for the start, or taken
@@ -199,7 +198,6 @@ class CameraThrows:
     def _taken(self, places: list[tuple[float, float, float]]) -> None:
         """The dice lying at *places* are the throw in play's."""
         self._last = places
-        self._picked_up = False
         self._unread_at = None
 
     @staticmethod

@@ -410,7 +410,6 @@ def judge_photo(args: argparse.Namespace, rules: Rules, before: Position, dice: 
         if dice is None:
             doc = unsure_of_throw(rules, image, corners, marked_by_hand=bool(args.corners), look=look,
                                   earlier=earlier, dice_read=dice_read, why=why)
-            doc.pop("corners", None)
             print(json.dumps(doc) if args.json else f"unsure: {why}; ask the players")
             return 0
     doc = judge_image(rules, before, dice, image, corners, marked_by_hand=bool(args.corners), look=look,

@@ -232,9 +232,9 @@ def locate(image: np.ndarray, corners_text: str | None, calibration: str | Path 
 
     if corners_text:
         corners = parse_corners(corners_text)
-        if outside(corners):
-            raise InvalidCornersError(f"the corners must lie in the image ({w}x{h} pixels), "
-                                      f"not at {outside(corners)[0]}")
+        far = outside(corners)
+        if far:
+            raise InvalidCornersError(f"the corners must lie in the image ({w}x{h} pixels), not at {far[0]}")
         return corners, None
     path = Path(calibration) if calibration else calibration_path(default_data_dir())
     try:
@@ -244,10 +244,11 @@ def locate(image: np.ndarray, corners_text: str | None, calibration: str | Path 
             f"no --corners given and no calibration at {path}: give the corners, or run "
             "'willughby vision calibrate' first") from None
     corners = corners_for(image, saved).tolist()
-    if outside(corners):
+    far = outside(corners)
+    if far:
         raise InvalidCornersError(f"the calibration's corners ({path}) lie outside the image ({w}x{h} pixels), at "
-                                  f"{[round(float(v), 1) for v in outside(corners)[0]]}: calibrate again for this "
-                                  "camera, or give --corners")
+                                  f"{[round(float(v), 1) for v in far[0]]}: calibrate again for this camera, or "
+                                  "give --corners")
     return corners, (Look.from_json(saved.colours) if saved.colours else None)
 
 
