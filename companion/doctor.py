@@ -25,9 +25,10 @@ __all__ = ["Check", "checks", "run_doctor", "PICAMERA_CLASH_FIX"]
 
 #: what to do where the Pi's picamera2 cannot be imported beside the venv's numpy 2: its JPEG module
 #: (simplejpeg, from Debian, built against numpy 1.24) does not load with numpy 2, whose ABI is not the
-#: one it was built for; a simplejpeg wheel built against numpy 2, installed in the venv, is found first
-PICAMERA_CLASH_FIX = (".venv/bin/pip install simplejpeg (a build for numpy 2, found before the system's); "
-                      "or keep numpy 1 in the venv: .venv/bin/pip install 'numpy<2'")
+#: one it was built for; a simplejpeg wheel built against numpy 2, installed in the venv, is found first. The
+#: Pi's lock holds one (numpy 1 is no way out: OpenCV 5 needs numpy 2)
+PICAMERA_CLASH_FIX = ("install the Pi's lock in the venv, whose simplejpeg is built for numpy 2 and found before "
+                      "the system's: .venv/bin/pip install --require-hashes -r requirements/pi.txt")
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,11 @@ NOT_RUN = {
     "willughby watch game-stills/ ": "needs a recorded game's stills, which are not shipped "
                                      "(tests/companion/test_replay.py runs the command on drawn ones)",
     "python benchmarks/movegen.py": "a benchmark: 25 s on one core",
+    "python tools/lock.py --upgrade": "rewrites the lock with the newest versions (tools/lock.py --check is run "
+                                      "by .ci/run, with the network)",
+    "python tools/lock.py --check": "resolves pyproject.toml against the package index (.ci/run runs it)",
+    "python tools/newest_allowed.py": "installs the newest versions in a scratch venv and runs the whole suite "
+                                      "there (.ci/run runs it, as a report)",
     "python benchmarks/bridge.py": "a benchmark: 75 s (decoding megabytes, twenty reconnections per outage)",
     "python benchmarks/vision_reader.py": "a benchmark: 200 frames drawn and read, and the dev set of real photos "
                                           "(--dev DIR), which is not shipped",
@@ -102,7 +107,8 @@ NOT_RUN = {
 
 # Commands run with a change, each with why: (doc, what the command begins with) -> (what is run, why).
 REWRITES = {
-    ("README.md", "python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[test]' && willughby demo"): (
+    ("README.md", "python3 -m venv .venv && . .venv/bin/activate && pip install --require-hashes -r "
+                  "requirements/test.txt && pip install --no-deps --no-build-isolation -e . && willughby demo"): (
         "willughby demo",
         "the install steps before it are what CI does; the demo they end in is run"),
 }

@@ -1,23 +1,19 @@
-"""Check that every dependency installs on a Raspberry Pi from a wheel, at the versions installed here.
+"""Check the lock against a Raspberry Pi and against this install: the Pi gets what the tests ran with.
 
-A Pi running Raspberry Pi OS Bookworm (64-bit) runs Python 3.11 on aarch64
-with glibc 2.36: it takes wheels tagged ``manylinux_2_17_aarch64`` up to
-``manylinux_2_36_aarch64`` (``manylinux2014_aarch64`` is 2_17), and pure
-Python ones. Anything else pip would compile from source there, which on a
-Pi takes hours or fails. This asks pip for the project's dependencies, and
-theirs, as such a Pi would (``pip download --only-binary=:all:`` with those
-tags, nothing installed), and compares each version with the one installed
-in this environment (the x86 install the tests ran against): a dependency
-with no wheel for the Pi, or whose newest wheel there is another version
-(numpy 2.4's aarch64 wheels are tagged ``manylinux_2_27`` and ``_2_28`` only,
-so a check with ``manylinux2014`` alone would quietly pick an older numpy),
-fails the check.
+``requirements/pi.txt`` (written by ``tools/lock.py``) is what ``hardware/install-pi.sh`` installs on a Pi
+running Raspberry Pi OS Bookworm (64-bit): Python 3.11 on aarch64 with glibc 2.36, which takes wheels tagged
+``manylinux_2_17_aarch64`` up to ``manylinux_2_36_aarch64`` (``manylinux2014_aarch64`` is 2_17) and pure
+Python ones; anything else pip would compile there, which on a Pi takes hours or fails. Three checks:
+
+1. every version the Pi's lock pins is the one ``requirements/test.txt`` pins (the lock the tests run on);
+2. every one installed in this environment is the test lock's (so the tests here ran on the lock);
+3. ``pip download`` as such a Pi would (``--only-binary=:all:`` with those tags, ``--require-hashes``, nothing
+   installed) finds a wheel of each pinned version whose hash the lock holds.
 
     python tools/pi_wheels.py            # run by .ci/run after the install
 
-Exit status 0: every version matches; 1: a difference or a dependency with
-no wheel (each named); 2: pip could not be run or the network could not be
-reached.
+Exit status 0: all three hold; 1: a difference or a version with no wheel for the Pi (each named); 2: a lock
+is missing, or pip could not be run or the network could not be reached.
 """
 
 from __future__ import annotations
@@ -26,16 +22,19 @@ import re
 import subprocess
 import sys
 import tempfile
-import tomllib
 from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+TEST_LOCK = ROOT / "requirements" / "test.txt"
+PI_LOCK = ROOT / "requirements" / "pi.txt"
 PYTHON = "3.11"
 GLIBC_MINORS = range(17, 37)          # manylinux_2_17 .. manylinux_2_36: what Bookworm's glibc 2.36 accepts
-#: what ``python3 -m venv`` puts in every new environment (Python 3.11): pip does not replace them to satisfy
-#: a requirement they meet (gpiozero's colorzero asks for setuptools), so ``pip download``'s newest says nothing
-SEEDED = frozenset({"pip", "setuptools"})
+#: what ``python3 -m venv`` puts in every new environment: the lock installs over it, but a venv that was
+#: made before the lock may still hold its own, which says nothing of the tests
+SEEDED = frozenset({"pip"})
+#: a pin line of a lock: ``name==version``, then markers or a backslash
+PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")
 
 
 def platform_tags() -> list[str]:
@@ -44,37 +43,43 @@ def platform_tags() -> list[str]:
             + ["manylinux2014_aarch64", "linux_aarch64", "any"])
 
 
-def requirements(pyproject: Path = ROOT / "pyproject.toml") -> list[str]:
-    """The project's own dependencies (not its test extras), as pyproject.toml gives them."""
-    with pyproject.open("rb") as f:
-        return list(tomllib.load(f)["project"]["dependencies"])
-
-
 def canonical(name: str) -> str:
     """A distribution's name as pip compares them (PEP 503)."""
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def wheel_version(filename: str) -> tuple[str, str]:
-    """(name, version) of a wheel file's name; ValueError for anything that is not a wheel (an sdist)."""
-    if not filename.endswith(".whl"):
-        raise ValueError(f"{filename}: not a wheel")
-    parts = filename[:-4].split("-")
-    if len(parts) < 5:
-        raise ValueError(f"{filename}: not a wheel's name")
-    return canonical(parts[0]), parts[1]
+def pins(text: str) -> dict[str, set[str]]:
+    """The versions a lock pins, by canonical name (a universal lock may pin two, under exclusive markers)."""
+    out: dict[str, set[str]] = {}
+    for line in text.splitlines():
+        match = PIN.match(line)
+        if match:
+            out.setdefault(canonical(match.group(1)), set()).add(match.group(2))
+    return out
 
 
-def differences(wheels: list[str], installed: dict[str, str]) -> list[str]:
-    """Each wheel whose version is not the one installed here (by canonical name), in a line. A
-    distribution a new virtual environment already holds (``SEEDED``: pip keeps the one there, which
-    satisfies the requirement, on the Pi as here) or that is not installed here is no difference."""
+def pi_differs_from_tests(pi: dict[str, set[str]], tested: dict[str, set[str]]) -> list[str]:
+    """Each version the Pi's lock pins that the test lock does not, in a line. A distribution only the Pi needs
+    (its ``pi`` extras) is no difference."""
     out = []
-    for filename in sorted(wheels):
-        name, version = wheel_version(filename)
-        here = None if name in SEEDED else installed.get(name)
-        if here is not None and here != version:
-            out.append(f"{name}: {version} on the Pi, {here} here")
+    for name in sorted(pi):
+        if name in tested and not pi[name] <= tested[name]:
+            out.append(f"{name}: {', '.join(sorted(pi[name]))} on the Pi, "
+                       f"{', '.join(sorted(tested[name]))} in the tests' lock")
+    return out
+
+
+def installed_differs_from_lock(installed: dict[str, str], tested: dict[str, set[str]]) -> list[str]:
+    """Each distribution installed here whose version the test lock does not pin, in a line. What the lock does
+    not name at all (the project itself, a tool someone added by hand) is reported too: the tests ran beside it."""
+    out = []
+    for name in sorted(installed):
+        if name in SEEDED or name == "willughby":
+            continue
+        if name not in tested:
+            out.append(f"{name}: {installed[name]} installed here, not in the lock")
+        elif installed[name] not in tested[name]:
+            out.append(f"{name}: {installed[name]} installed here, {', '.join(sorted(tested[name]))} in the lock")
     return out
 
 
@@ -82,37 +87,43 @@ def installed_versions() -> dict[str, str]:
     return {canonical(d.metadata["Name"]): d.version for d in metadata.distributions() if d.metadata["Name"]}
 
 
-def main() -> int:
-    reqs = requirements()
+def download_for_pi(lock: Path) -> tuple[int, str]:
+    """``pip download`` of the lock's pins as a Bookworm Pi would take them; (status, a line saying why)."""
     with tempfile.TemporaryDirectory(prefix="pi-wheels-") as dest:
         cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
-               "--only-binary=:all:", "--python-version", PYTHON, "--implementation", "cp",
-               "--abi", "cp311", "--abi", "abi3", "--abi", "none", "--dest", dest]
+               "--no-deps", "--require-hashes", "--only-binary=:all:", "--python-version", PYTHON,
+               "--implementation", "cp", "--abi", "cp311", "--abi", "abi3", "--abi", "none", "--dest", dest]
         for tag in platform_tags():
             cmd += ["--platform", tag]
         try:
-            done = subprocess.run(cmd + reqs, capture_output=True, text=True, timeout=900)
+            done = subprocess.run(cmd + ["-r", str(lock)], capture_output=True, text=True, timeout=900)
         except (OSError, subprocess.TimeoutExpired) as exc:
-            print(f"pi wheels: pip could not be run: {exc}", file=sys.stderr)
-            return 2
+            return 2, f"pip could not be run: {exc}"
         if done.returncode != 0:
             lines = [ln for ln in done.stderr.splitlines() if ln.startswith("ERROR")] or done.stderr.splitlines()[-3:]
-            print("pi wheels: no wheel for a Raspberry Pi (Bookworm, aarch64, Python 3.11): "
-                  + " / ".join(lines), file=sys.stderr)
-            return 1
-        wheels = [p.name for p in Path(dest).iterdir()]
-    try:
-        diff = differences(wheels, installed_versions())
-    except ValueError as exc:
-        print(f"pi wheels: {exc}", file=sys.stderr)
-        return 1
-    for line in diff:
+            return 1, "no wheel for a Raspberry Pi (Bookworm, aarch64, Python 3.11): " + " / ".join(lines)
+        return 0, f"{sum(1 for _ in Path(dest).iterdir())} wheels"
+
+
+def main() -> int:
+    for lock in (TEST_LOCK, PI_LOCK):
+        if not lock.exists():
+            print(f"pi wheels: no {lock.relative_to(ROOT)}: python tools/lock.py writes it", file=sys.stderr)
+            return 2
+    tested, pi = pins(TEST_LOCK.read_text()), pins(PI_LOCK.read_text())
+    faults = pi_differs_from_tests(pi, tested) + installed_differs_from_lock(installed_versions(), tested)
+    for line in faults:
         print(f"pi wheels: {line}", file=sys.stderr)
-    if diff:
-        print(f"pi wheels: {len(diff)} of {len(wheels)} dependencies would install another version on a Pi",
+    status, said = download_for_pi(PI_LOCK)
+    if status:
+        print(f"pi wheels: {said}", file=sys.stderr)
+        return status
+    if faults:
+        print(f"pi wheels: {len(faults)} differences between the Pi's lock, the tests' lock and this install",
               file=sys.stderr)
         return 1
-    print(f"pi wheels: all {len(wheels)} dependencies install on a Pi from wheels, at the versions installed here")
+    print(f"pi wheels: all {len(pi)} of the Pi's dependencies install there from wheels ({said}, hashes checked), "
+          "at the versions of the tests' lock, which is what is installed here")
     return 0
 
 
