@@ -36,7 +36,21 @@ def _kinds(comp):
 def test_the_roll_for_start_gives_the_higher_die_the_first_play(c):
     s = c.state()
     assert s["phase"] == "move" and s["board"]["turn"] == "light" and s["dice"] == [3, 1]
-    assert "Ann (light) goes first (3 against 1)" in [a["text"] for a in s["announcements"]]
+    said = [a["text"] for a in s["announcements"]]
+    # each die named with its thrower: "3 against 1" did not say whose 3 it was
+    assert "Ann (light) goes first (Ann (light) threw 3, Bob (dark) 1)" in said
+    assert "throw one die each for the start: Ann (light)'s die first, then Bob (dark)'s" in said
+
+
+def test_the_roll_for_start_awaited_says_whose_die_is_entered_first(tmp_path):
+    with GameStore(tmp_path / "games.sqlite") as store:
+        comp = Companion(store)
+        comp.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"}, who="test")
+        assert comp.state()["awaiting"] == ("the players are to throw one die each for the start "
+                                            "(Ann (light)'s die first, then Bob (dark)'s)")
+        comp.enter_dice([1, 4], who="test")
+        said = [a["text"] for a in comp.state()["announcements"]]
+        assert "Bob (dark) goes first (Ann (light) threw 1, Bob (dark) 4)" in said
 
 
 def test_a_legal_turn_read_by_the_camera_is_ruled_announced_and_recorded(c):

@@ -196,3 +196,13 @@ def test_the_board_page_carries_the_state_so_it_is_drawn_before_the_stream_answe
     served = json.loads(block.group(1))
     assert served == companion.state()             # the present state, in the first response
     assert served["board"] is not None
+
+
+def test_the_board_page_served_at_the_roll_for_the_start_hides_the_cube_buttons(
+        client: FlaskClient, companion: FakeCompanion) -> None:
+    assert companion.state()["phase"] == "start"
+    html = client.get("/").get_data(as_text=True)
+    assert '<span class="cube-buttons" id="cube-buttons" hidden>' in html
+    companion.enter_dice([3, 1], who="test")
+    html = client.get("/").get_data(as_text=True)
+    assert '<span class="cube-buttons" id="cube-buttons">' in html
