@@ -55,3 +55,28 @@ def test_the_cube_buttons_come_back_once_the_start_is_thrown() -> None:
     assert shown["elements"]["cube-buttons"]["hidden"] is False
     assert [b["disabled"] for b in shown["selected"]["[data-cube]"]] == [False, False, False]
     assert shown["elements"]["turn-line"]["text"] == "Turn 2 · Bob (dark) to throw"
+
+
+CAMERA = {"corners": None, "proposed": [[10, 10], [90, 10], [90, 90], [10, 90]], "found_by": "board",
+          "size": [100, 100]}
+
+
+@needs_node
+def test_saving_the_corners_says_on_the_status_line_that_they_are_saved() -> None:
+    shown = run_page("calibrate.js", answers={"GET /api/camera": CAMERA, "POST /api/calibrate":
+                                              {"ok": True, "corners": CAMERA["proposed"]}},
+                     report=["camera-status"])
+    assert shown["elements"]["camera-status"]["text"].startswith("The corners are proposed from the picture")
+    shown = run_page("calibrate.js", answers={"GET /api/camera": CAMERA, "POST /api/calibrate":
+                                              {"ok": True, "corners": CAMERA["proposed"]}},
+                     clicks=["save-corners"], report=["camera-status"])
+    assert shown["requests"][-1] == {"key": "POST /api/calibrate", "body": {"corners": CAMERA["proposed"]}}
+    assert shown["elements"]["camera-status"]["text"] == "The corners are saved: the camera reads the board with them."
+
+
+@needs_node
+def test_corners_the_page_cannot_save_are_not_said_saved() -> None:
+    shown = run_page("calibrate.js", answers={"GET /api/camera": CAMERA}, clicks=["save-corners"],
+                     report=["camera-status", "message"])
+    assert shown["elements"]["camera-status"]["text"].startswith("The corners are proposed from the picture")
+    assert shown["elements"]["message"]["text"] == "no answer"
