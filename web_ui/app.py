@@ -118,8 +118,8 @@ def _http_error(exc: HTTPException) -> Response:
 def _too_large() -> str:
     """Why a body was refused, naming the limit: a dispute photo's own, or the one every other body has."""
     if api.PHOTO_UPLOAD_PATH.fullmatch(request.path):
-        limit = int(getattr(services().companion, "max_photo_bytes", 0) or 0)
-        if limit > 0:
-            return api.photo_too_large(limit)
+        photo_limit = int(getattr(services().companion, "max_photo_bytes", 0) or 0)
+        if photo_limit > 0:
+            return api.photo_too_large(photo_limit)
     limit = api.size_text(int(current_app.config["MAX_CONTENT_LENGTH"]))
     return f"the request body is larger than {limit}, the most taken"

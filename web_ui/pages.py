@@ -77,7 +77,8 @@ def game_name(preset: Any) -> str:
     as the new-game form lists it; an id the presets do not hold, as it is."""
     if "preset_names" not in g:        # asked once a request, however many games are listed
         g.preset_names = {found["id"]: found["name"] for found in presets()}
-    return g.preset_names.get(preset, "" if preset is None else str(preset))
+    names: dict[str, str] = g.preset_names
+    return names.get(preset, "" if preset is None else str(preset))
 
 
 @bp.app_template_filter("when")
