@@ -60,7 +60,9 @@ def describe_board_ruling(ruling: Any, who: Callable[[str | None], str], *,
     p = ruling.player
     dice = "-".join(map(str, ruling.dice))
     if not ruling.legal:
-        return [(f"illegal: {ruling.reason} ({ruling.citation}); put the board right", "illegal")]
+        # the mover named: an announcement heard or read alone says whose play it was
+        return [(f"{who(p)}'s play is illegal: {ruling.reason} ({ruling.citation}); put the board right",
+                 "illegal")]
     out: list[tuple[str, str]] = []
     if ruling.play and ruling.play != NO_PLAY:
         out.append((f"{who(p)} plays {dice}: {ruling.play}", "play"))

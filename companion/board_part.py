@@ -54,7 +54,8 @@ class BoardPart:
         if note and camera:
             say(note, "notice", who=who)
         if m.phase == "start":
-            say("throw one die each for the start", "prompt", who=who)
+            say(f"throw one die each for the start: {game.who(LIGHT)}'s die first, then {game.who(DARK)}'s",
+                "prompt", who=who)
 
     def take_dice(self, values: list[int], who: str, note: tuple[str, dict[str, Any]], ident: str | None) -> None:
         game, say = self._game, self._telling.say
@@ -68,7 +69,8 @@ class BoardPart:
             if m.phase == "start":
                 say(f"both threw {values[0]}: throw again", "start_roll", who)
             else:
-                say(f"{game.who(m.turn)} goes first ({values[0]} against {values[1]})", "start_roll", who)
+                say(f"{game.who(m.turn)} goes first ({game.who(LIGHT)} threw {values[0]}, "
+                    f"{game.who(DARK)} {values[1]})", "start_roll", who)
                 if m.phase == "move":
                     say(f"{game.who(m.turn)} plays {'-'.join(map(str, m.dice))}", "prompt", who)
         elif m.phase == "throw":

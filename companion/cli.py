@@ -215,8 +215,21 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return run_doctor(load_config(args.config))
 
 
+def version() -> str:
+    """The installed package's version (its metadata), as ``willughby --version`` prints it."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("willughby")
+    except PackageNotFoundError:        # run from a source tree never installed
+        return "unknown (not installed: pip install -e .)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="willughby", description="A referee for tables games.")
+    parser.add_argument("--version", action="version", version=f"willughby {version()}",
+                        help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     add_game_commands(sub)

@@ -21,7 +21,7 @@ the camera (when there is one).
 >>> _ = c.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"}, who="test")
 >>> _ = c.enter_dice([3, 3], who="test")
 >>> c.state()["undo"]
-'the roll for the start (3 against 3)'
+'the roll for the start (Ann (light) threw 3, Bob (dark) 3)'
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from willughby.engine.errors import EngineError
-from willughby.engine.position import other
+from willughby.engine.position import DARK, LIGHT, other
 
 from .documents import StateDoc
 from .errors import CompanionError, NotNowError
@@ -136,7 +136,8 @@ class Controls:
         if kind == "throw":
             return f"the throw of {who}: {'-'.join(map(str, action.get('dice', [])))}"
         if kind == "start_roll":
-            return f"the roll for the start ({action.get('light')} against {action.get('dark')})"
+            light, dark = self._game.who(LIGHT), self._game.who(DARK)
+            return f"the roll for the start ({light} threw {action.get('light')}, {dark} {action.get('dark')})"
         if kind in ("double", "take", "drop"):
             return f"the {kind} of {who}" if who else f"the {kind}"
         return f"the {str(kind).replace('_', ' ')}"

@@ -219,7 +219,8 @@ class BoardFamily(Family):
     def awaiting(self, match: Any, who: Callable[[Any], str]) -> str:
         m = match
         if m.phase == "start":
-            return "the players are to throw one die each for the start"
+            return (f"the players are to throw one die each for the start ({who(LIGHT)}'s die first, "
+                    f"then {who(DARK)}'s)")
         if m.phase == "throw":
             return f"{who(m.turn)} is to throw" + (" (or double)" if m.can_double() else "")
         if m.phase == "cube":

@@ -36,6 +36,7 @@ the record's actions must be a list of match actions, not 'none'
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,21 +90,38 @@ def load_export(path: str | Path) -> ExportedGame:
         raise RecordError(f"{path}: {exc}") from None
 
 
+#: the start of a ``.mat`` match file (GNU Backgammon's, and what ``export --format mat`` writes): a
+#: ``; [Tag "..."]`` line, or (a file without them) `` N point match`` (0 for a money game); no JSON starts so
+_MAT_START = re.compile(r"\A\ufeff?\s*(?:;\s*\[|\d+\s+point\s+match\b)", re.I)
+
+
 def read_document(path: str | Path) -> Any:
     """The JSON document in the file *path* (``-``: standard input), not yet
     checked; :class:`RecordError` names the file that cannot be read or is
-    not JSON."""
+    not JSON, and says that a ``.mat`` match file (one that starts as such a
+    file does, or that is named ``.mat`` and is not JSON) is not imported."""
     p = Path(path)
+    where = "standard input" if str(path) == "-" else p
+    mat = RecordError(f"{where} is a GNU Backgammon match file (.mat), which is not imported: only the JSON "
+                      "that willughby export writes (--format json) is")
+    named_mat = p.suffix.lower() == ".mat" and str(path) != "-"
     try:
         text = sys.stdin.read() if str(path) == "-" else p.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise RecordError(f"no file {p}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(f"cannot read {p}: {getattr(exc, 'strerror', None) or exc}") from None
+    except UnicodeDecodeError as exc:
+        if named_mat:                   # a .mat written in another encoding
+            raise mat from None
+        raise RecordError(f"cannot read {p}: {exc}") from None
+    except OSError as exc:
+        raise RecordError(f"cannot read {p}: {exc.strerror or exc}") from None
+    if _MAT_START.match(text):
+        raise mat
     try:
         return json.loads(text)
     except ValueError as exc:
-        where = "standard input" if str(path) == "-" else p
+        if named_mat:                   # named as one, and not JSON: the .mat is what was given
+            raise mat from None
         raise RecordError(f"{where} is not JSON: {exc}") from None
 
 

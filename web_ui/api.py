@@ -21,7 +21,8 @@ from . import security, validate
 from .errors import BadRequestError, ForbiddenError, NotFoundError, PayloadTooLargeError
 from .services import ask, services
 
-__all__ = ["bp", "DEFAULT_PRESETS", "presets", "PHOTO_UPLOAD_PATH", "UPLOAD_OVERHEAD"]
+__all__ = ["bp", "DEFAULT_PRESETS", "presets", "PHOTO_UPLOAD_PATH", "UPLOAD_OVERHEAD", "size_text",
+           "photo_too_large"]
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -92,6 +93,24 @@ PHOTO_UPLOAD_PATH = re.compile(r"/api/dispute/[0-9]+/photo")
 UPLOAD_OVERHEAD = 64 * 1024
 
 
+def size_text(n: int) -> str:
+    """A limit on a body's size in words: whole megabytes (2**20 bytes) as MB, kibibytes as KiB.
+
+    >>> size_text(20 * 1024 * 1024), size_text(256 * 1024), size_text(1000)
+    ('20 MB', '256 KiB', '1000 bytes')
+    """
+    if n >= 1024 * 1024 and n % (1024 * 1024) == 0:
+        return f"{n // (1024 * 1024)} MB"
+    if n >= 1024 and n % 1024 == 0:
+        return f"{n // 1024} KiB"
+    return f"{n} bytes"
+
+
+def photo_too_large(limit: int) -> str:
+    """What a dispute photo past *limit* bytes is answered (413), however far past it is."""
+    return f"the photo is larger than {size_text(limit)}, the most taken"
+
+
 @bp.post("/dispute/<int:turn>/photo")
 def dispute_photo(turn: int) -> Response:
     """A photo of the board after turn *turn* (``?attempt=k``), uploaded as
@@ -109,7 +128,7 @@ def dispute_photo(turn: int) -> Response:
         raise BadRequestError("the field 'photo' is missing: choose a photo to send")
     data = upload.stream.read(limit + 1)
     if len(data) > limit:
-        raise PayloadTooLargeError(f"the photo is larger than {limit // (1024 * 1024)} MB")
+        raise PayloadTooLargeError(photo_too_large(limit))
     attempt = validate.attempt(request.args.get("attempt"))
     return jsonify(ask(lambda c: c.add_dispute_photo(turn, attempt, data, who)))
 

@@ -9,14 +9,14 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, Response, jsonify, make_response, render_template, request
+from flask import Flask, Response, current_app, jsonify, make_response, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError, SecurityError
 
 from . import api, events, pages, security
 from .config import WebConfig
 from .contract import CompanionLike
 from .errors import TooManyAttemptsError, WebUIError
-from .services import LoginLimiter, WebServices
+from .services import LoginLimiter, WebServices, services
 
 __all__ = ["create_app"]
 
@@ -30,7 +30,6 @@ _HTTP_SENTENCES = {
     400: "the request is malformed",
     404: "there is nothing at this address",
     405: "this address does not take that method",
-    413: "the request body is too large",
 }
 
 
@@ -111,4 +110,16 @@ def _http_error(exc: HTTPException) -> Response:
     status = exc.code or 500
     if isinstance(exc, InternalServerError):  # a fault: Flask has logged it with its traceback
         return _error(500, "the server failed; the fault is in its log")
+    if status == 413:
+        return _error(413, _too_large())
     return _error(status, _HTTP_SENTENCES.get(status, (exc.description or exc.name).rstrip(".")))
+
+
+def _too_large() -> str:
+    """Why a body was refused, naming the limit: a dispute photo's own, or the one every other body has."""
+    if api.PHOTO_UPLOAD_PATH.fullmatch(request.path):
+        photo_limit = int(getattr(services().companion, "max_photo_bytes", 0) or 0)
+        if photo_limit > 0:
+            return api.photo_too_large(photo_limit)
+    limit = api.size_text(int(current_app.config["MAX_CONTENT_LENGTH"]))
+    return f"the request body is larger than {limit}, the most taken"

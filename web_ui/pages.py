@@ -12,13 +12,13 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Blueprint, render_template, request
+from flask import Blueprint, g, render_template, request
 
 from . import security, validate
 from .api import presets
 from .services import ask, services
 
-__all__ = ["bp", "result_text", "when"]
+__all__ = ["bp", "game_name", "result_text", "when"]
 
 bp = Blueprint("pages", __name__)
 
@@ -69,6 +69,16 @@ def result_text(result: Any, players: Any = None) -> str:
     if isinstance(result, str) and result:
         return result
     return "unfinished"
+
+
+@bp.app_template_filter("game_name")
+def game_name(preset: Any) -> str:
+    """A stored game's preset by its name ("Irish", "Backgammon (Cotton)"),
+    as the new-game form lists it; an id the presets do not hold, as it is."""
+    if "preset_names" not in g:        # asked once a request, however many games are listed
+        g.preset_names = {found["id"]: found["name"] for found in presets()}
+    names: dict[str, str] = g.preset_names
+    return names.get(preset, "" if preset is None else str(preset))
 
 
 @bp.app_template_filter("when")

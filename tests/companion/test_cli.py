@@ -267,3 +267,13 @@ def test_sigterm_or_ctrl_c_stops_promptly_and_quietly_with_pages_open(tmp_path, 
     assert "Traceback" not in err and "still running" not in err
     assert err == "", err  # nothing at all: no warning from OpenCV or the server either
     assert took < 10.0  # generous: it takes well under a second
+
+
+def test_version_prints_the_installed_version_and_exits_0():
+    from importlib.metadata import version
+
+    done = subprocess.run([sys.executable, "-m", "willughby.companion", "--version"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"willughby {version('willughby')}\n"
+    assert "Traceback" not in done.stderr

@@ -496,3 +496,38 @@ def test_the_mat_of_a_finished_game_imports_into_gnubg_with_its_winner_and_point
     assert (fields["score0"], fields["score1"]) == won       # gnubg's player 0 is light, the left column
     assert result["stake"] >= 1
     assert gnubg_disagrees(Match.from_record(record), 0, theirs) == []
+
+
+MAT_REFUSED = ("is a GNU Backgammon match file (.mat), which is not imported: only the JSON that willughby export "
+               "writes (--format json) is")
+
+
+@pytest.mark.parametrize("file_name, content", [
+    ("game.mat", "exported"),                                    # what export --format mat wrote
+    ("game.txt", "exported"),                                    # the same, named otherwise: its start says
+    ("headless.mat", " 3 point match\n\n Game 1\n Ann : 0                 Bob : 0\n  1) 31: 8/5 6/5\n"),
+    ("spoilt.mat", "not a match at all\n"),                      # named .mat, and not JSON
+    ("latin.mat", "; [Player 1 \"Jos\xe9\"]\n"),                 # a .mat in latin-1, as some programs write
+])
+def test_a_mat_file_is_refused_in_one_line_saying_only_json_is_imported(capsys, stored, tmp_path, file_name,
+                                                                       content) -> None:
+    path = tmp_path / file_name
+    if content == "exported":
+        game_id = stored["ids"]["backgammon"]
+        assert run(capsys, "export", game_id, "--format", "mat", "--out", str(path),
+                   "--data-dir", str(stored["dir"]))[0] == 0
+        assert path.read_text(encoding="utf-8").startswith("; [")
+    else:
+        path.write_bytes(content.encode("latin-1"))
+    fresh = tmp_path / "fresh"
+    status, out, err = run(capsys, "import", str(path), "--data-dir", str(fresh))
+    assert (status, out) == (2, "")
+    assert err == f"willughby import: {path} {MAT_REFUSED}\n"
+    assert not fresh.exists()
+
+
+def test_a_json_export_named_mat_is_still_imported(capsys, stored, tmp_path) -> None:
+    path = tmp_path / "game.mat"
+    _export_to(capsys, stored, "doublets", path)
+    status, out, _ = run(capsys, "import", str(path), "--data-dir", str(tmp_path / "fresh"))
+    assert status == 0 and out.startswith("imported game ")

@@ -222,7 +222,7 @@ def test_serve_says_which_game_it_carries_on_and_how_to_start_the_configured_one
     config = serve_config(tmp_path, "irish")
     said = [line for line in runs(capsys, "serve", "--config", str(config)) if "carrying on" in line]
     assert said == [f"carrying on game {game} of backgammon (Ann v Bob), turn 1: the players are to throw one die "
-                    f"each for the start; willughby serve --config {config} --new-game starts a new game of the "
+                    f"each for the start (Ann (light)'s die first, then Bob (dark)'s); willughby serve --config {config} --new-game starts a new game of the "
                     "configured irish instead, or New game on the page"]
     assert current(tmp_path / "data")["id"] == game
 
@@ -248,7 +248,7 @@ def test_the_demo_carries_on_the_game_in_progress_and_says_so(capsys, tmp_path, 
     game = in_progress(tmp_path / "data", "doublets")
     out = runs(capsys, "demo", "--port", "0", "--data-dir", str(tmp_path / "data"))
     assert (f"carrying on game {game} of doublets (Ann v Bob), turn 1: the players are to throw one die each for "
-            "the start; willughby demo --new-game starts afresh, --preset ID another game") in out
+            "the start (Ann (light)'s die first, then Bob (dark)'s); willughby demo --new-game starts afresh, --preset ID another game") in out
     assert current(tmp_path / "data")["id"] == game
 
 

@@ -36,7 +36,21 @@ def _kinds(comp):
 def test_the_roll_for_start_gives_the_higher_die_the_first_play(c):
     s = c.state()
     assert s["phase"] == "move" and s["board"]["turn"] == "light" and s["dice"] == [3, 1]
-    assert "Ann (light) goes first (3 against 1)" in [a["text"] for a in s["announcements"]]
+    said = [a["text"] for a in s["announcements"]]
+    # each die named with its thrower: "3 against 1" did not say whose 3 it was
+    assert "Ann (light) goes first (Ann (light) threw 3, Bob (dark) 1)" in said
+    assert "throw one die each for the start: Ann (light)'s die first, then Bob (dark)'s" in said
+
+
+def test_the_roll_for_start_awaited_says_whose_die_is_entered_first(tmp_path):
+    with GameStore(tmp_path / "games.sqlite") as store:
+        comp = Companion(store)
+        comp.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"}, who="test")
+        assert comp.state()["awaiting"] == ("the players are to throw one die each for the start "
+                                            "(Ann (light)'s die first, then Bob (dark)'s)")
+        comp.enter_dice([1, 4], who="test")
+        said = [a["text"] for a in comp.state()["announcements"]]
+        assert "Bob (dark) goes first (Ann (light) threw 1, Bob (dark) 4)" in said
 
 
 def test_a_legal_turn_read_by_the_camera_is_ruled_announced_and_recorded(c):
@@ -69,7 +83,8 @@ def test_an_illegal_turn_is_ruled_with_its_reason_and_source_and_waits_for_the_b
     s = c.state()
     assert s["phase"] == "move" and s["board"]["turn"] == "light"     # waits for the board put right
     assert s["announcements"][0]["kind"] == "illegal"
-    assert s["announcements"][0]["text"].startswith("illegal: ")
+    # it says whose play was illegal, not only that one was
+    assert s["announcements"][0]["text"].startswith("Ann (light)'s play is illegal: ")
     assert ruling["source"] is not None and ruling["source"]["quote"]
     # put right and played properly
     assert c.on_reading(c.legal_boards()["8/5 6/5"], SURE)["verdict"] == "legal"

@@ -160,4 +160,4 @@ def test_errors_say_what_the_game_awaits_in_the_players_words(game):
     assert str(caught.value) == "no dice are wanted now: Ann (light) is to move the 3-1 thrown"
     assert "'" not in str(caught.value).split(":")[1]
     assert c.state()["awaiting"] == "Ann (light) is to move the 3-1 thrown"
-    assert c.state()["undo"] == "the roll for the start (3 against 1)"
+    assert c.state()["undo"] == "the roll for the start (Ann (light) threw 3, Bob (dark) 1)"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from flask import Flask
+from flask import Flask, request
 from flask.testing import FlaskClient
 
 from .conftest import Post, log_in
@@ -120,7 +120,14 @@ def test_an_empty_json_body_counts_as_an_empty_object(client: FlaskClient, compa
 def test_too_large_a_body_is_413(post: Post) -> None:
     response = post("/api/board", {"board": {"padding": "x" * 300_000}})
     assert response.status_code == 413
-    assert "too large" in response.json["error"]
+    assert response.json["error"] == "the request body is larger than 256 KiB, the most taken"
+
+
+def test_too_large_a_body_for_a_page_is_413_on_a_page_naming_the_limit(app: Flask, client: FlaskClient) -> None:
+    app.add_url_rule("/a-form", "a_form", lambda: str(len(request.get_data())), methods=["POST"])
+    response = client.post("/a-form", data=b"x" * 300_000, content_type="application/octet-stream")
+    assert response.status_code == 413 and response.mimetype == "text/html"
+    assert "the request body is larger than 256 KiB, the most taken" in response.get_data(as_text=True)
 
 
 # -- bad input, named ----------------------------------------------------------------

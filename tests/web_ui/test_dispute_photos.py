@@ -145,10 +145,10 @@ def test_bad_uploads_get_a_clear_4xx_and_nothing_is_kept(served, kind):
         expected, says = 400, "megapixels"
     elif kind == "too_many_bytes":
         response = _upload(client, b"\xff\xd8\xff" + bytes(MAX_PHOTO_BYTES + 10), token)
-        expected, says = 413, "larger than 20 MB"
-    elif kind == "body_past_the_cap":       # refused by the app before the form is parsed
+        expected, says = 413, "the photo is larger than 20 MB, the most taken"
+    elif kind == "body_past_the_cap":       # refused by the app before the form is parsed: the limit named all the same
         response = _upload(client, b"\xff\xd8\xff" + bytes(MAX_PHOTO_BYTES + 500_000), token)
-        expected, says = 413, "too large"
+        expected, says = 413, "the photo is larger than 20 MB, the most taken"
     elif kind == "no_field":
         response = client.post("/api/dispute/1/photo", data={"picture": "x"}, content_type="multipart/form-data",
                                headers={"X-CSRF-Token": token})

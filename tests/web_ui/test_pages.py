@@ -196,3 +196,23 @@ def test_the_board_page_carries_the_state_so_it_is_drawn_before_the_stream_answe
     served = json.loads(block.group(1))
     assert served == companion.state()             # the present state, in the first response
     assert served["board"] is not None
+
+
+def test_the_board_page_served_at_the_roll_for_the_start_hides_the_cube_buttons(
+        client: FlaskClient, companion: FakeCompanion) -> None:
+    assert companion.state()["phase"] == "start"
+    html = client.get("/").get_data(as_text=True)
+    assert '<span class="cube-buttons" id="cube-buttons" hidden>' in html
+    companion.enter_dice([3, 1], who="test")
+    html = client.get("/").get_data(as_text=True)
+    assert '<span class="cube-buttons" id="cube-buttons">' in html
+
+
+def test_the_games_page_and_a_games_page_name_the_game_played(client: FlaskClient, companion: FakeCompanion) -> None:
+    companion.new_game("irish", {}, {"light": "Cat", "dark": "Dan"}, who="test")
+    html = client.get("/games").get_data(as_text=True)
+    # the preset's name, as the new-game form offers it, not its id
+    assert "<td>Irish</td>" in html and "<td>Backgammon</td>" in html
+    assert "<td>irish</td>" not in html and "<td>backgammon</td>" not in html
+    html = client.get("/games/g-1").get_data(as_text=True)
+    assert '<p class="subtle">Backgammon · g-1 ·' in html

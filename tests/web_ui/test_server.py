@@ -213,14 +213,14 @@ def test_an_untrusted_host_gets_no_stream() -> None:
 def test_a_body_too_large_is_refused(served: Served) -> None:
     auth = served.log_in()
     status, _, content = served.request("POST", "/api/board", {"board": "x" * 300_000}, auth)
-    assert status == 413 and json.loads(content) == {"error": "the request body is too large"}
+    assert status == 413 and json.loads(content) == {"error": "the request body is larger than 256 KiB, the most taken"}
 
 
 def test_a_dispute_photo_may_be_larger_than_any_other_body() -> None:
     """The upload's address alone takes a body past the usual cap, up to the
     companion's photo limit; the same body elsewhere is refused."""
     companion = FakeCompanion()
-    companion.max_photo_bytes = 2_000_000
+    companion.max_photo_bytes = 2 * 1024 * 1024
     served = Served(companion)
     try:
         auth = served.log_in()
@@ -236,7 +236,16 @@ def test_a_dispute_photo_may_be_larger_than_any_other_body() -> None:
         conn.close()
         assert served.companion.calls[-1] == ("add_dispute_photo", (1, None, len(photo), "Ann"))
         status, _, content = served.request("POST", "/api/board", {"board": "x" * 1_000_000}, auth)
-        assert status == 413
+        assert status == 413 and "256 KiB" in json.loads(content)["error"]
+        big = b"\xff\xd8\xff" + bytes(2_300_000)           # past the photo's own cap: the photo's limit named
+        conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
+        conn.request("POST", "/api/dispute/1/photo", body=(f"--{boundary}\r\nContent-Disposition: form-data; "
+                     f"name=\"photo\"; filename=\"b.jpg\"\r\n\r\n").encode() + big + f"\r\n--{boundary}--\r\n".encode(),
+                     headers={**auth, "Content-Type": f"multipart/form-data; boundary={boundary}"})
+        response = conn.getresponse()
+        assert response.status == 413
+        assert json.loads(response.read()) == {"error": "the photo is larger than 2 MB, the most taken"}
+        conn.close()
     finally:
         served.stop()
 

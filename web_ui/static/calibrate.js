@@ -45,6 +45,8 @@
       const answer = await W.control("/api/calibrate", { corners });
       if (answer) {
         if (Array.isArray(answer.corners)) editor.set(answer.corners);
+        // the status line, which still spoke of the corners proposed, says so too (the message line fades)
+        $("camera-status").textContent = "The corners are saved: the camera reads the board with them.";
         W.say("The corners are saved.");
       }
     });

@@ -84,7 +84,8 @@
       parts.push(`Game over after ${played} turn${played === 1 ? "" : "s"}`);
     } else {
       if (state.turn_number) parts.push(`Turn ${state.turn_number}`);
-      if (state.phase === "start") parts.push(PHASES.start);
+      // one die each, entered light's first: say whose die is whose
+      if (state.phase === "start") parts.push(`${PHASES.start}: ${light}'s die first, then ${dark}'s`);
       else if (state.phase === "cube" && offeredBy) {
         const taker = offeredBy === "light" ? "dark" : "light";
         parts.push(`${W.playerText(players, offeredBy)} doubles: ${W.playerText(players, taker)} to take or drop`);
@@ -255,6 +256,7 @@
     if (!$("controls")) return;
     const cube = state.cube || {};
     for (const button of document.querySelectorAll("[data-cube]")) button.disabled = !cube.enabled;
+    W.show($("cube-buttons"), state.phase !== "start");   // no cube is offered before the first turn
     const undo = $("undo");
     undo.disabled = !state.undo;
     $("undo-what").textContent = state.undo ? `Undo takes back ${state.undo}` : "Nothing to take back";
