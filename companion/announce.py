@@ -61,7 +61,7 @@ def describe_board_ruling(ruling: Any, who: Callable[[str | None], str], *,
     dice = "-".join(map(str, ruling.dice))
     if not ruling.legal:
         # the mover named: an announcement heard or read alone says whose play it was
-        return [(f"{who(p)}'s play is illegal: {ruling.reason} ({ruling.citation}); put the board right",
+        return [(f"illegal play by {who(p)}: {ruling.reason} ({ruling.citation}); put the board right",
                  "illegal")]
     out: list[tuple[str, str]] = []
     if ruling.play and ruling.play != NO_PLAY:

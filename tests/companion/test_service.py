@@ -84,7 +84,7 @@ def test_an_illegal_turn_is_ruled_with_its_reason_and_source_and_waits_for_the_b
     assert s["phase"] == "move" and s["board"]["turn"] == "light"     # waits for the board put right
     assert s["announcements"][0]["kind"] == "illegal"
     # it says whose play was illegal, not only that one was
-    assert s["announcements"][0]["text"].startswith("Ann (light)'s play is illegal: ")
+    assert s["announcements"][0]["text"].startswith("illegal play by Ann (light): ")
     assert ruling["source"] is not None and ruling["source"]["quote"]
     # put right and played properly
     assert c.on_reading(c.legal_boards()["8/5 6/5"], SURE)["verdict"] == "legal"

@@ -74,7 +74,7 @@ def test_a_board_no_play_leads_to_is_ruled_illegal_and_the_game_waits() -> None:
     ruling = c.on_reading(wrong, None, who="page")
     assert ruling is not None and ruling["verdict"] == "illegal"
     assert ruling["reason"] and ruling["citation"]
-    assert said(c)[-1].startswith("Ann (light)'s play is illegal: ")
+    assert said(c)[-1].startswith("illegal play by Ann (light): ")
     assert c.state()["phase"] == "move" and c.state()["board"]["turn"] == "light"
     assert c.on_reading(c.legal_boards()["down 4, down 1"], None, who="page")["verdict"] == "legal"
 
