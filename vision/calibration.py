@@ -40,7 +40,8 @@ from typing import Any
 import numpy as np
 
 from .config import VisionConfig
-from .errors import BoardNotFound, CalibrationError, CalibrationMissing, InvalidCornersError
+from .errors import (BoardNotFound, CalibrationError, CalibrationMissing, CalibrationSizeError,
+                     InvalidCornersError)
 from .markers import MARKER_IDS, MarkerCalibration, _float_pairs, _pairs, check_corners, detect_markers
 from .sources import as_bgr
 
@@ -266,6 +267,6 @@ def corners_for(image: np.ndarray, calibration: Calibration,
         h, w = frame.shape[:2]
         if (w, h) != calibration.image_size:
             cw, ch = calibration.image_size
-            raise CalibrationError(f"the calibration was made on {cw}x{ch} images, this one is {w}x{h}: "
-                                   f"calibrate again at this size")
+            raise CalibrationSizeError(f"the calibration was made on {cw}x{ch} images, this one is {w}x{h}: "
+                                       f"calibrate again at this size", (cw, ch), (w, h))
     return calibration.corners_array()
