@@ -21,6 +21,7 @@ __all__ = [
     "CalibrationError",
     "CalibrationMissing",
     "CalibrationSizeError",
+    "CornerOrderUnknown",
     "MarkerSheetError",
 ]
 
@@ -68,6 +69,11 @@ class CalibrationSizeError(CalibrationError):
         super().__init__(message)
         self.calibrated = calibrated
         self.image = image
+
+
+class CornerOrderUnknown(VisionError):
+    """Corners whose order nothing tells (no board known in the photo says which corner is C1, nor the
+    players): not saved, lest the board be read mirrored or turned round."""
 
 
 class MarkerSheetError(VisionError):
