@@ -18,8 +18,10 @@ max_watchers = 300    # pages that may follow the game at once; one more is aske
 source = "none"       # "camera:0", "picamera:", "folder:PATH", "video:PATH" (willughby.hardware.camera)
 width = 0             # the picture asked of a camera, with height (0: the camera's own)
 height = 0
-loop = false          # a folder of stills or a video plays again from its start (else it says it ended)
-fps = 0               # frames a second asked of a camera (0: the camera's own)
+loop = false          # a folder of stills or a video plays again from its start (else a folder's last still
+                      # stands, and a video says it ended)
+fps = 0               # frames a second asked of a camera (0: the camera's own); a folder shows each still 1/fps s
+                      # (0: the next still at each look, about 10 a second)
 exposure = "auto"     # "auto", "lock" (metered for about a second, then held) or a fixed time in microseconds
 white_balance = "auto"  # "auto", "lock" or a fixed colour temperature in kelvin
 

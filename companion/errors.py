@@ -11,7 +11,7 @@ built-in catches it too.
 
 from __future__ import annotations
 
-__all__ = ["CompanionError", "NotNowError", "UnknownError"]
+__all__ = ["CompanionError", "NotNowError", "CornerOrderNotKnown", "UnknownError"]
 
 
 class CompanionError(ValueError):
@@ -20,6 +20,13 @@ class CompanionError(ValueError):
 
 class NotNowError(RuntimeError):
     """The game is not at the step that input is for."""
+
+
+class CornerOrderNotKnown(NotNowError):
+    """Corners to calibrate with whose order nothing tells: the players must
+    first confirm which corner is C1. ``fields`` go into the page's answer."""
+
+    fields = {"order_known": False}
 
 
 class UnknownError(LookupError):

@@ -297,8 +297,9 @@ def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None 
         from willughby.hardware.camera import CameraError, open_source
 
         def opened() -> Any:
+            # a folder of stills paced by camera.fps, its last still standing (the board as nobody touches it)
             return open_source(cfg.camera, width=cfg.camera_width or None, height=cfg.camera_height or None,
-                               loop=cfg.camera_loop, controls=cfg.camera_controls)
+                               loop=cfg.camera_loop, hold_last=True, controls=cfg.camera_controls)
 
         try:
             source = opened()

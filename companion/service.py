@@ -53,7 +53,7 @@ from .controls import Controls
 from .current_game import CurrentGame
 from .dispute_photos import DisputePhotos, JudgedTurn
 from .documents import CameraDoc, RulingDoc, StateDoc
-from .errors import CompanionError, NotNowError, UnknownError
+from .errors import CompanionError, CornerOrderNotKnown, NotNowError, UnknownError
 from .games import Family, family_of
 from .judging import Judging
 from .numbering import TurnCounter
@@ -340,15 +340,21 @@ class Companion:
         board = self.current.board_on_table()
         return None if board is None else dict(board)
 
-    def calibrate(self, corners: list[list[float]], who: str = "page") -> dict[str, Any]:
-        """Save the board's four corners for the camera (the calibration file)."""
+    def calibrate(self, corners: list[list[float]], who: str = "page", c1_confirmed: bool = False) -> dict[str, Any]:
+        """Save the board's four corners for the camera (the calibration file). Their order must be known:
+        told by the board on the table as the referee holds it (a game's start), or, where the picture does
+        not tell it, confirmed by the players (*c1_confirmed*: the first corner is C1); else nothing is
+        saved (:class:`CornerOrderNotKnown`), lest the board be read turned round."""
         cam = self.camera
         if cam is None or not hasattr(cam, "calibrate"):
             raise NotNowError("there is no camera to calibrate")
-        from willughby.vision.errors import VisionError
+        from willughby.vision.errors import CornerOrderUnknown, VisionError
 
         try:
-            result: dict[str, Any] = cam.calibrate(corners, known=self._board_on_table())
+            result: dict[str, Any] = cam.calibrate(corners, known=self._board_on_table(),
+                                                   c1_confirmed=bool(c1_confirmed))
+        except CornerOrderUnknown as exc:
+            raise CornerOrderNotKnown(f"the corners were not saved: {exc}") from None
         except VisionError as exc:         # corners that cannot be a board, or no frame yet
             raise CompanionError(f"the corners were not saved: {exc}") from None
         with self._lock:

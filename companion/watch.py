@@ -41,8 +41,8 @@ import numpy as np
 
 from pathlib import Path
 
-from willughby.vision.calibration import (Calibration, calibrate_from_photo, corners_for, load_calibration,
-                                          save_calibration)
+from willughby.vision.calibration import (Calibration, calibrate_from_photo, check_order, corners_for,
+                                          load_calibration, save_calibration)
 from willughby.vision.config import VisionConfig
 from willughby.hardware.camera import CameraError
 from willughby.vision.errors import CalibrationMissing, VisionError
@@ -238,10 +238,15 @@ class CameraWatcher:
         log.warning("the camera gave no frame within %.0f s of metering again: calibrating on the last one",
                     timeout_s)
 
-    def calibrate(self, corners: Any, known: Any = None) -> dict[str, Any]:
+    def calibrate(self, corners: Any, known: Any = None, c1_confirmed: bool | None = None) -> dict[str, Any]:
         """Save *corners* (C1..C4, pixels of the last frame) as the board's
         calibration; with *known*, the board the frame shows (the referee's,
-        a game's start), the reader learns this board's points from it."""
+        a game's start), the reader learns this board's points from it.
+        With *c1_confirmed* given (the page's calibration), corners whose
+        order neither the known board in the frame tells nor the players
+        confirmed are not saved (``calibration.check_order``: a
+        :class:`~willughby.vision.errors.CornerOrderUnknown`), and the answer
+        says how the order is known (``"order"``)."""
         if self.calibration_path is None:
             raise VisionError("this camera keeps no calibration")
         self._meter_again()
@@ -251,6 +256,9 @@ class CameraWatcher:
             raise VisionError("no frame from the camera yet: nothing to calibrate on")
         # the corners a finger marked are moved along the board to the points' edges, and the board's look
         # (its colours and its frame's picture) is learnt from this frame, which must show no hand
+        order = None
+        if c1_confirmed is not None:
+            order = check_order(frame, corners, known, self.settler.config, c1_confirmed=c1_confirmed)
         cal, refinement = calibrate_from_photo(frame, corners, self.settler.config, known=known)
         with self._look_lock:
             self._generation += 1
@@ -265,7 +273,8 @@ class CameraWatcher:
         self.settler.reset()
         return {"corners": np.asarray(cal.corners).tolist(), "saved": str(self.calibration_path),
                 "moved_px": [round(float(m), 1) for m in refinement.moved_px] if refinement is not None else None,
-                "learnt_start": bool(self._look is not None and self._look.head is not None)}
+                "learnt_start": bool(self._look is not None and self._look.head is not None),
+                **({} if order is None else {"order": order})}
 
     def _learn_shown(self) -> None:
         """Learn the frame settled before from the board the referee has since
@@ -340,6 +349,7 @@ class CameraWatcher:
                                "proposed": None if proposal is None else [[round(float(x), 1), round(float(y), 1)]
                                                                            for x, y in proposal.corners],
                                "found_by": None if proposal is None else proposal.found_by,
+                               "order_known": None if proposal is None else bool(proposal.order_known),
                                "size": [w, h]}
 
     def _evidence(self, frame: np.ndarray, corners: Any, reading: Any) -> Any:

@@ -50,11 +50,12 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from abc import ABC, abstractmethod
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -376,18 +377,32 @@ class FolderSource(FrameSource):
     and counted in :attr:`skipped`; it never stops the stream.  With
     ``loop=True`` the folder plays again from the start at the end (and
     ``read()`` returns ``None`` only when no file in it can be read; iterating
-    over a looping folder does not end).
+    over a looping folder does not end).  With ``hold_last=True`` (and no
+    loop) the last still stands: ``read()`` gives it again and again instead
+    of ``None``, as a camera goes on showing a board nobody touches.
+
+    Its pace: without ``controls.fps`` every ``read()`` gives the next still
+    (as fast as the reader reads: ``willughby watch`` one still per turn, the
+    service's camera loop about 10 a second); with ``controls.fps`` F, each
+    still stands for 1/F seconds (every ``read()`` meanwhile gives it again),
+    so ``fps = 1`` shows each for a second.  *clock* (seconds, monotonic)
+    is for tests.
 
     Raises :class:`CameraError` for a missing folder or one with no images.
     """
 
     def __init__(self, path: str | os.PathLike[str], loop: bool = False,
-                 controls: CameraControls | None = None) -> None:
+                 controls: CameraControls | None = None, *, hold_last: bool = False,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()
         p = Path(path)
         self.name = f"folder {p}"
         self.path = p
         self.loop = loop
+        self.hold_last = hold_last
+        self._clock = clock
+        self._shown: np.ndarray | None = None      # the still shown last, and since when
+        self._shown_at = 0.0
         if not p.exists():
             self._closed = True
             raise CameraError(f"no such folder: {p}")
@@ -426,7 +441,24 @@ class FolderSource(FrameSource):
                     len(self._bad))
         return None
 
+    def applied_controls(self) -> dict[str, str]:
+        """As :meth:`FrameSource.applied_controls`; a frame rate paces the stills (see the class)."""
+        notes = super().applied_controls()
+        if self.controls.fps:
+            notes["fps"] = f"each still stands {1.0 / self.controls.fps:g} s"
+        return notes
+
     def _read(self) -> np.ndarray | None:
+        fps = self.controls.fps
+        if fps and self._shown is not None and self._clock() - self._shown_at < 1.0 / fps:
+            return self._shown.copy()
+        image = self._next_still()
+        if image is None:
+            return self._shown.copy() if self.hold_last and self._shown is not None else None
+        self._shown, self._shown_at = image, self._clock()
+        return image.copy() if fps or self.hold_last else image
+
+    def _next_still(self) -> np.ndarray | None:
         while len(self._bad) < len(self.files):
             if self._next >= len(self.files):
                 if not self.loop:
@@ -442,6 +474,7 @@ class FolderSource(FrameSource):
 
     def _close(self) -> None:
         self.files = []
+        self._shown = None
 
 
 class PiCamera(FrameSource):
@@ -515,13 +548,15 @@ _SCHEMES = ("camera", "picamera", "folder", "video")
 
 
 def open_source(url_or_path: str | os.PathLike[str], *, width: int | None = None,
-                height: int | None = None, loop: bool = False,
+                height: int | None = None, loop: bool = False, hold_last: bool = False,
                 controls: CameraControls | None = None) -> FrameSource:
     """Open the frame source a string names (see the module's docstring).
 
     ``width``/``height`` and ``controls`` go to the cameras, ``loop`` to the
     folder and video fakes (which say in the log that they take no
-    ``controls``).  An unknown scheme, a missing path or a file that is
+    ``controls``, but the frame rate that paces a folder's stills), and
+    ``hold_last`` to a folder (its last still stands: :class:`FolderSource`).
+    An unknown scheme, a missing path or a file that is
     neither a folder nor a video raises :class:`CameraError`.
     """
     text = os.fspath(url_or_path)
@@ -541,14 +576,14 @@ def open_source(url_or_path: str | os.PathLike[str], *, width: int | None = None
         if not rest:
             raise CameraError(f"{scheme}: needs a path, as in {scheme}:/some/where")
         if scheme == "folder":
-            return FolderSource(rest, loop=loop, controls=controls)
+            return FolderSource(rest, loop=loop, controls=controls, hold_last=hold_last)
         return VideoFileSource(rest, loop=loop, controls=controls)
     if sep and len(scheme) > 1 and scheme.isalpha() and not Path(text).exists():
         raise CameraError(f"unknown frame source {text!r}: use camera:N, picamera:, folder:PATH, "
                           f"video:PATH, a folder or a video file")
     p = Path(text)
     if p.is_dir():
-        return FolderSource(p, loop=loop, controls=controls)
+        return FolderSource(p, loop=loop, controls=controls, hold_last=hold_last)
     if not p.exists():
         raise CameraError(f"no such folder or video file: {p}")
     if p.suffix.lower() in VIDEO_SUFFIXES:

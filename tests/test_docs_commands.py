@@ -77,8 +77,6 @@ NOT_RUN = {
     ". .venv/bin/activate && WILLUGHBY_REQUIRE_BROWSER=1 python -m pytest": "the test suite itself (CI runs it)",
     # the benchmarks are reports run by hand or in CI, never pass/fail; the cheap one,
     # benchmarks/dice_fairness.py (4 s), is run
-    "willughby watch game-stills/ ": "needs a recorded game's stills, which are not shipped "
-                                     "(tests/companion/test_replay.py runs the command on drawn ones)",
     "python benchmarks/movegen.py": "a benchmark: 25 s on one core",
     "python tools/lock.py --upgrade": "rewrites the lock with the newest versions (tools/lock.py --check is run "
                                       "by .ci/run, with the network)",
@@ -415,6 +413,20 @@ def test_the_command_runs_as_written(cmd: DocCommand, place: tuple[Path, dict[st
     assert done.returncode == cmd.status, report
     assert "Traceback" not in done.stderr, report
     check_shown(cmd, done.stdout.splitlines(), done.stderr.splitlines())
+
+
+def test_the_recorded_game_example_runs_as_written_from_the_root() -> None:
+    """``willughby watch`` as docs/command-line.md shows it, on the recorded game shipped in docs/examples/,
+    run from the repository's root: every turn of it ruled legal, with the play made."""
+    watch = [c for c in RUN if c.doc == "docs/command-line.md" and c.text.startswith("willughby watch ")]
+    assert len(watch) == 1, [c.text for c in watch]
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run(["bash", "-c", watch[0].text], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=TIMEOUT_S, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(r["player"], r["dice"], r["verdict"], r["play"]) for r in lines] == [
+        ("light", [3, 1], "legal", "8/5 6/5"), ("dark", [6, 4], "legal", "24/18 13/9")]
 
 
 # ---------------------------------------------------------------- the lists themselves

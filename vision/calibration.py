@@ -40,7 +40,8 @@ from typing import Any
 import numpy as np
 
 from .config import VisionConfig
-from .errors import BoardNotFound, CalibrationError, CalibrationMissing, InvalidCornersError
+from .errors import (BoardNotFound, CalibrationError, CalibrationMissing, CalibrationSizeError,
+                     CornerOrderUnknown, InvalidCornersError)
 from .markers import MARKER_IDS, MarkerCalibration, _float_pairs, _pairs, check_corners, detect_markers
 from .sources import as_bgr
 
@@ -51,6 +52,7 @@ __all__ = [
     "calibrate",
     "calibrate_from_photo",
     "calibration_path",
+    "check_order",
     "load_calibration",
     "save_calibration",
     "corners_for",
@@ -180,6 +182,38 @@ def calibrate_from_photo(image: np.ndarray, corners: Any, config: Any = None,
     return calibrate(frame, cal.corners_array(), colours=look.to_json()), refinement
 
 
+def check_order(image: np.ndarray, corners: Any, known: Any = None, config: Any = None,
+                c1_confirmed: bool = False) -> str:
+    """How the order of *corners* (C1..C4) is known, before they are saved
+    as a calibration: ``"board"`` where the photo reads the *known* board
+    (the referee's: a game's start) in that order and in no other
+    (``corner_order.decisive_order``); ``"players"`` where it says nothing
+    but the players confirmed which corner is C1 (*c1_confirmed*).  The
+    known board read in another order is an :class:`InvalidCornersError`
+    that names the right one, whatever the players said; nothing telling
+    the order, and no confirmation, is :class:`CornerOrderUnknown`: the
+    same quadrilateral marked from the opposite corner rectifies as
+    cleanly, and the board would be read turned round."""
+    config = config or VisionConfig()
+    frame = as_bgr(image, "image")
+    cal = calibrate(frame, corners)          # checks the corners before anything is read
+    if known is not None:
+        from .corner_order import ORDERS, decisive_order, describe
+
+        order = decisive_order(frame, cal.corners_array(), known, config)
+        if order is not None and order != ORDERS[0]:
+            raise InvalidCornersError(
+                "the corners are in another order: the photo shows the board as it stands only with "
+                f"{describe(order)}; mark them again in that order")
+        if order is not None:
+            return "board"
+    if c1_confirmed:
+        return "players"
+    raise CornerOrderUnknown(
+        "the corners' order is unknown: no board the referee knows is seen in the picture to tell which "
+        "corner is C1; confirm the corner touching point 1 (light's ace point), or set the men up as at the start")
+
+
 def calibration_path(data_dir: str | os.PathLike[str]) -> Path:
     """Where a data directory keeps its calibration."""
     return Path(data_dir) / CALIBRATION_FILE
@@ -266,6 +300,6 @@ def corners_for(image: np.ndarray, calibration: Calibration,
         h, w = frame.shape[:2]
         if (w, h) != calibration.image_size:
             cw, ch = calibration.image_size
-            raise CalibrationError(f"the calibration was made on {cw}x{ch} images, this one is {w}x{h}: "
-                                   f"calibrate again at this size")
+            raise CalibrationSizeError(f"the calibration was made on {cw}x{ch} images, this one is {w}x{h}: "
+                                       f"calibrate again at this size", (cw, ch), (w, h))
     return calibration.corners_array()

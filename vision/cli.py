@@ -15,6 +15,7 @@ import argparse
 import json
 import math
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -283,15 +284,21 @@ def cmd_dice(args: argparse.Namespace) -> int:
     """``vision dice IMAGE [--corners ...] [--calibration FILE] [--json]``: the dice lying in a still image."""
     from .dice_reader import DiceReader
 
+    from .calibration import calibration_path
+    from .errors import CalibrationSizeError
+
     image = read_image(args.image)
     corners = None
-    if args.corners or args.calibration:
-        corners, _look = locate(image, args.corners, args.calibration)
-    else:                                  # a saved calibration, where there is one, bounds the board
-        from .calibration import calibration_path
-
-        if calibration_path(default_data_dir()).exists():
+    try:
+        if args.corners or args.calibration:
+            corners, _look = locate(image, args.corners, args.calibration)
+        elif calibration_path(default_data_dir()).exists():   # a saved calibration, where there is one, bounds it
             corners, _look = locate(image, None, None)
+    except CalibrationSizeError as exc:
+        # a photo that is not the camera's (a phone's): its dice are found in the whole picture, as without one
+        (cw, ch), (w, h) = exc.calibrated, exc.image
+        print(f"willughby: the calibration is for {cw}x{ch} frames; this photo is {w}x{h}: read without it",
+              file=sys.stderr)
     dice = DiceReader().read(image, corners)
     if args.json:
         print(json.dumps({"dice": [d.to_json() for d in dice]}))

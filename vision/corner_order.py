@@ -33,7 +33,7 @@ from .config import VisionConfig
 from .geometry import Corners
 
 __all__ = ["ORDERS", "ROW_ORDERS", "ORDER_MARGIN", "MOST_DIFFERING", "CornerOrder", "corner_order",
-           "corner_order_among", "describe"]
+           "corner_order_among", "decisive_order", "describe"]
 
 #: each order as the given corners standing for C1..C4: the order given first, then its other turns round
 #: the quadrilateral, then the four the other way round
@@ -82,9 +82,21 @@ def corner_order_among(image: np.ndarray, corners: Corners, known: Mapping[str, 
     """:func:`corner_order` reading only *orders* (the order given first among them, ``ORDERS[0]``):
     with ``ROW_ORDERS``, half the reads, for corners whose long sides are known to carry the rows of
     points.  Where the best of all eight is among *orders*, the answer is :func:`corner_order`'s."""
+    orders = [ORDERS[0]] + [(o[0], o[1], o[2], o[3]) for o in orders if tuple(o) != ORDERS[0]]
+    scored = _scores(image, corners, known, config, orders)
+    if scored is None:
+        return None
+    scores, differing = scored
+    best = int(np.argmax(scores))
+    return CornerOrder(orders[best], scores[best] - scores[0], differing[best])
+
+
+def _scores(image: np.ndarray, corners: Corners, known: Mapping[str, Any], config: VisionConfig | None,
+            orders: Sequence[tuple[int, int, int, int]]) -> tuple[list[float], list[int]] | None:
+    """For each of *orders*, how likely the point reader makes the *known* board (nats) and at how many
+    points it reads otherwise; None without the point reader."""
     from .reader import read_board
 
-    orders = [ORDERS[0]] + [(o[0], o[1], o[2], o[3]) for o in orders if tuple(o) != ORDERS[0]]
     if not pointnet.available():
         return None
     classes = board_classes_of(list(known["light"]), list(known["dark"]))
@@ -97,8 +109,24 @@ def corner_order_among(image: np.ndarray, corners: Corners, known: Mapping[str, 
         probs = count[np.arange(len(classes)), classes]
         scores.append(float(np.log(np.maximum(probs, 1e-12)).sum()))
         differing.append(int((count.argmax(axis=1) != classes).sum()))
-    best = int(np.argmax(scores))
-    return CornerOrder(orders[best], scores[best] - scores[0], differing[best])
+    return scores, differing
+
+
+def decisive_order(image: np.ndarray, corners: Corners, known: Mapping[str, Any],
+                   config: VisionConfig | None = None) -> tuple[int, int, int, int] | None:
+    """The one order of *corners* that the photo reads the *known* board in, where the photo says it: that
+    order makes the known board likelier than every other of ``ORDERS`` by ``ORDER_MARGIN`` nats and reads
+    it at all but ``MOST_DIFFERING`` points at most. None where the photo does not say (a board the men
+    have left, no point reader): then nothing in it tells which corner is C1."""
+    scored = _scores(image, corners, known, config, ORDERS)
+    if scored is None:
+        return None
+    scores, differing = scored
+    ranked = sorted(range(len(ORDERS)), key=lambda i: -scores[i])
+    best, second = ranked[0], ranked[1]
+    if differing[best] > MOST_DIFFERING or scores[best] - scores[second] < ORDER_MARGIN:
+        return None
+    return ORDERS[best]
 
 
 def describe(order: Sequence[int]) -> str:

@@ -20,6 +20,8 @@ __all__ = [
     "BoardNotFound",
     "CalibrationError",
     "CalibrationMissing",
+    "CalibrationSizeError",
+    "CornerOrderUnknown",
     "MarkerSheetError",
 ]
 
@@ -56,6 +58,22 @@ class CalibrationError(VisionError):
 
 class CalibrationMissing(CalibrationError):
     """There is no calibration file where one was looked for."""
+
+
+class CalibrationSizeError(CalibrationError):
+    """A calibration made on frames of another size than the image at hand
+    (its saved corners say nothing of where the board lies in it):
+    ``calibrated`` and ``image`` are the two sizes, ``(w, h)``."""
+
+    def __init__(self, message: str, calibrated: tuple[int, int], image: tuple[int, int]) -> None:
+        super().__init__(message)
+        self.calibrated = calibrated
+        self.image = image
+
+
+class CornerOrderUnknown(VisionError):
+    """Corners whose order nothing tells (no board known in the photo says which corner is C1, nor the
+    players): not saved, lest the board be read mirrored or turned round."""
 
 
 class MarkerSheetError(VisionError):

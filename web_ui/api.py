@@ -270,6 +270,9 @@ def cube() -> Response:
 
 @bp.post("/calibrate")
 def calibrate() -> Response:
-    """``{"corners": [[x, y] x4]}``: save the board's corners C1..C4."""
+    """``{"corners": [[x, y] x4], "c1_confirmed": bool}``: save the board's corners C1..C4. Where the
+    picture does not tell their order, they are saved only once the players confirmed that the first is C1
+    (``c1_confirmed``); else 409 with ``"order_known": false``."""
     body, who = security.control_request()
-    return jsonify(ask(lambda c: c.calibrate(validate.corners(body), who)))
+    corners, confirmed = validate.corners(body), validate.flag(body, "c1_confirmed")
+    return jsonify(ask(lambda c: c.calibrate(corners, who, c1_confirmed=confirmed)))

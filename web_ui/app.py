@@ -80,11 +80,11 @@ def create_app(config: WebConfig | Mapping[str, Any] | None = None,
     return app
 
 
-def _error(status: int, message: str, *, page: bool = True) -> Response:
-    """``{"error": message}`` under ``/api/``, a small page elsewhere (or plain
-    text, where no page can be built)."""
+def _error(status: int, message: str, *, page: bool = True, fields: dict | None = None) -> Response:
+    """``{"error": message}`` (and *fields*) under ``/api/``, a small page
+    elsewhere (or plain text, where no page can be built)."""
     if request.path.startswith("/api/"):
-        response = jsonify({"error": message})
+        response = jsonify({**(fields or {}), "error": message})
     elif page:
         response = make_response(render_template("error.html", status=status, message=message))
     else:
@@ -95,7 +95,7 @@ def _error(status: int, message: str, *, page: bool = True) -> Response:
 
 
 def _page_error(exc: WebUIError) -> Response:
-    response = _error(exc.status, exc.message)
+    response = _error(exc.status, exc.message, fields=exc.fields)
     if isinstance(exc, TooManyAttemptsError):
         response.headers["Retry-After"] = str(exc.retry_after)
     return response

@@ -145,5 +145,8 @@ class CompanionLike(Protocol):
         calibration's), "proposed": [[x, y] x4] or null (the board finder's, without a calibration),
         "found_by": "markers" | "picture" | null, "size": [w, h]}``), or None without a camera."""
 
-    def calibrate(self, corners: list[list[float]], who: str) -> dict[str, Any]:
-        """Save the board's four corners C1..C4 (pixels of the snapshot)."""
+    def calibrate(self, corners: list[list[float]], who: str, c1_confirmed: bool = False) -> dict[str, Any]:
+        """Save the board's four corners C1..C4 (pixels of the snapshot): ``{"corners", "saved", "moved_px",
+        "learnt_start", "order": "board" | "players"}``. Their order must be told by the board on the table
+        as the referee holds it or confirmed by the players (*c1_confirmed*); else nothing is saved, a
+        RuntimeError (409) whose ``fields`` (``{"order_known": false}``) go into the answer."""

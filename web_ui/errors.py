@@ -25,6 +25,8 @@ class WebUIError(Exception):
     """Base class of every error the page answers itself; ``status`` is the HTTP status."""
 
     status = 500
+    #: more of the answer, beside ``"error"`` (what the companion's error carried)
+    fields: dict = {}
 
     @property
     def message(self) -> str:
@@ -90,8 +92,14 @@ def from_companion(exc: ValueError | LookupError | RuntimeError) -> WebUIError:
     404
     """
     text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else ""
+    error: WebUIError
     if isinstance(exc, LookupError):
-        return NotFoundError(text or "there is no such thing")
-    if isinstance(exc, RuntimeError):
-        return ConflictError(text or "that cannot be done at this step of the game")
-    return BadRequestError(text or "the request is not valid")
+        error = NotFoundError(text or "there is no such thing")
+    elif isinstance(exc, RuntimeError):
+        error = ConflictError(text or "that cannot be done at this step of the game")
+    else:
+        error = BadRequestError(text or "the request is not valid")
+    fields = getattr(exc, "fields", None)
+    if isinstance(fields, dict):
+        error.fields = {k: v for k, v in fields.items() if k != "error"}
+    return error

@@ -184,6 +184,18 @@ def corners(body: dict[str, Any]) -> list[list[float]]:
     return out
 
 
+def flag(body: dict[str, Any], name: str) -> bool:
+    """An optional true/false field (absent: false).
+
+    >>> flag({"c1_confirmed": True}, "c1_confirmed"), flag({}, "c1_confirmed")
+    (True, False)
+    """
+    value = body.get(name, False)
+    if not isinstance(value, bool):
+        raise BadRequestError(f"'{name}' must be true or false, not {value!r}")
+    return value
+
+
 _PHOTO_ID = re.compile(r"p-[0-9a-f]{12}")
 
 

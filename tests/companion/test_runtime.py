@@ -86,3 +86,26 @@ def test_speech_asked_for_without_espeak_is_warned_of_not_silent(monkeypatch, ca
         assert "espeak-ng is not installed" not in caplog.text
         runtime._voice(SimpleNamespace(config=SimpleNamespace(speech="on"), companion=None))
     assert "espeak-ng is not installed" in caplog.text
+
+
+def test_the_services_folder_camera_keeps_its_last_still_standing(tmp_path):
+    """A folder of two stills (camera.loop false) is not used up before the owner can log in: the last
+    still stands, so the camera goes on seeing the board and never says it ended."""
+    import cv2
+    import numpy as np
+
+    from .waiting import until
+
+    stills = tmp_path / "stills"
+    stills.mkdir()
+    for i, level in enumerate((40, 200)):
+        assert cv2.imwrite(str(stills / f"{i}.png"), np.full((48, 64, 3), level, np.uint8))
+    rt = build(CompanionConfig(data_dir=tmp_path / "data", camera=f"folder:{stills}", speech="off"))
+    try:
+        watcher = rt.parts["watcher"]
+        assert until(lambda: watcher._frames_taken >= 6, 10), watcher.status
+        assert not watcher.status.startswith("ended"), watcher.status
+        assert rt.companion.state()["devices"]["camera"] == "ok"
+        assert int(watcher._last_frame.mean()) == 200           # the last still, standing
+    finally:
+        rt.close()

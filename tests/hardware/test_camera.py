@@ -67,6 +67,46 @@ def test_a_looping_folder_starts_again(folder):
         assert levels(src.read() for _ in range(7)) == [10, 20, 30, 10, 20, 30, 10]
 
 
+class _Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_folder_with_a_frame_rate_shows_each_still_for_its_time(folder):
+    """camera.fps paces a folder: at 2 a second each still stands half a second, however often it is read."""
+    clock = _Clock()
+    with FolderSource(folder, controls=CameraControls(fps=2), clock=clock) as src:
+        seen = []
+        for _ in range(3):
+            seen.append(levels([src.read(), src.read(), src.read()]))
+            clock.now += 0.5
+        assert src.read() is None            # played once: the end comes once the last still has stood its time
+    assert seen == [[10, 10, 10], [20, 20, 20], [30, 30, 30]]
+    assert FolderSource(folder, controls=CameraControls(fps=2)).applied_controls()["fps"] == "each still stands 0.5 s"
+
+
+def test_a_folder_holding_its_last_still_keeps_giving_it(folder):
+    with FolderSource(folder, hold_last=True) as src:
+        assert levels(src.read() for _ in range(6)) == [10, 20, 30, 30, 30, 30]
+
+
+def test_a_folder_without_a_frame_rate_or_hold_still_ends_at_its_last_still(folder):
+    """What ``willughby watch`` relies on: the stills one by one, then the end."""
+    with FolderSource(folder) as src:
+        assert levels(src) == [10, 20, 30]
+        assert src.read() is None
+
+
+def test_open_source_passes_hold_last_to_a_folder(folder):
+    with open_source(f"folder:{folder}", hold_last=True) as src:
+        assert levels(src.read() for _ in range(4)) == [10, 20, 30, 30]
+
+
 def test_an_unreadable_image_is_skipped_and_counted(folder, caplog):
     (folder / "0015.png").write_bytes(b"\x89PNG but not really")
     (folder / "0025.jpg").write_bytes(b"")

@@ -110,6 +110,26 @@ def test_a_calibration_whose_corners_lie_outside_the_picture_is_refused_in_one_l
     assert "lie outside the image" in err and "calibrate again" in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("named", [False, True])
+def test_a_photo_of_another_size_than_the_calibration_is_read_without_it_and_says_so(tmp_path, capsys, monkeypatch,
+                                                                                      named):
+    """A phone's photo, with the camera's calibration saved at another size: read as without one."""
+    from willughby.vision.calibration import Calibration, calibration_path, save_calibration
+
+    image, label = _board(6, (5, 1))
+    h, w = image.shape[:2]
+    path = tmp_path / "phone.png"
+    cv2.imwrite(str(path), image)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    saved = calibration_path(tmp_path / "data" / "willughby")
+    saved.parent.mkdir(parents=True)
+    save_calibration(saved, Calibration(((10, 10), (600, 10), (600, 400), (10, 400)), image_size=(640, 480)))
+    assert main(["vision", "dice", str(path), "--json"] + (["--calibration", str(saved)] if named else [])) == 0
+    out, err = capsys.readouterr()
+    assert sorted(d["value"] for d in json.loads(out)["dice"] if d["value"]) == [1, 5]
+    assert err == f"willughby: the calibration is for 640x480 frames; this photo is {w}x{h}: read without it\n"
+
+
 def _seen(x: float, y: float, side: float, value: int | None = 1) -> SeenDie:
     return SeenDie(value, (x, y), side, 0.95)
 

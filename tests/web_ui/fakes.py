@@ -275,8 +275,9 @@ class FakeCompanion:
             return None
         return FAKE_JPEG, {"corners": [[10, 10], [630, 12], [628, 470], [8, 468]], "size": [640, 480]}
 
-    def calibrate(self, corners: list[list[float]], who: str) -> dict[str, Any]:
+    def calibrate(self, corners: list[list[float]], who: str, c1_confirmed: bool = False) -> dict[str, Any]:
         self.calls.append(("calibrate", (corners, who)))
+        self.c1_confirmed = c1_confirmed
         if not self.camera:
             raise FakeNotNow("there is no camera to calibrate")
         self.calibration = corners

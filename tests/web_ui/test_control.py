@@ -10,7 +10,7 @@ from flask import Flask, request
 from flask.testing import FlaskClient
 
 from .conftest import Post, log_in
-from .fakes import START_BOARD, FakeCompanion
+from .fakes import START_BOARD, FakeCompanion, FakeNotNow
 
 GOOD_CORNERS = [[10, 10], [630, 12.5], [628, 470], [8, 468]]
 
@@ -281,3 +281,23 @@ def test_calibrate(post: Post, companion: FakeCompanion) -> None:
     assert response.status_code == 200
     assert companion.calibration == [[10.0, 10.0], [630.0, 12.5], [628.0, 470.0], [8.0, 468.0]]
     assert companion.calls[-1][1][1] == "Ann"
+    assert companion.c1_confirmed is False                      # nobody said which corner is C1
+
+
+def test_calibrate_hands_on_the_players_confirmation_of_c1(post: Post, companion: FakeCompanion) -> None:
+    assert post("/api/calibrate", {"corners": GOOD_CORNERS, "c1_confirmed": True}).status_code == 200
+    assert companion.c1_confirmed is True
+
+
+def test_an_error_of_the_companion_carries_its_fields_into_the_answer(post: Post, companion: FakeCompanion,
+                                                                      monkeypatch) -> None:
+    class OrderNotKnown(FakeNotNow):
+        fields = {"order_known": False, "error": "not this"}
+
+    def refuse(corners, who, c1_confirmed=False):
+        raise OrderNotKnown("the corners' order is unknown")
+
+    monkeypatch.setattr(companion, "calibrate", refuse)
+    response = post("/api/calibrate", {"corners": GOOD_CORNERS})
+    assert response.status_code == 409
+    assert response.json == {"error": "the corners' order is unknown", "order_known": False}

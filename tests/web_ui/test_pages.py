@@ -38,6 +38,14 @@ def test_pages_render_with_their_svg(client: FlaskClient, url: str, svg_id: str)
     assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in html
 
 
+def test_the_calibration_page_can_ask_the_players_which_corner_is_c1(client: FlaskClient) -> None:
+    html = client.get("/calibrate").get_data(as_text=True)
+    block = html[html.index('id="confirm-c1"'):]
+    block = block[:block.index("</div>\n  </div>")]
+    assert "order of the corners is unknown" in block
+    assert [f'data-c1="{i}"' in block for i in range(4)] == [True] * 4
+
+
 def test_dispute_page_shows_both_boards_the_ruling_and_the_source(post: Post, client: FlaskClient) -> None:
     _played(post)
     html = client.get("/dispute/1").get_data(as_text=True)
