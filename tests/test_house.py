@@ -128,7 +128,8 @@ def test_no_import_at_a_modules_foot() -> None:
 # a reference to one of the project's files: a path under one of its folders, or a module's file name
 _FOLDERS = "|".join((*PACKAGES, "docs", "tests", "web_ui/static", "web_ui/templates"))
 _PATH = re.compile(rf"(?<![\w./-])((?:{_FOLDERS})/[\w./-]*\w|[a-z_][a-z0-9_]*\.py)\b")
-_NAMES = {p.name for p in ROOT.rglob("*") if not {".git", ".venv", "__pycache__"} & set(p.parts)}
+_NAMES = {p.name for p in ROOT.rglob("*")
+          if not ({".git", "__pycache__"} & set(p.parts) or any(part.startswith(".venv") for part in p.parts))}
 
 
 def _docstrings(tree: ast.AST) -> list[str]:

@@ -100,8 +100,8 @@ _CV2_SCRIPT = """
 import sys, cv2, numpy as np
 d = np.load(sys.argv[2])
 net = cv2.dnn.readNetFromONNX(sys.argv[1])
-net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
-if not hasattr(cv2.dnn, "ENGINE_NEW"):
+if not hasattr(cv2.dnn, "ENGINE_AUTO"):    # OpenCV 4's classic engine; OpenCV 5's graph engine takes no target
+    net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
     net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
 count, pile = [], []
 for k in range(0, len(d["maps"]), 24):

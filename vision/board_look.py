@@ -19,6 +19,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from . import scalar_ops
 from .board_head import BoardHead
 from .bare_board import (AROUND, BAR, FIELD, POINT_EVEN, POINT_ODD, REGIONS, bare_board_regions, outline_pixels,
                          point_outline)
@@ -322,15 +323,14 @@ def _distance(lab: np.ndarray, ref: np.ndarray, lightness_weight: float = 0.5,
     weights = np.array([[lightness_weight, 1.0, 1.0]], np.float32)
     if ref.shape != lab.shape:                  # one colour: subtract it as a scalar
         r = np.asarray(ref, np.float64).ravel()
-        # (OpenCV's stubs type src2 of subtract, min and multiply as an array only; the binding takes a scalar too)
-        d = cv2.subtract(lab, (float(r[0]), float(r[1]), float(r[2]), 0.0), dst=scratch)  # type: ignore[call-overload]
+        d = scalar_ops.subtract(lab, (float(r[0]), float(r[1]), float(r[2]), 0.0), dst=scratch)
     else:
         d = cv2.subtract(lab, ref, dst=scratch)
     cv2.multiply(d, d, dst=d)
     out = cv2.transform(d, weights)
     cv2.sqrt(out, dst=out)
     if cap is not None:
-        cv2.min(out, cap, dst=out)  # type: ignore[call-overload]
+        scalar_ops.minimum(out, cap, dst=out)
     return out
 
 
@@ -348,7 +348,7 @@ def evidence(lab: np.ndarray, model: BoardModel, config: VisionConfig | None = N
             if other != colour:
                 rival = cv2.min(rival, d_o)
         diff: np.ndarray = cv2.subtract(rival, d_c, dst=None if rival is d_bg else rival)
-        cv2.multiply(diff, rc.evidence_scale, dst=diff)  # type: ignore[call-overload]  # (a scalar: see _distance)
+        scalar_ops.multiply(diff, rc.evidence_scale, dst=diff)
         np.clip(diff, -rc.evidence_clip, rc.evidence_clip, out=diff)
         diff -= rc.evidence_bias
         out[colour] = diff

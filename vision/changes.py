@@ -117,7 +117,8 @@ def point_change_profiles(before: np.ndarray | Rectified, after: np.ndarray | Re
     middle: (24, strip length in pixels of ``strips.MM_PER_PX`` mm).  Their
     means are :func:`point_changes`.  Without *config*, that of the
     rectified frames given (:class:`Rectified`), else the default with the
-    board's layout as the reader finds it.  With several colour differences
+    board's layout as the reader finds it in the frame before (both frames
+    are rectified with it).  With several colour differences
     (*delta_e* a sequence, such as ``(CHANGE_DELTA_E, FAINT_DELTA_E)``), a
     tuple of profiles, one for each, from one comparison of the frames."""
     import cv2
@@ -148,7 +149,12 @@ def point_change_profiles(before: np.ndarray | Rectified, after: np.ndarray | Re
         raise ValueError(f"the frames before and after differ in size: {shapes[0]} and {shapes[1]}")
     if config is None:          # the configuration a frame was rectified with (its board's layout) ...
         config = next((f.config for f in frames if f is not None and f.config is not None), None)
-    rects = [frame if isinstance(frame, Rectified) else rectified(frame, corners, config) for frame in (before, after)]
+    rects: list[Rectified] = []
+    for frame in (before, after):
+        rects.append(frame if isinstance(frame, Rectified) else rectified(frame, corners, config))
+        # ... else the layout found in the frame before, for both: a hand over the board in the frame
+        # after must not move the layout that frame is rectified with
+        config = config if config is not None else rects[-1].config
     labs = [r.lab for r in rects]
     if labs[0].shape != labs[1].shape:
         raise ValueError("the frames before and after were rectified with different layouts of the board")

@@ -17,6 +17,7 @@ import math
 import cv2
 import numpy as np
 
+from . import scalar_ops
 from .camera import Camera
 from .config import DiceConfig, VisionConfig
 from .dice_board import _LazyColours, _layout, _odd
@@ -57,8 +58,7 @@ def _candidates(config: VisionConfig, rect_bgr: np.ndarray, camera: Camera | Non
     if dc.local_margins:
         k = _odd(dc.local_window_mm * s)
         local = cv2.blur(white, (k, k))
-        # (cv2.add takes a scalar for its second array; its stubs list arrays alone)
-        cuts += [cv2.compare(white, cv2.add(local, margin), cv2.CMP_GE)  # type: ignore[call-overload]
+        cuts += [cv2.compare(white, scalar_ops.add(local, margin), cv2.CMP_GE)
                  for margin in dc.local_margins]
     min_px, max_long_px = dc.min_side_mm * dc.box_slack * s, dc.max_long_mm * s
     min_len = dc.min_outline_mm * s

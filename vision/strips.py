@@ -30,6 +30,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
+from . import scalar_ops
 from .camera import Camera
 from .geometry import BoardGeometry
 
@@ -77,17 +78,16 @@ def _maps(llr: dict[str, np.ndarray], lab: np.ndarray, field_lightness: float) -
     edges = cv2.magnitude(gx, gy, gx)
     np.multiply(edges, 1 / 20.0, out=edges)
     np.minimum(edges, 2.0, out=edges)
-    # (OpenCV's stubs type src2 of subtract and multiply as an array only; the binding takes a scalar too)
-    lightness = cv2.subtract(L, field_lightness, dst=gy)  # type: ignore[call-overload]
-    cv2.multiply(lightness, 1 / 25.0, dst=lightness)  # type: ignore[call-overload]
+    lightness = scalar_ops.subtract(L, field_lightness, dst=gy)
+    scalar_ops.multiply(lightness, 1 / 25.0, dst=lightness)
     light, dark = llr.get("light"), llr.get("dark")
     if light is None or dark is None:
         zero = np.zeros((h, w), np.float32)
         light = zero if light is None else light
         dark = zero if dark is None else dark
     return cv2.merge([
-        cv2.multiply(light, 0.5),  # type: ignore[call-overload]
-        cv2.multiply(dark, 0.5),  # type: ignore[call-overload]
+        scalar_ops.multiply(light, 0.5),
+        scalar_ops.multiply(dark, 0.5),
         lightness,
         edges,
     ])

@@ -124,6 +124,41 @@ def test_the_photo_before_keeps_a_board_s_own_frame_from_being_taken_for_a_hand(
     assert covered["verdict"] == "unsure" and covered["settled"] is False  # a real hand is still refused
 
 
+def test_a_hand_that_moves_the_layout_found_in_the_photo_after_is_still_reported_as_covering_the_board(
+        tmp_path, capsys):
+    # the same board: in a fresh run the layout found in the photo with the hand differs from the one found in
+    # the photo before; both are compared with the one before, so the turn is asked (the board is covered),
+    # never a traceback about layouts
+    from willughby.vision.reader import forget_layouts
+    from willughby.vision.synth import Scene, SceneSpec
+
+    scene = Scene(np.random.default_rng(2), SceneSpec(n_dice=0, wood="black_leather", field="felt_ivory",
+                                                      men="olive_ebony", points="purple_silver",
+                                                      lighting="side_lamp_shadows"))
+    after = next(o for o in turn_outcomes(RULES, START, (3, 1)) if o.play.notation == "8/5 6/5").position.to_board()
+    paths = {}
+    for name, board, occluded, seed in (("before", START.to_board(), False, 6), ("hand", after, True, 4)):
+        image, label = scene.render(board, np.random.default_rng(seed), occluded=occluded)
+        paths[name] = str(tmp_path / f"{name}.png")
+        cv2.imwrite(paths[name], image)
+    (tmp_path / "start.json").write_text(json.dumps(dict(START.to_board(), turn="light")))
+    corners = " ".join(f"{x:.1f},{y:.1f}" for x, y in label["corners"])
+    base = ["judge", "--variant", "backgammon", "--before", "@" + str(tmp_path / "start.json"), "--dice", "3,1",
+            "--corners", corners, "--after-image", paths["hand"], "--before-image", paths["before"]]
+    forget_layouts()                    # as a fresh command finds them
+    assert main(base + ["--json"]) == 0
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert captured.err == ""
+    assert (doc["verdict"], doc["settled"], doc["play"], doc["after"]) == ("unsure", False, None, None)
+    assert any("something lies across" in note for note in doc["notes"])
+    forget_layouts()
+    assert main(base) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("unsure: the photo does not settle this turn; ask the players (the board cannot "
+                                   "be read: something lies across") and captured.err == ""
+
+
 def test_a_doublets_turn_is_judged_from_its_photo_and_the_one_before(tmp_path, capsys):
     # "Players play down a man for each cast of the die" (Willughby, seed 002): 4-1 from the start lays a man
     # beside the piles of points 4 and 1, which changes no count; the photo before shows where the men lay
