@@ -80,7 +80,7 @@ def create_app(config: WebConfig | Mapping[str, Any] | None = None,
     return app
 
 
-def _error(status: int, message: str, *, page: bool = True, fields: dict | None = None) -> Response:
+def _error(status: int, message: str, *, page: bool = True, fields: dict[str, object] | None = None) -> Response:
     """``{"error": message}`` (and *fields*) under ``/api/``, a small page
     elsewhere (or plain text, where no page can be built)."""
     if request.path.startswith("/api/"):

@@ -26,7 +26,7 @@ class WebUIError(Exception):
 
     status = 500
     #: more of the answer, beside ``"error"`` (what the companion's error carried)
-    fields: dict = {}
+    fields: dict[str, object] = {}
 
     @property
     def message(self) -> str:
