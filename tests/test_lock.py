@@ -23,13 +23,13 @@ newest_allowed = _tool("newest_allowed")
 
 
 def _names(requirements: list[str]) -> set[str]:
-    return {newest_allowed.canonical(re.split(r"[<>=!~;\[ ]", r, maxsplit=1)[0]) for r in requirements}
+    return {lock.canonical(re.split(r"[<>=!~;\[ ]", r, maxsplit=1)[0]) for r in requirements}
 
 
 def test_every_dependency_and_test_extra_is_pinned_with_hashes_in_the_lock():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     text = (ROOT / "requirements" / "test.txt").read_text()
-    pinned = newest_allowed.locked(text)
+    pinned = lock.pins(text)
     wanted = _names(project["dependencies"] + project["optional-dependencies"]["test"]) | {"setuptools", "wheel"}
     assert wanted <= set(pinned), wanted - set(pinned)
     # "Installs are reproducible": every pin carries its hashes, so pip's hash-checking mode takes it
@@ -39,8 +39,8 @@ def test_every_dependency_and_test_extra_is_pinned_with_hashes_in_the_lock():
 
 def test_the_pi_lock_holds_the_pi_extras_not_the_tests_and_the_tests_versions():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    pi = newest_allowed.locked((ROOT / "requirements" / "pi.txt").read_text())
-    tested = newest_allowed.locked((ROOT / "requirements" / "test.txt").read_text())
+    pi = lock.pins((ROOT / "requirements" / "pi.txt").read_text())
+    tested = lock.pins((ROOT / "requirements" / "test.txt").read_text())
     assert _names(project["dependencies"] + project["optional-dependencies"]["pi"]) <= set(pi)
     assert "pytest" not in pi and "mypy" not in pi
     assert all(pi[name] <= tested[name] for name in pi if name in tested)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import re
 import shutil
 import subprocess
 import sys
@@ -42,6 +43,27 @@ BUILD_IN = LOCK_DIR / "build.in"
 COMPILE_COMMAND = "python tools/lock.py"
 PI_PLATFORM = "aarch64-manylinux_2_36"     # Bookworm's glibc 2.36
 PYTHON = "3.11"                            # the oldest allowed, and Bookworm's
+#: a pin line of a lock: ``name==version``, then markers or a backslash
+PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")
+
+
+def canonical(name: str) -> str:
+    """A distribution's name as pip compares them (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def pins(text: str) -> dict[str, set[str]]:
+    """The versions a lock pins, by canonical name (a universal lock may pin two, under exclusive markers).
+
+    >>> pins("Opencv_Python.Headless==5.1.0.95 ; python_full_version < '3.15'")
+    {'opencv-python-headless': {'5.1.0.95'}}
+    """
+    out: dict[str, set[str]] = {}
+    for line in text.splitlines():
+        match = PIN.match(line)
+        if match:
+            out.setdefault(canonical(match.group(1)), set()).add(match.group(2))
+    return out
 
 
 def uv_command() -> list[str]:

@@ -25,26 +25,15 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lock import canonical, pins  # noqa: E402  (the lock's format is read where it is written)
+
 ROOT = Path(__file__).resolve().parent.parent
 TEST_LOCK = ROOT / "requirements" / "test.txt"
-PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")
 FAILED = re.compile(r"^(FAILED|ERROR) (\S+)")
 SUMMARY = re.compile(r"\d+ (passed|failed|errors?|skipped)")
 
 
-def canonical(name: str) -> str:
-    """A distribution's name as pip compares them (PEP 503)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def locked(text: str) -> dict[str, set[str]]:
-    """The versions a lock pins, by canonical name."""
-    out: dict[str, set[str]] = {}
-    for line in text.splitlines():
-        match = PIN.match(line)
-        if match:
-            out.setdefault(canonical(match.group(1)), set()).add(match.group(2))
-    return out
 
 
 def changed(newest: dict[str, str], lock: dict[str, set[str]]) -> list[str]:
@@ -93,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         listed = subprocess.run([str(python), "-m", "pip", "list", "--format=freeze", "--disable-pip-version-check"],
                                 capture_output=True, text=True, check=False)
         newest = {canonical(n): v for n, _, v in (ln.partition("==") for ln in listed.stdout.splitlines()) if v}
-        moved = changed(newest, locked(TEST_LOCK.read_text()))
+        moved = changed(newest, pins(TEST_LOCK.read_text()))
         say(f"installed in {time.monotonic() - started:.0f} s; "
             + (f"{len(moved)} differ from the lock: " + "; ".join(moved) if moved else "every version is the lock's"))
         say("running the tests with them ...")

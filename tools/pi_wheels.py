@@ -25,6 +25,9 @@ import tempfile
 from importlib import metadata
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lock import canonical, pins  # noqa: E402  (the lock's format is read where it is written)
+
 ROOT = Path(__file__).resolve().parent.parent
 TEST_LOCK = ROOT / "requirements" / "test.txt"
 PI_LOCK = ROOT / "requirements" / "pi.txt"
@@ -33,8 +36,6 @@ GLIBC_MINORS = range(17, 37)          # manylinux_2_17 .. manylinux_2_36: what B
 #: what ``python3 -m venv`` puts in every new environment: the lock installs over it, but a venv that was
 #: made before the lock may still hold its own, which says nothing of the tests
 SEEDED = frozenset({"pip"})
-#: a pin line of a lock: ``name==version``, then markers or a backslash
-PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")
 
 
 def platform_tags() -> list[str]:
@@ -43,19 +44,6 @@ def platform_tags() -> list[str]:
             + ["manylinux2014_aarch64", "linux_aarch64", "any"])
 
 
-def canonical(name: str) -> str:
-    """A distribution's name as pip compares them (PEP 503)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def pins(text: str) -> dict[str, set[str]]:
-    """The versions a lock pins, by canonical name (a universal lock may pin two, under exclusive markers)."""
-    out: dict[str, set[str]] = {}
-    for line in text.splitlines():
-        match = PIN.match(line)
-        if match:
-            out.setdefault(canonical(match.group(1)), set()).add(match.group(2))
-    return out
 
 
 def pi_differs_from_tests(pi: dict[str, set[str]], tested: dict[str, set[str]]) -> list[str]:
