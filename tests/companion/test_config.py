@@ -116,7 +116,9 @@ def test_the_cameras_picture_and_a_recordings_loop_reach_the_source(tmp_path, mo
     assert (config.camera_width, config.camera_height, config.camera_loop) == (1640, 1232, True)
     with pytest.raises(ConfigError, match="not here"):
         build(config)
-    assert asked == [("camera:0", {"width": 1640, "height": 1232, "loop": True, "controls": CameraControls()})]
+    # (serve's folder of stills keeps its last still standing: hold_last)
+    assert asked == [("camera:0", {"width": 1640, "height": 1232, "loop": True, "hold_last": True,
+                                   "controls": CameraControls()})]
 
 
 def test_the_cameras_frame_rate_exposure_and_white_balance_reach_the_source(tmp_path, monkeypatch):

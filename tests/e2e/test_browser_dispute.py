@@ -72,9 +72,15 @@ class PictureCamera:
             "corners": self.saved, "proposed": None if found is None else found.corners,
             "found_by": None if found is None else found.found_by, "size": [w, h]}
 
-    def calibrate(self, corners: list[list[float]], known: Any = None) -> dict[str, Any]:
+    def calibrate(self, corners: list[list[float]], known: Any = None, c1_confirmed: bool | None = None,
+                  ) -> dict[str, Any]:
+        from willughby.vision.errors import CornerOrderUnknown
+
+        if known is None and not c1_confirmed:      # as the camera loop: no board tells the order, nobody said it
+            raise CornerOrderUnknown("nothing in the picture tells which corner is C1")
         self.saved = corners
-        return {"corners": corners, "saved": "calibration.json", "moved_px": None, "learnt_start": False}
+        return {"corners": corners, "saved": "calibration.json", "moved_px": None, "learnt_start": False,
+                "order": "board" if known is not None else "players"}
 
 
 @pytest.fixture
@@ -211,3 +217,36 @@ def test_the_calibration_page_proposes_the_corners_and_saves_them_confirmed(serv
     diagonal = float(np.hypot(*np.subtract(true_corners[0], true_corners[2])))
     errors = [float(np.hypot(*np.subtract(a, b))) for a, b in zip(camera.saved, true_corners)]
     assert max(errors) < 0.03 * diagonal, (camera.saved, true_corners)
+
+
+def test_corners_whose_order_nothing_tells_are_saved_only_with_c1_as_the_players_say(served, tmp_path):
+    """No board on the table tells the order: the page asks which marked corner is C1, and saves the corners
+    turned so that the one chosen comes first, the long sides kept where they are."""
+    if MISSING:
+        pytest.fail(f"WILLUGHBY_REQUIRE_BROWSER is set but {MISSING}")
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    url, companion, _folder = served
+    image, _true_corners = _drawn(START.to_board())
+    camera = PictureCamera(image)
+    companion.camera = camera
+    companion._board_on_table = lambda: None                  # nothing known on the table
+    driver = _browser(tmp_path, phone=PHONE)
+    try:
+        driver.get(url + "calibrate")
+        _log_in(driver, By, WebDriverWait)
+        wait = WebDriverWait(driver, WAIT_S, poll_frequency=0.2)
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#camera-overlay circle.corner.tapped")) == 4)
+        driver.find_element(By.ID, "save-corners").click()
+        wait.until(lambda d: d.find_element(By.ID, "confirm-c1").is_displayed())
+        assert camera.saved is None                            # not saved on the first try
+        assert "order of the corners is unknown" in driver.find_element(By.ID, "camera-status").text
+        driver.find_element(By.CSS_SELECTOR, "#confirm-c1 button[data-c1='2']").click()
+        wait.until(lambda d: camera.saved is not None)
+        wait.until(lambda d: "saved" in d.find_element(By.ID, "camera-status").text)
+    finally:
+        driver.quit()
+    proposed = camera.snapshot(None)[1]["proposed"]
+    # C3 chosen as C1: the corners come C3, C4, C1, C2 (turned half round)
+    assert [list(map(float, c)) for c in camera.saved] == [list(map(float, proposed[i])) for i in (2, 3, 0, 1)]
