@@ -41,3 +41,26 @@ def test_check_mode_says_each_step_and_changes_nothing(tmp_path):
 def test_a_wrong_argument_is_one_line_and_status_2():
     done = subprocess.run(["bash", str(SCRIPT), "--nonsense"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stderr.strip() == "usage: install-pi.sh [--check]"
+
+
+def unit_settings() -> dict[str, list[str]]:
+    """hardware/willughby.service's settings: each key's values, in order (a key may be given more than once)."""
+    settings: dict[str, list[str]] = {}
+    for line in (SCRIPT.parent / "willughby.service").read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith(("#", "[")):
+            key, _, value = line.partition("=")
+            settings.setdefault(key.strip(), []).append(value.strip())
+    return settings
+
+
+def test_the_unit_restarts_a_device_not_there_yet_but_not_a_fault_in_the_configuration():
+    from willughby.companion.cli import EXIT_BAD_INPUT, EXIT_DEVICE_ABSENT
+
+    unit = unit_settings()
+    assert unit["Restart"] == ["on-failure"] and unit["RestartSec"] == ["10"]
+    assert unit["StartLimitIntervalSec"] == ["0"]                     # a late camera is waited for without end
+    prevented = " ".join(unit["RestartPreventExitStatus"]).split()
+    assert prevented == [str(EXIT_BAD_INPUT)]                          # 2: what no retry mends stays down
+    assert str(EXIT_DEVICE_ABSENT) not in prevented and EXIT_DEVICE_ABSENT == 75
+    assert unit["ExecStart"] == ["/opt/willughby/.venv/bin/willughby serve --config /etc/willughby/willughby.toml"]
