@@ -5,8 +5,9 @@
 #   bash hardware/install-pi.sh --check         # say what it would do, change nothing (runs anywhere)
 #
 # What it does, each step said before it is done:
-#   1. the Debian packages: the venv module, espeak-ng, and picamera2 and lgpio, which come from the
-#      system (built for the Pi's camera stack and pins; pip cannot give them);
+#   1. the Debian packages: the venv module (whose pip installs the rest; Debian's python3-pip is not
+#      needed, and would bring a C compiler with it), espeak-ng, and picamera2 and lgpio, which come from
+#      the system (built for the Pi's camera stack and pins; pip cannot give them);
 #   2. the service user "willughby", in the video (camera), gpio (pins) and dialout (dice box) groups,
 #      and its data directory /var/lib/willughby;
 #   3. this checkout copied to /opt/willughby (without .git, .venv and caches), a venv there made with
@@ -27,7 +28,7 @@ PREFIX=/opt/willughby
 CONFIG_DIR=/etc/willughby
 UNIT=/etc/systemd/system/willughby.service
 USER_NAME=willughby
-PACKAGES=(python3-venv python3-pip espeak-ng python3-picamera2 python3-lgpio)
+PACKAGES=(python3-venv espeak-ng python3-picamera2 python3-lgpio)
 # not copied to /opt/willughby: the repository, a venv, caches and build outputs
 EXCLUDES=(.git .venv .cache __pycache__ .mypy_cache .pytest_cache .hypothesis '*.egg-info' build dist)
 SOURCE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)"
@@ -41,7 +42,7 @@ usage() {
 for arg in "$@"; do
     case "$arg" in
         --check) CHECK=1 ;;
-        -h|--help) sed -n '2,23p' "${BASH_SOURCE[0]}"; exit 0 ;;
+        -h|--help) sed -n '2,24p' "${BASH_SOURCE[0]}"; exit 0 ;;
         *) usage ;;
     esac
 done
@@ -128,6 +129,8 @@ run python3 -m venv --clear --system-site-packages "$PREFIX/.venv"
 # and what builds the package (setuptools, wheel); then the package alone, which is pure Python
 run "$PREFIX/.venv/bin/pip" install --require-hashes -r "$PREFIX/requirements/pi.txt"
 run "$PREFIX/.venv/bin/pip" install --no-deps --no-build-isolation "$PREFIX"
+# what that build leaves beside the sources (setuptools builds in place); the venv holds the package
+run rm -rf "$PREFIX/build" "$PREFIX/willughby.egg-info"
 # the command on everyone's PATH, for the owner's `willughby doctor` and the rest
 run ln -sfn "$PREFIX/.venv/bin/willughby" /usr/local/bin/willughby
 

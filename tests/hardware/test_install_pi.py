@@ -31,7 +31,7 @@ def test_check_mode_says_each_step_and_changes_nothing(tmp_path):
     assert out.startswith("(check mode: nothing is changed)")
     steps = [line for line in out.splitlines() if line.startswith("== ")]
     assert [s.split()[1] for s in steps] == ["1.", "2.", "3.", "4.", "5."]
-    for words in ("apt-get install -y python3-venv python3-pip espeak-ng python3-picamera2 python3-lgpio",
+    for words in ("apt-get install -y python3-venv espeak-ng python3-picamera2 python3-lgpio",
                   "usermod -aG gpio willughby", "usermod -aG video willughby", "usermod -aG dialout willughby",
                   "python3 -m venv --clear --system-site-packages /opt/willughby/.venv",
                   "ln -sfn /opt/willughby/.venv/bin/willughby /usr/local/bin/willughby",
@@ -53,7 +53,7 @@ def test_packages_asked_to_be_left_out_are_left_out_and_said(tmp_path):
     done = subprocess.run(["bash", str(SCRIPT), "--check"], capture_output=True, text=True, cwd=tmp_path,
                           timeout=60, env={**os.environ, "WILLUGHBY_SKIP_PACKAGES": "python3-picamera2 python3-lgpio"})
     assert done.returncode == 0, done.stderr
-    assert "   apt-get install -y python3-venv python3-pip espeak-ng\n" in done.stdout
+    assert "   apt-get install -y python3-venv espeak-ng\n" in done.stdout
     assert "(left out, as WILLUGHBY_SKIP_PACKAGES asks: python3-picamera2 python3-lgpio)" in done.stdout
 
 
