@@ -45,8 +45,8 @@ names it).
 Measured on the development container (2 x86-64 cores shared with other
 work, Debian's qemu-user-static 7.2): debootstrap of the base root, once,
 8.6 minutes; then a whole run, the install in a fresh copy of it, 3.0
-minutes with the wheels downloaded and 2.7 with apt's and pip's caches
-kept. apt installs 48 packages (Python 3.11 and espeak-ng, with what they
+minutes with the wheels downloaded, and 2.5 to 3.7 in three runs with
+apt's and pip's caches kept (the cores busy with other work or not). apt installs 48 packages (Python 3.11 and espeak-ng, with what they
 need); pip installs the Pi's lock from aarch64 wheels (OpenCV 5.1.0, numpy
 2.4.6, simplejpeg 1.9.0 for cp311), hashes checked, then the package.
 The doctor, run there by the installer as the service's user, said (its
