@@ -4,7 +4,9 @@ page's ``demo`` and ``serve``; the engine's ``variants``, ``moves`` and
 
 Bad input -- an unknown preset or option, a malformed board, dice the game
 cannot throw -- exits with status 2 and one line on standard error naming
-what was wrong; never a traceback.
+what was wrong; never a traceback. A device the configuration names that is
+not there yet (a camera that cannot be opened) exits with 75 (EX_TEMPFAIL)
+and its one line: the service's unit restarts after 75, never after 2.
 """
 
 from __future__ import annotations
@@ -18,11 +20,13 @@ from willughby.engine.errors import EngineError
 from willughby.companion.cli_games import UsageError, add_game_commands, read_board
 from willughby.companion.cli_watch import add_watch_command
 from willughby.companion.cli_records import add_record_commands
-from willughby.companion.config import ConfigError
+from willughby.companion.config import ConfigError, DeviceAbsentError
 from willughby.firmware_bridge.errors import BridgeError
 from willughby.vision.errors import VisionError
 
 EXIT_BAD_INPUT = 2
+#: a device not there yet (sysexits.h's EX_TEMPFAIL): another try may find it (hardware/willughby.service)
+EXIT_DEVICE_ABSENT = 75
 
 
 class _Parser(argparse.ArgumentParser):
@@ -289,6 +293,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(str(exc).replace("\n", " "), file=sys.stderr)
         return EXIT_BAD_INPUT
+    except DeviceAbsentError as exc:
+        print(f"willughby: {exc}".replace("\n", " "), file=sys.stderr)
+        return EXIT_DEVICE_ABSENT
     except (EngineError, VisionError, BridgeError, ConfigError) as exc:
         print(f"willughby: {exc}".replace("\n", " "), file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -53,7 +53,7 @@ from willughby.engine.errors import EngineError
 from willughby.engine.rules import get_preset, preset_rules
 from willughby.web_ui.config import MAX_WATCHERS
 
-__all__ = ["CompanionConfig", "ConfigError", "load_config", "default_data_dir", "ensure_pin", "host_problem",
+__all__ = ["CompanionConfig", "ConfigError", "DeviceAbsentError", "load_config", "default_data_dir", "ensure_pin", "host_problem",
            "port_problem", "watchers_problem"]
 
 #: where the dice come from: typed on the page, the dice box, the Pi's ROLL button, the players' own dice seen
@@ -63,6 +63,12 @@ _HOST_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?")
 
 class ConfigError(ValueError):
     """A configuration file that cannot be used; the message names the key and the value."""
+
+
+class DeviceAbsentError(ConfigError):
+    """A device the configuration names that is not there now, though it may be soon (a USB camera found
+    late at boot): ``willughby serve`` ends with status 75, which its systemd unit restarts, where a
+    :class:`ConfigError` that no retry can mend ends with 2, which it does not."""
 
 
 def default_data_dir() -> Path:

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from willughby.engine.position import Position
 
-from .config import CompanionConfig, ConfigError, ensure_pin
+from .config import CompanionConfig, ConfigError, DeviceAbsentError, ensure_pin
 from .service import Companion
 from .store import GameStore
 from .documents import StateDoc
@@ -294,7 +294,7 @@ def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None 
                                 corners=table.corners, turn_evidence=True, config=cfg.vision_config, men=c.men_per_side,
                                 fps=min(30.0, 8.0 * max(1.0, speed / 4)), **_camera_throws(rt, demo))
     elif cfg.camera != "none":
-        from willughby.hardware.camera import CameraError, open_source
+        from willughby.hardware.camera import CameraAbsentError, CameraError, open_source
 
         def opened() -> Any:
             # a folder of stills paced by camera.fps, its last still standing (the board as nobody touches it)
@@ -303,6 +303,8 @@ def _camera(rt: Runtime, demo: bool, speed: float, start: dict[str, Any] | None 
 
         try:
             source = opened()
+        except CameraAbsentError as exc:     # not there yet, perhaps: the service is started again
+            raise DeviceAbsentError(f"camera.source {cfg.camera!r}: {exc}; {CAMERA_SOURCES}") from None
         except CameraError as exc:
             raise ConfigError(f"camera.source {cfg.camera!r}: {exc}; {CAMERA_SOURCES}") from None
         watcher = CameraWatcher(source, lambda board, conf, evidence=None: c.on_reading(board, conf, evidence=evidence),

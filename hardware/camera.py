@@ -9,7 +9,8 @@ numpy BGR image (``uint8``, height x width x 3) or ``None`` at the end;
 and an iterator of frames; a source used after ``close()`` raises
 :class:`CameraClosedError`.  A source that cannot be opened raises
 :class:`CameraError`, a frame that is not an image :class:`CameraFrameError`;
-all three are :class:`~willughby.hardware.errors.HardwareError` and
+a camera that is not there (or not yet: a USB camera found late at boot) the
+kind of it :class:`CameraAbsentError`, which another try may mend; all are :class:`~willughby.hardware.errors.HardwareError` and
 ``ValueError`` (the closed one also ``RuntimeError``).
 
 Backends:
@@ -64,6 +65,7 @@ from .errors import DeviceClosedError, HardwareError
 
 __all__ = [
     "CameraError",
+    "CameraAbsentError",
     "CameraClosedError",
     "CameraFrameError",
     "as_bgr",
@@ -88,6 +90,12 @@ class CameraError(HardwareError, ValueError):
     """A frame source that cannot be opened: a missing folder or file, a
     camera that does not answer, a missing module (``picamera2``), an unknown
     source string (names it)."""
+
+
+class CameraAbsentError(CameraError):
+    """A camera that cannot be opened or started: not plugged in, not found yet
+    (a USB camera can take seconds to appear after boot), or busy. Unlike a
+    wrong source string or a missing module, another try may find it."""
 
 
 class CameraClosedError(DeviceClosedError, CameraError):
@@ -273,11 +281,14 @@ class _CaptureSource(FrameSource):
         if not cap.isOpened():
             cap.release()
             self._closed = True
-            raise CameraError(self._open_failure())
+            raise self._open_error(self._open_failure())
         self._cap = cap
 
     def _open_failure(self) -> str:
         return f"cannot open {self.name}"
+
+    #: what a capture that does not open raises: a file stays unreadable; a camera may be there later
+    _open_error: type[CameraError] = CameraError
 
     def _grab(self) -> np.ndarray | None:
         import cv2
@@ -333,6 +344,8 @@ class OpenCVCamera(_CaptureSource):
         if height is not None:
             self._cap.set(cv2.CAP_PROP_FRAME_HEIGHT, float(height))
         self._take_controls(controls, OpenCVControls(self._cap))     # after the size: a new size restarts the stream
+
+    _open_error = CameraAbsentError
 
     def _open_failure(self) -> str:
         return (f"cannot open {self.name}: no such camera, or it is busy "
@@ -482,7 +495,8 @@ class PiCamera(FrameSource):
     packages: ``sudo apt install python3-picamera2``).
 
     Raises :class:`CameraError` naming the missing module where ``picamera2``
-    is not installed, and where the camera cannot be started. ``controls``
+    is not installed, and :class:`CameraAbsentError` where the camera cannot
+    be opened or started. ``controls``
     asks a frame rate, exposure and white balance
     (:class:`~willughby.hardware.camera_controls.PiControls` says how).
     """
@@ -509,14 +523,14 @@ class PiCamera(FrameSource):
             cam = Picamera2(camera_num)
         except (RuntimeError, IndexError, OSError) as exc:
             self._closed = True
-            raise CameraError(f"cannot open {self.name}: {exc}") from None
+            raise CameraAbsentError(f"cannot open {self.name}: {exc}") from None
         try:
             cam.configure(cam.create_video_configuration(main=main))
             cam.start()
         except (RuntimeError, OSError, ValueError) as exc:
             cam.close()
             self._closed = True
-            raise CameraError(f"cannot start {self.name}: {exc}") from None
+            raise CameraAbsentError(f"cannot start {self.name}: {exc}") from None
         self._cam = cam
         self._take_controls(controls, PiControls(cam))
 

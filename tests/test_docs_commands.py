@@ -72,6 +72,9 @@ RUN_ELSEWHERE = {
 NOT_RUN = {
     "sudo apt-get ": "installs Debian packages as root (CI installs them)",
     "sudo bash hardware/install-pi.sh": "installs the service on a Pi, as root (its --check mode is run)",
+    "sudo python3 tools/pi_install_qemu.py": "runs the Pi's installer in an arm64 Debian root under emulation, "
+                                             "as root: minutes (tests/hardware/test_install_pi_qemu.py runs it, "
+                                             "with -m slow)",
     "willughby doctor --config /etc/willughby/willughby.toml": "checks a Pi's own configuration under /etc "
                                                                "(tests/companion/test_doctor.py runs the command)",
     ". .venv/bin/activate && WILLUGHBY_REQUIRE_BROWSER=1 python -m pytest": "the test suite itself (CI runs it)",

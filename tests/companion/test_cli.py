@@ -157,6 +157,25 @@ def test_serve_refuses_impossible_places_to_listen_in_its_configuration(capsys, 
     assert not (tmp_path / "games.sqlite").exists()  # refused before anything started
 
 
+def test_serve_ends_2_for_a_bad_setting_and_75_for_a_camera_not_there_yet(tmp_path):
+    """Two exit statuses, for systemd (hardware/willughby.service): a setting no retry can mend ends with 2, not
+    restarted; a camera that cannot be opened (a USB camera not yet found at boot) with 75, EX_TEMPFAIL,
+    restarted until it is there. Each says what in one line."""
+    def serve(body: str) -> subprocess.CompletedProcess:
+        config = tmp_path / "w.toml"
+        config.write_text(f"[companion]\ndata_dir = '{tmp_path}'\n{body}")
+        return subprocess.run([sys.executable, "-m", "willughby.companion", "serve", "--config", str(config)],
+                              capture_output=True, text=True, timeout=60, cwd=tmp_path)
+
+    bad = serve("[camera]\nsource = 'camera:/dev/video99'\n[web]\nport = 0\n")
+    assert bad.returncode == 2 and bad.stdout == "", bad.stderr
+    assert bad.stderr.count("\n") == 1 and "web.port must be a port number" in bad.stderr
+    absent = serve("[camera]\nsource = 'camera:/dev/video99'\n")
+    assert absent.returncode == 75 and absent.stdout == "", absent.stderr
+    assert absent.stderr.count("\n") == 1 and "Traceback" not in absent.stderr
+    assert absent.stderr.startswith("willughby: camera.source 'camera:/dev/video99': cannot open camera /dev/video99")
+
+
 def test_a_port_in_use_is_one_line(capsys, tmp_path):
     import socket
 

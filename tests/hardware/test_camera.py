@@ -9,8 +9,9 @@ import cv2
 import numpy as np
 import pytest
 
-from willughby.hardware.camera import (CameraClosedError, CameraControls, CameraError, CameraFrameError, FolderSource,
-                                      FrameSource, OpenCVCamera, PiCamera, VideoFileSource, as_bgr, open_source)
+from willughby.hardware.camera import (CameraAbsentError, CameraClosedError, CameraControls, CameraError,
+                                      CameraFrameError, FolderSource, FrameSource, OpenCVCamera, PiCamera,
+                                      VideoFileSource, as_bgr, open_source)
 from willughby.hardware.errors import DeviceClosedError, HardwareError
 
 
@@ -242,6 +243,17 @@ def test_a_camera_that_is_not_there_is_a_clear_error():
         OpenCVCamera("/dev/no-such-camera")
 
 
+def test_a_camera_that_is_not_there_may_be_there_later_unlike_a_wrong_source():
+    """A camera that cannot be opened is absent (a USB camera not found yet at boot: another try may find
+    it); a source string or a file that is wrong stays wrong, and is not."""
+    with pytest.raises(CameraAbsentError):
+        open_source("camera:/dev/no-such-camera")
+    for wrong in ("nonsense:0", "folder:/nonexistent", "picamera:x"):
+        with pytest.raises(CameraError) as info:
+            open_source(wrong)
+        assert not isinstance(info.value, CameraAbsentError), wrong
+
+
 @pytest.mark.parametrize("size", [(0, 480), (-1, 480), (640.5, 480), (True, 480)])
 def test_a_camera_size_must_be_positive_whole_numbers(size):
     with pytest.raises(CameraError, match="width"):
@@ -257,7 +269,35 @@ def test_picamera_without_picamera2_names_the_missing_module(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_picamera2)
-    with pytest.raises(CameraError, match="'picamera2' is not installed"):
+    with pytest.raises(CameraError, match="'picamera2' is not installed") as info:
+        PiCamera()
+    assert not isinstance(info.value, CameraAbsentError)         # installing it is for a person, not a retry
+
+
+@pytest.mark.parametrize("fails_at", ["open", "start"])
+def test_a_pi_camera_that_picamera2_cannot_open_or_start_is_absent(monkeypatch, fails_at):
+    import sys
+    import types
+
+    class NoCamera:                   # picamera2 with no camera found (yet), or one it cannot start
+        def __init__(self, num):
+            if fails_at == "open":
+                raise IndexError("list index out of range")
+
+        def create_video_configuration(self, main):
+            return {"main": main}
+
+        def configure(self, cfg):
+            pass
+
+        def start(self):
+            raise RuntimeError("Camera frontend has timed out!")
+
+        def close(self):
+            pass
+
+    monkeypatch.setitem(sys.modules, "picamera2", types.SimpleNamespace(Picamera2=NoCamera))
+    with pytest.raises(CameraAbsentError, match=f"cannot {fails_at} picamera 0"):
         PiCamera()
 
 
