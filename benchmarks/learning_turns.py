@@ -96,15 +96,16 @@ def _wrong_answer(truth: np.ndarray, ranked: list[dict[str, Any]]) -> np.ndarray
 
 
 def judge_learning(seen: list[Any], reader: Any, outcome: Any, learn: bool = True, wrong_answers: int = 0,
-                   head_config: Any = None) -> tuple[LearningTally, list[dict[str, Any]]]:
-    """Each game of *seen* (``turns.Seen``) judged in order by *reader*,
-    learning as the module says where *learn*; *outcome* is
-    ``turns._outcome``. Returns the tally by stretch and the wrong rulings."""
+                   head_config: Any = None, bar: bool = True) -> tuple[LearningTally, list[dict[str, Any]]]:
+    """Each game of *seen* (``turns.Seen``) judged in order by *reader*, with the candidates the companion
+    gives it ("not moved yet" among them), learning as the module says where *learn*; *outcome* is
+    ``turns.judged`` (a case and the judgement); without the bar's change where *bar* is false. Returns the
+    tally by stretch and the wrong rulings."""
     import time
 
     from willughby.vision.board_head import BoardHead, contradicted
     from willughby.vision.board_noise import RowNoise
-    from willughby.vision.turns import Candidate, TurnEvidence
+    from turn_scenes import companion_candidates, evidence_of
 
     tally = LearningTally()
     wrong: list[dict[str, Any]] = []
@@ -125,12 +126,12 @@ def judge_learning(seen: list[Any], reader: Any, outcome: Any, learn: bool = Tru
         for s in turns:
             case = s.case
             probs = head.apply(s.count_probs, s.features) if learn else s.count_probs
-            ev = TurnEvidence(probs, s.bar, s.settled, s.changes, pile_probs=s.pile_probs,
-                              profiles=s.profiles, faint_profiles=s.faint_profiles,
-                              learnt_frames=head.frames_learnt if learn else 0,
-                              still_faint_share=(noise.faint_share(0.0) or None) if learn else None)
-            found = reader.judge([Candidate(p, b) for p, b in case.candidates], ev, before=case.before.to_board())
-            got = outcome(case, found.verdict, found.play, found.board)
+            ev = evidence_of(s, probs, bar=bar, learnt_frames=head.frames_learnt if learn else 0,
+                             still_faint_share=(noise.faint_share(0.0) or None) if learn else None)
+            found = reader.judge(companion_candidates(case), ev, before=case.before.to_board())
+            got = outcome(case, found)
+            if got == "not moved":              # the referee holds the board as it was: a wrong ruling
+                got = "wrong"
             if learn and s.profiles is not None and s.changes is not None:
                 _count_kept(tally, reader.config, ev, case)
             tally.add(s.turn + 1, got)

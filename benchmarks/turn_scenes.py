@@ -29,7 +29,8 @@ from willughby.engine.position import Position
 from willughby.engine.referee import turn_outcomes
 from willughby.engine.rules import preset_rules, start_position
 
-__all__ = ["PRESET", "MODEL_ENV", "FORGET_ENV", "TurnCase", "play_games", "Seen", "game_scene", "extract", "see"]
+__all__ = ["PRESET", "MODEL_ENV", "FORGET_ENV", "TurnCase", "play_games", "Seen", "game_scene", "extract", "see",
+           "companion_candidates", "evidence_of"]
 
 PRESET = "backgammon"
 MODEL_ENV = "WILLUGHBY_BENCH_POINT_READER"   # --model, for the worker processes
@@ -46,6 +47,35 @@ class TurnCase:
     legal: bool
     play: str | None
     candidates: list[tuple[str, dict[str, Any]]]
+
+
+def companion_candidates(case: TurnCase) -> list[Any]:
+    """The boards the companion hands the turn reader (``companion/judging.py``): each legal result, and,
+    where no legal play leaves the board as it was, the board before as "not moved yet" (dice thrown on the
+    board, the men not moved): the claim a turn's frame is checked against too (issue 44)."""
+    from willughby.companion.judging import NOT_MOVED
+    from willughby.vision.turns import Candidate
+
+    out = [Candidate(p, b) for p, b in case.candidates]
+    before = case.before.to_board()
+    if not any(b["light"] == before["light"] and b["dark"] == before["dark"] and b["bar"] == before["bar"]
+               for _, b in case.candidates):
+        out.append(Candidate(NOT_MOVED, before))
+    return out
+
+
+def evidence_of(s: "Seen", count_probs: Any = None, changes: bool | str = True, bar: bool = True,
+                **extra: Any) -> Any:
+    """The turn reader's evidence of a turn read (*count_probs*: the point reader's, or a board's own
+    adapted ones); *changes* false: without the frame before, ``"strips"``: only each strip's share of
+    change; *bar* false: without the bar's change (the reader before issue 44)."""
+    from willughby.vision.turns import TurnEvidence
+
+    along = changes is True
+    return TurnEvidence(s.count_probs if count_probs is None else count_probs, s.bar, s.settled,
+                        s.changes if changes else None, pile_probs=s.pile_probs,
+                        profiles=s.profiles if along else None, faint_profiles=s.faint_profiles if along else None,
+                        bar_change=s.bar_change if changes and bar else None, **extra)
 
 
 def _mistake(rng: random.Random, pos: Position, legal_keys: set) -> dict[str, Any] | None:
@@ -149,6 +179,8 @@ class Seen:
     #: the points the reader read from this frame's picture (``Reading.points_read``): the others' features
     #: are those of an earlier frame's same picture, not learnt again
     points_read: np.ndarray | None = None
+    #: how clearly a man came to or left the bar since the frame before (``changes.bar_change``)
+    bar_change: float | None = None
 
 
 def game_scene(seed: int, style_set: str) -> tuple[Any, np.random.Generator]:
@@ -180,7 +212,7 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool, bool]) 
     from willughby.vision.config import VisionConfig
     from willughby.vision.reader import board_config, learn_look, read_board
     from willughby.vision.refine import refine_corners
-    from willughby.vision.turns import CHANGE_DELTA_E, FAINT_DELTA_E, point_change_profiles, rectified
+    from willughby.vision.turns import CHANGE_DELTA_E, FAINT_DELTA_E, bar_change, point_change_profiles, rectified
 
     cv2.setNumThreads(1)
     from willughby.vision.memory import keep_frame_memory
@@ -218,10 +250,11 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool, bool]) 
                              known=case.before.to_board())
         memory = reading.point_memory if not os.environ.get(FORGET_ENV) else None
         here = rectified(image, corners, reading=reading)     # kept: the next turn compares with it
-        profiles = faint = changes = None
+        profiles = faint = changes = bar = None
         if before_frame is not None:
             profiles, faint = point_change_profiles(before_frame, here, corners, delta_e=(CHANGE_DELTA_E, FAINT_DELTA_E))
             changes = profiles.mean(axis=1)
+            bar = bar_change(before_frame, here)
         ms = (time.perf_counter() - t0) * 1000
         covered_refused = None
         if covered:
@@ -242,7 +275,8 @@ def extract(job: tuple[int, list[TurnCase], str, int, float, bool, bool, bool]) 
                         read, dict(reading.location_confidence), ms,
                         {k: label["style"].get(k) for k in ("wood", "men", "points", "field", "lighting")},
                         np.asarray(reading.pile_probs), profiles, faint, index, n, reading.point_features,
-                        at_start.point_features, at_start.net_count_probs, covered_refused, reading.points_read))
+                        at_start.point_features, at_start.net_count_probs, covered_refused, reading.points_read,
+                        bar))
         if case.legal:
             before_frame = here           # a wrong move is put right: the next turn starts from the legal board
             if reading.settled:
@@ -258,7 +292,7 @@ def see(games: list[list[TurnCase]], style_set: str, seed: int, workers: int,
     the same games, so the judging can be tried again under other settings."""
     import pickle
 
-    key = ("features", "recent", "dice", covered, style_set, seed, jitter, refine, look, [[(c.before.id(), c.dice, c.legal) for c in g] for g in games])
+    key = ("features", "recent", "dice", "bar", covered, style_set, seed, jitter, refine, look, [[(c.before.id(), c.dice, c.legal) for c in g] for g in games])
     if os.environ.get(MODEL_ENV):
         key += (os.environ[MODEL_ENV],)
     if os.environ.get(FORGET_ENV):

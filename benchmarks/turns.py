@@ -11,7 +11,13 @@ learnt from (``--style-set``, default ``held-out-test``; the temperature of
 the frame before) is read as the companion would, and judged:
 
 - **turn reader** (``vision/turns.py``): the throw's legal boards weighed
-  against the picture; legal, illegal or unsure (asked);
+  against the picture, with the board before as "not moved yet" where no
+  play leaves it (as the companion hands them over); legal, illegal or
+  unsure (asked); a turn the companion would take for the men not moved
+  yet (``Judging.nothing_moved``) is a wrong ruling, counted apart ("read
+  as not moved"), and the line "... bar, not-moved unchecked" judges the
+  same readings as the reader before issue 44 did (the bar's change not
+  weighed, "not moved yet" not checked against the picture);
 - **present rule** (the baseline, the companion's rule before the turn
   reader): an exact match with every location at 0.9 or more is ruled; a
   doubtful reading, or one within one man of a legal play, is asked; any
@@ -45,7 +51,7 @@ import os
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -57,8 +63,8 @@ sys.path.insert(0, str(HERE))                 # the games and their frames: turn
 
 # the games and their frames, also taken from here by those that import this script (tools/fit_turn_reader.py,
 # turns_unstacking.py, the tests: game_scene, play_games, see, Seen, TurnCase)
-from turn_scenes import (FORGET_ENV, MODEL_ENV, PRESET, Seen, TurnCase, extract,  # noqa: E402, F401
-                         game_scene, play_games, see)
+from turn_scenes import (FORGET_ENV, MODEL_ENV, PRESET, Seen, TurnCase, companion_candidates,  # noqa: E402, F401
+                         evidence_of, extract, game_scene, play_games, see)
 
 PRESENT_CONFIDENT = 0.9       # the companion's rule before the turn reader
 BINS = 10
@@ -70,7 +76,11 @@ class Tally:
     illegal: Counter = field(default_factory=Counter)
 
     def add(self, truth_legal: bool, outcome: str) -> None:
-        (self.legal if truth_legal else self.illegal)[outcome] += 1
+        c = self.legal if truth_legal else self.illegal
+        if outcome == "not moved":          # the board held as it was: a wrong ruling, counted apart too
+            c["not moved"] += 1
+            outcome = "wrong"
+        c[outcome] += 1
 
 
 def _present_rule(reading: Any, case: TurnCase) -> tuple[str, str | None]:
@@ -106,6 +116,17 @@ def _outcome(truth: TurnCase, verdict: str, play: str | None, board: dict[str, A
         return "right" if verdict == "legal" and board is not None and \
             board["light"] == truth.after["light"] and board["dark"] == truth.after["dark"] else "wrong"
     return "right" if verdict == "illegal" else "wrong"
+
+
+def judged(truth: TurnCase, found: Any) -> str:
+    """How the companion meets the turn reader's judgement *found* of the turn *truth*: where it takes it
+    for the men not moved yet (``Judging.nothing_moved``) it holds the board unchanged, a wrong ruling
+    (``"not moved"``: every turn here moved men, or is a pass the legal plays list); else :func:`_outcome`."""
+    from willughby.companion.judging import Judging
+
+    if Judging.nothing_moved(found):
+        return "not moved"
+    return _outcome(truth, found.verdict, found.play, found.board)
 
 
 
@@ -166,27 +187,24 @@ def points_kept(seen: list[Seen], cfg: Any) -> tuple[int, int, int, int, int, in
     return unmoved, strips, rows, moved, wrong_strips, wrongly
 
 
-def judge_all(seen: list[Seen], reader: Any, use_changes: bool | str = True) -> tuple[Tally, list[dict[str, Any]]]:
+def judge_all(seen: list[Seen], reader: Any, use_changes: bool | str = True,
+              bar: bool = True) -> tuple[Tally, list[dict[str, Any]]]:
     """Each turn judged by *reader* (with the changes since the frame before, unless *use_changes* is false;
-    ``"strips"``: only each strip's share of change, not where along it): the tally, and the turns ruled
-    wrong."""
-    from willughby.vision.turns import Candidate, TurnEvidence
-
+    ``"strips"``: only each strip's share of change, not where along it; without the bar's change where
+    *bar* is false), with the candidates the companion gives it ("not moved yet" among them): the tally, and
+    the turns ruled wrong."""
     tally = Tally()
     wrong = []
     for k, s in enumerate(seen):
         case = s.case
-        changes = s.changes if use_changes else None
-        along = use_changes is True
-        ev = TurnEvidence(s.count_probs, s.bar, s.settled, changes, pile_probs=s.pile_probs,
-                          profiles=s.profiles if along else None, faint_profiles=s.faint_profiles if along else None)
-        found = reader.judge([Candidate(p, b) for p, b in case.candidates], ev, before=case.before.to_board())
-        got = _outcome(case, found.verdict, found.play, found.board)
+        ev = evidence_of(s, changes=use_changes, bar=bar)
+        found = reader.judge(companion_candidates(case), ev, before=case.before.to_board())
+        got = judged(case, found)
         tally.add(case.legal, got)
         if got == "right" and not case.legal and found.board is not None \
                 and found.board["light"] == case.after["light"] and found.board["dark"] == case.after["dark"]:
             tally.illegal["board as it stands"] += 1      # ruled illegal with the board on the table named
-        if got == "wrong":
+        if got in ("wrong", "not moved"):
             wrong.append({"turn": k, "truth": "legal" if case.legal else "illegal", "verdict": found.verdict,
                           "play": found.play, "truth_play": case.play, "p_other": round(found.p_other, 4),
                           "style": s.style})
@@ -257,8 +275,9 @@ def _print_tally(name: str, t: Tally) -> None:
         if total:
             exact = (f"  ({c['board as it stands']} with the board as it stands)"
                      if kind == "illegal" and c["board as it stands"] else "")
+            unmoved = f" ({c['not moved']} read as not moved)" if c["not moved"] else ""
             print(f"  {name:<26} {kind:<8} {total:5d} turns: right {c['right']:5d}  asked {c['asked']:4d} "
-                  f"({100 * c['asked'] / total:.1f}%)  wrong {c['wrong']:3d}{exact}")
+                  f"({100 * c['asked'] / total:.1f}%)  wrong {c['wrong']:3d}{unmoved}{exact}")
     total = sum(c[k] for c in (t.legal, t.illegal) for k in ("right", "asked", "wrong"))
     asked = t.legal["asked"] + t.illegal["asked"]
     wrong = t.legal["wrong"] + t.illegal["wrong"]
@@ -323,6 +342,9 @@ def main(argv: list[str] | None = None) -> int:
     print("\nturns (right = ruled as it was; asked = a question to the players; wrong = a wrong ruling)")
     with_before, wrong = judge_all(seen, reader)
     _print_tally("turn reader, frame before", with_before)
+    # the reader before issue 44: the bar's change not weighed, "not moved yet" not checked against the picture
+    unchecked = TurnReader(replace(reader.config, unmoved_check=False))
+    _print_tally("... bar, not-moved unchecked", judge_all(seen, unchecked, bar=False)[0])
     _print_tally("... strips' shares alone", judge_all(seen, reader, use_changes="strips")[0])
     _print_tally("turn reader, frame alone", judge_all(seen, reader, use_changes=False)[0])
     _print_tally("present rule (baseline)", present_all(seen))
@@ -333,11 +355,14 @@ def main(argv: list[str] | None = None) -> int:
               "from its start frame and every turn settled since (vision/board_head.py)")
         runs = [(False, 0), (True, 0)] + ([(True, args.wrong_answers)] if args.wrong_answers > 0 else [])
         for learn, wrong_answers in runs:
-            tally, learnt_wrong = judge_learning(seen, reader, _outcome, learn, wrong_answers)
+            tally, learnt_wrong = judge_learning(seen, reader, judged, learn, wrong_answers)
             name = ("cold (no learning)" if not learn else "learning" if not wrong_answers
                     else f"learning, first {wrong_answers} answers wrong")
             print_learning(name, tally)
             wrong.extend(learnt_wrong)
+        for learn in (False, True):            # the same, with the reader before issue 44
+            tally, _ = judge_learning(seen, unchecked, judged, learn, 0, bar=False)
+            print_learning(("learning" if learn else "cold") + ", bar/not-moved unchecked", tally)
     unmoved, strips, rows, moved, wrong_strips, wrongly = points_kept(seen, reader.config)
     if unmoved:
         print(f"\npoints no man moved on, kept from the frame before: {strips}/{unmoved} "
@@ -365,13 +390,9 @@ def main(argv: list[str] | None = None) -> int:
             print(row)
     ms = sorted(s.read_ms for s in seen)
     judge_ms = []
-    from willughby.vision.turns import Candidate, TurnEvidence
     for s in seen[:400]:
         t1 = time.perf_counter()
-        reader.judge([Candidate(p, b) for p, b in s.case.candidates],
-                     TurnEvidence(s.count_probs, s.bar, s.settled, s.changes, pile_probs=s.pile_probs,
-                                  profiles=s.profiles, faint_profiles=s.faint_profiles),
-                     before=s.case.before.to_board())
+        reader.judge(companion_candidates(s.case), evidence_of(s), before=s.case.before.to_board())
         judge_ms.append((time.perf_counter() - t1) * 1000)
     judge_ms.sort()
     jm = judge_ms[len(judge_ms) // 2] if judge_ms else 0.0

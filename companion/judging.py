@@ -166,15 +166,14 @@ class Judging:
         if evidence.changes is not None and not _same_men(evidence.before_read, before, piled):
             # the frame before did not show the referee's board (in a game of piles, piles and all: a frame
             # between two men played down has the same men on every point)
-            evidence = replace(evidence, changes=None, profiles=None, faint_profiles=None)
+            evidence = replace(evidence, changes=None, profiles=None, faint_profiles=None, bar_change=None)
         found = self.turn_reader.judge(cands, evidence, before=before.to_board(), men=m.rules.men, piles=piled)
         camera: CameraDoc = {"verdict": found.verdict, "notes": list(found.notes),
                              "candidates": [{"play": r["play"], "p": round(r["p"], 4)} for r in found.ranked]}
         self.last_camera = camera           # what the turn reader weighed last (a recorded game's referee shows it)
         if not found.settled:
             return None                                        # a hand over the board: wait for a clear frame
-        top = found.ranked[0]["play"] if found.ranked else None
-        if top == NOT_MOVED and (found.verdict == "legal" or found.ranked[0]["p"] >= 0.5):
+        if self.nothing_moved(found):
             if found.verdict == "legal":
                 given.shown = before.to_board()                # the next frame is compared with this one
             return None                                        # nothing moved yet (dice thrown on the board)
@@ -198,8 +197,12 @@ class Judging:
             seen_other = None
         shown = ", ".join(f"{r['play']} ({100 * r['p']:.0f}%)" for r in ranked[:3])
         thrown = "-".join(map(str, m.dice or ()))
+        unmoved = bool(found.ranked) and found.ranked[0]["play"] == NOT_MOVED and bool(found.moved_at)
         why = (f"the board fits no play of the {thrown} the camera read: if the throw was read wrong, take it "
                "back (UNDO) and enter it" if camera_throw and found.verdict == "illegal"
+               else f"the camera reads the board as it was, but the picture changed where men stood "
+                    f"({', '.join('the bar' if q == 'bar' else 'point ' + q for q in found.moved_at)})"
+               if unmoved
                else f"the camera cannot tell these apart: {shown}" if len(ranked) > 1 and ranked[1]["p"] >= 0.01
                else "the picture fits no legal play well enough to rule" if found.p_other >= 0.01
                else f"the camera is not sure enough of {shown}")
@@ -209,6 +212,16 @@ class Judging:
                   chances={r["play"]: r["p"] for r in ranked}, camera=camera)
         self.asked_evidence = given       # the players' answer says which board this frame shows
         return None
+
+    @staticmethod
+    def nothing_moved(found: Any) -> bool:
+        """Whether the turn reader's judgement (``TurnJudgement``) says the men have not been moved yet:
+        :data:`NOT_MOVED` the likeliest (ruled, or at even odds or better), and the picture unchanged
+        wherever men stood (its ``moved_at`` empty).  Where a man left the bar, or a point's men changed,
+        the board is not as the referee holds it, however the counts read: the turn is ruled or asked."""
+        if not found.ranked or found.ranked[0]["play"] != NOT_MOVED or getattr(found, "moved_at", ()):
+            return False
+        return bool(found.verdict == "legal" or found.ranked[0]["p"] >= 0.5)
 
     @staticmethod
     def doubtful(confidence: Mapping[str, float] | None) -> list[str]:

@@ -357,12 +357,12 @@ class CameraWatcher:
         and where the frame settled before is of the same board from the same
         place, each point's share of changed picture since that frame (and
         what was read there, so the referee uses it only if that was its board)."""
-        from willughby.vision.turns import (CHANGE_DELTA_E, FAINT_DELTA_E, SAME_PLACE_PX, TurnEvidence,
+        from willughby.vision.turns import (CHANGE_DELTA_E, FAINT_DELTA_E, SAME_PLACE_PX, TurnEvidence, bar_change,
                                             point_change_profiles, rectified)
 
         if getattr(reading, "count_probs", None) is None:
             return None
-        profiles, faint, before_read, before_known = None, None, None, False
+        profiles, faint, before_read, before_known, bar = None, None, None, False, None
         here = np.asarray(corners, np.float64)
         try:
             current = rectified(frame, here.tolist(), reading=reading)   # kept for the next settled frame
@@ -380,6 +380,7 @@ class CameraWatcher:
                 try:
                     profiles, faint = point_change_profiles(prev, current, prev.corners,
                                                             delta_e=(CHANGE_DELTA_E, FAINT_DELTA_E))
+                    bar = bar_change(prev, current)         # a man gone from the bar, or come to it
                     before_read = prev_board
                 except (VisionError, ValueError, cv2.error) as exc:
                     log.info("no comparison with the frame before: %s", exc)
@@ -387,6 +388,7 @@ class CameraWatcher:
         evidence = TurnEvidence.from_reading(reading, profiles=profiles, faint_profiles=faint)
         evidence.before_read = before_read
         evidence.before_known = before_known and before_read is not None
+        evidence.bar_change = bar if before_read is not None else None
         noise = self._look.noise if self._look is not None else None
         if noise is not None:
             evidence.still_faint_share = noise.faint_share(0.0) or None     # this board's own, once learnt

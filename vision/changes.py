@@ -29,7 +29,8 @@ from .change_measure import (CHANGE_BLUR_MM, CHANGE_CORE, CHANGE_DELTA_E, FAINT_
                              strip_distance2)
 from .geometry import Corners
 
-__all__ = ["Rectified", "rectified", "point_changes", "point_change_profiles", "strip_distance2", "SAME_PLACE_PX",
+__all__ = ["Rectified", "rectified", "point_changes", "point_change_profiles", "bar_change", "strip_distance2",
+           "SAME_PLACE_PX",
            "CHANGE_DELTA_E", "FAINT_DELTA_E", "CHANGE_BLUR_MM", "CHANGE_CORE"]
 
 POINTS = 24
@@ -188,3 +189,49 @@ def point_change_profiles(before: np.ndarray | Rectified, after: np.ndarray | Re
             strips = _cut(geometry, None, changed[:, :, None], config.margin)
             out.append(strips.maps[:, 0, :, lo:hi].mean(axis=2))
     return tuple(out) if several else out[0]
+
+
+def bar_change(before: Rectified, after: Rectified, delta_e: float | None = None) -> float:
+    """How clearly a man came to, or left, the bar between two frames of the same camera, both
+    rectified alike (:func:`rectified`): along the bar, where its men lie (as the reader finds them:
+    ``reader.bar_reach`` from either edge, ``bar_slack_mm`` beyond its sides), the share of the picture
+    that changed colour by more than *delta_e* (Lab, :data:`CHANGE_DELTA_E`) over a man's length, at the
+    length where most did.  A man gone from the bar, or come to it, changes about half to three quarters
+    of his length there; the sensor's noise nothing; where a die lies in either frame is not counted.
+
+    >>> import numpy as np
+    >>> frame = np.full((480, 640, 3), 90, np.uint8)
+    >>> corners = [[60, 420], [60, 60], [580, 60], [580, 420]]
+    >>> bar_change(rectified(frame, corners), rectified(frame.copy(), corners))
+    0.0
+    """
+    import cv2
+
+    from .config import VisionConfig
+    from .geometry import BoardGeometry
+
+    if np.abs(np.asarray(before.corners) - np.asarray(after.corners)).max() >= SAME_PLACE_PX \
+            or before.lab.shape != after.lab.shape:
+        raise ValueError("frames rectified with other corners, or another layout, cannot be compared")
+    config = before.config or VisionConfig.default()
+    geometry = BoardGeometry(config)
+    s, margin, rc = config.scale, config.margin, config.reader
+    left, right = geometry.bar_x
+    radius = config.man_diameter / 2
+    reach = config.point_length * rc.bar_reach - radius      # a man found at the reach lies half beyond it
+    x0, x1 = (int(round((v + margin) * s)) for v in (left - rc.bar_slack_mm, right + rc.bar_slack_mm))
+    y0, y1 = (int(round((v + margin) * s)) for v in (reach, geometry.depth - reach))
+    h, w = before.lab.shape[:2]
+    x0, x1, y0, y1 = max(0, x0), min(w, x1), max(0, y0), min(h, y1)
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    d = cv2.absdiff(before.lab[y0:y1, x0:x1], after.lab[y0:y1, x0:x1]).astype(np.float32)
+    distance2 = d[:, :, 0] ** 2 + d[:, :, 1] ** 2 + d[:, :, 2] ** 2
+    for dice in (before.dice, after.dice):
+        if dice is not None and dice.shape == before.lab.shape[:2]:
+            distance2[dice[y0:y1, x0:x1]] = 0.0
+    t = CHANGE_DELTA_E if delta_e is None else float(delta_e)
+    rows = (distance2 > t * t).mean(axis=1)                     # along the bar, row by row
+    n = max(1, min(len(rows), int(round(config.man_diameter * s))))
+    window = np.convolve(rows, np.ones(n) / n, mode="valid")
+    return float(window.max()) if len(window) else 0.0

@@ -85,8 +85,8 @@ from typing import Any
 
 import numpy as np
 
-from .changes import (CHANGE_DELTA_E, FAINT_DELTA_E, SAME_PLACE_PX, Rectified, point_change_profiles, point_changes,
-                      rectified)
+from .changes import (CHANGE_DELTA_E, FAINT_DELTA_E, SAME_PLACE_PX, Rectified, bar_change, point_change_profiles,
+                      point_changes, rectified)
 from .classes import (CLASS_COLOUR, CLASS_MEN, CLASSES, MEN_PER_SIDE, MOST_MEN, PILES, POINTS, board_classes,
                       dark_men, has_piles, light_men, pile_classes)
 from .footprints import flat_log_likelihoods, still_rows
@@ -97,7 +97,7 @@ from .turns_race import MenWeights, describe_difference, men_weights, mover_of
 
 __all__ = ["TurnConfig", "Candidate", "TurnEvidence", "TurnJudgement", "TurnReader", "board_classes", "pile_classes", "has_piles",
            "point_changes", "point_change_profiles", "Rectified", "rectified", "SAME_PLACE_PX", "CHANGE_DELTA_E", "FAINT_DELTA_E", "load_temperature", "load_calibration", "default_config", "CALIBRATION_PATH", "OTHER",
-           "MenWeights", "men_weights", "race_still_points"]
+           "MenWeights", "men_weights", "race_still_points", "same_board", "bar_change"]
 
 
 def _board_of(classes: np.ndarray, bar: Mapping[str, int], men: int = MEN_PER_SIDE,
@@ -145,7 +145,53 @@ class TurnReader:
         says whether the game is played in piles (the unstacking games: men
         may stand piled on any point, even where the board before and every
         legal result have none, as a wrong turn may pile them); None: where
-        the board before or a candidate has a pile."""
+        the board before or a candidate has a pile.
+
+        "Nothing moved" is a claim about the picture like any other: where the
+        picture changed clearly where men stood before the turn
+        (:meth:`moved_where_men_stood`), a candidate that leaves the board as
+        it was (a pass, or the referee's "not moved yet") is never ruled
+        legal, and the judgement names those places (``moved_at``)."""
+        if piles is None:
+            piles = has_piles(before) or any(has_piles(c.board) for c in candidates)
+        found = self._judge(candidates, evidence, before, men, piles)
+        moved = self.moved_where_men_stood(evidence, before, piles) if found.settled else ()
+        if not self.config.unmoved_check:
+            moved = ()
+        if not moved:
+            return found
+        if found.verdict == "legal" and found.board is not None and same_board(found.board, before):
+            note = (f"{found.play} leaves the board as it was, but the picture changed where men stood "
+                    f"({_places(moved)})")
+            return replace(found, verdict="unsure", play=None, board=None, notes=[*found.notes, note],
+                           moved_at=moved)
+        return replace(found, moved_at=moved)
+
+    def moved_where_men_stood(self, evidence: TurnEvidence, before: Mapping[str, Any] | None,
+                              piles: bool = False) -> tuple[str, ...]:
+        """Where men stood before the turn and the picture changed clearly since the frame before: the bar
+        (where it held men, and a man's worth of it changed: ``bar_moved_share``), and, in a race game, each
+        point that held men whose picture changed by more than ``unmoved_point_share`` along its row of men,
+        not only farther along it (where a die may lie: :func:`race_still_points`).  Empty where the frame
+        before is not at hand."""
+        cfg = self.config
+        if before is None or evidence.changes is None:
+            return ()
+        out: list[str] = []
+        bar = before.get("bar") or {}
+        if evidence.bar_change is not None and evidence.bar_change > cfg.bar_moved_share \
+                and any(int(bar.get(k, 0)) for k in ("light", "dark")):
+            out.append("bar")
+        if not piles:
+            held = CLASS_MEN[board_classes(before)] > 0
+            big = np.asarray(evidence.changes, np.float64) > cfg.unmoved_point_share
+            still = race_still_points(cfg, evidence, before)
+            out.extend(str(q + 1) for q in np.flatnonzero(held & big & ~still))
+        return tuple(out)
+
+    def _judge(self, candidates: Sequence[Candidate], evidence: TurnEvidence, before: Mapping[str, Any] | None,
+               men: int, piles: bool) -> TurnJudgement:
+        """:meth:`judge`, less the check of "nothing moved" against the picture."""
         cfg = self.config
         if not candidates:
             raise ValueError("a turn has at least one legal result (a pass leaves the board as it was)")
@@ -156,8 +202,6 @@ class TurnReader:
                                  [evidence.why_unsettled or "the frame cannot be read"])
         # a game of piles (the unstacking games): a play changes piles, not counts, so each point is
         # weighed over its count and its pile together
-        if piles is None:
-            piles = has_piles(before) or any(has_piles(c.board) for c in candidates)
         pile_game = evidence.pile_probs is not None and piles
         weighing = PileWeighing(cfg)
         # the board before, where the frame before is at hand too (its changes): None where it is not
@@ -202,11 +246,21 @@ class TurnReader:
                 logp -= np.logaddexp.reduce(logp, axis=1, keepdims=True)
         rows = np.arange(POINTS)
         bar_seen = {k: int(evidence.bar.get(k, 0)) for k in ("light", "dark")}
+        # where the frame before is at hand, whether the bar's picture changed by a man's worth: a board whose
+        # bar holds other men than the board before's shows that mostly, one whose bar holds the same rarely
+        bar_moved = (None if framed is None or evidence.bar_change is None
+                     else bool(evidence.bar_change > cfg.bar_moved_share))
+        bar_before = {k: int((framed or {}).get("bar", {}).get(k, 0)) for k in ("light", "dark")}
 
         def bar_term(board: Mapping[str, Any]) -> float:
             b = board.get("bar") or {}
             miss = sum(abs(int(b.get(k, 0)) - bar_seen[k]) for k in ("light", "dark"))
-            return miss * math.log(cfg.bar_mismatch)
+            term = miss * math.log(cfg.bar_mismatch)
+            if bar_moved is not None:
+                seen = cfg.bar_moved_seen if any(int(b.get(k, 0)) != bar_before[k] for k in bar_before) \
+                    else cfg.bar_still_seen
+                term += math.log(seen if bar_moved else 1.0 - seen)
+            return term
 
         if not pile_game:
             stack = np.array(cand_classes)
@@ -376,6 +430,29 @@ def race_still_points(cfg: TurnConfig, evidence: TurnEvidence, before: Mapping[s
         faint_share = max(cfg.still_row_faint_share, evidence.still_faint_share or 0.0)
         still |= still_rows(evidence.profiles, evidence.faint_profiles, before, cfg.unchanged_share, faint_share)
     return still
+
+
+def same_board(board: Mapping[str, Any], before: Mapping[str, Any] | None) -> bool:
+    """Whether a board document has *before*'s men on every point and the bar (piles aside)."""
+    if before is None:
+        return False
+    try:
+        return ([int(x) for x in board["light"]] == [int(x) for x in before["light"]]
+                and [int(x) for x in board["dark"]] == [int(x) for x in before["dark"]]
+                and all(int((board.get("bar") or {}).get(k, 0)) == int((before.get("bar") or {}).get(k, 0))
+                        for k in ("light", "dark")))
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
+def _places(moved: Sequence[str]) -> str:
+    """Places named in words: "the bar, points 3 and 7"."""
+    points = [q for q in moved if q != "bar"]
+    words = ["the bar"] if "bar" in moved else []
+    if points:
+        words.append(f"point {points[0]}" if len(points) == 1
+                     else f"points {', '.join(points[:-1])} and {points[-1]}")
+    return ", ".join(words)
 
 
 def _tall_held(held: np.ndarray, logp: np.ndarray, known: np.ndarray, cfg: TurnConfig) -> np.ndarray:

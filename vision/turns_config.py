@@ -189,3 +189,24 @@ class TurnConfig:
     #: None: every unchanged point is held to what it had, and every change weighed alike
     tall_row: int | None = PLACES
     tall_unseen: float = 0.05
+    #: where the frame before is at hand: the bar's picture changed by a man's worth when, over some man's
+    #: length along it, more than this share changed colour (``changes.bar_change``: a man gone or come changes
+    #: about half to three quarters of his length there, the sensor's noise nothing) ...
+    bar_moved_share: float = 0.2
+    #: ... which a board whose bar holds other men than the board before's shows this often ...
+    bar_moved_seen: float = 0.9
+    #: ... and one whose bar holds the same men this often (a die missed by the dice finder, a shadow). The
+    #: bar's men are counted by finding round tops, not weighed (``bar_mismatch``), and a man gone from the
+    #: bar onto a point of his own colour may change that point's picture too little to show (a tall row):
+    #: without this, such an entry was taken for nothing moved
+    bar_still_seen: float = 0.02
+    #: whether "nothing moved" (a candidate that leaves the board as it was) is checked against the picture:
+    #: where it changed clearly where men stood (``TurnReader.moved_where_men_stood``), never ruled legal.
+    #: False: not checked (the reader before issue 44, for comparing)
+    unmoved_check: bool = True
+    #: ... where a point that held men counts as changed clearly when more than this share of its strip changed,
+    #: along its row of men: a die thrown onto men changes that much rarely (held-out-test seed 18065, 600
+    #: turns: a point no man moved on changed so in 7 turns at 0.2, 54 at ``moved_share``, 0.1), a man come or
+    #: gone there in 134 of 557; the bar (``bar_moved_share``) tells a man gone from it cleanly (0 of 293 turns
+    #: whose bar held the same men changed by more than 0.05, none of 307 where it did by less than 0.26)
+    unmoved_point_share: float = 0.2

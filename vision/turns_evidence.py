@@ -63,6 +63,9 @@ class TurnEvidence:
     #: the fainter limit of a still row learnt on this board (``board_noise.RowNoise``), where it is above the
     #: house's ``still_row_faint_share``; None: the house's
     still_faint_share: float | None = None
+    #: where the frame before was at hand, how clearly a man came to or left the bar since
+    #: (:func:`~willughby.vision.changes.bar_change`); None: not measured
+    bar_change: float | None = None
 
     @classmethod
     def from_reading(cls, reading: Any, changes: np.ndarray | None = None,
@@ -100,8 +103,12 @@ class TurnJudgement:
     p_other: float
     other_board: dict[str, Any] | None
     notes: list[str] = field(default_factory=list)
+    #: where men stood before the turn ("bar", "1".."24") and the picture changed clearly since the frame
+    #: before: there the board is not as it was, so "nothing moved" (a board the same as the board before)
+    #: is never ruled, nor taken by the referee, while this is not empty
+    moved_at: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "settled": self.settled, "play": self.play, "board": self.board,
                 "candidates": [{"play": r["play"], "board": r["board"], "p": round(r["p"], 6)} for r in self.ranked],
-                "p_other": round(self.p_other, 6), "notes": list(self.notes)}
+                "p_other": round(self.p_other, 6), "notes": list(self.notes), "moved_at": list(self.moved_at)}

@@ -104,3 +104,70 @@ def test_changes_are_used_only_when_the_frame_before_showed_the_referees_board(c
     c.judging.question = None
     ruling = c.on_reading(after, None, evidence=ev)
     assert ruling is not None and ruling["play"] == "8/5 6/5"
+
+
+# -- "nothing moved" is a claim about the picture (issue 44) ------------------------------------------------------
+
+
+def _bar_game(c: Companion) -> dict:
+    """Dark to play 3-6 with a man on the bar and five dark men on point 3: the only play is bar/22, onto his
+    own men (light holds points 6, 9 and 18). Returns the board before."""
+    dark = [0] * 24
+    dark[2], dark[11] = 5, 9
+    light = [0] * 24
+    light[5] = light[8] = light[17] = 3
+    light[12] = 6
+    start = {"format": "board/1", "turn": "dark", "light": light, "dark": dark, "bar": {"light": 0, "dark": 1},
+             "off": {"light": 0, "dark": 0}}
+    c.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"}, who="test", start=start)
+    c.enter_dice([3, 6])
+    assert list(c.legal_boards()) == ["bar/22"]
+    board = c.state()["board"]
+    return {k: board[k] for k in ("light", "dark", "bar", "off")}
+
+
+def _unchanged_but_the_bar(before: dict, sure: float, **changed_points: float) -> TurnEvidence:
+    """The point reader reads *before* at every point (*sure*), and finds no man on the bar; the frame before
+    showed *before*, and since then the bar's picture changed by a man's worth, each point named ("p3") by
+    its share."""
+    ev = _evidence(before, sure)
+    ev.bar = {"light": 0, "dark": 0}
+    ev.changes = np.zeros(24)
+    for name, share in changed_points.items():
+        ev.changes[int(name[1:]) - 1] = share
+    ev.before_read = dict(before)
+    ev.bar_change = 0.7
+    return ev
+
+
+def test_an_entry_onto_the_movers_own_men_the_points_do_not_show_is_ruled_or_asked_never_held_unmoved(c):
+    # the man left the bar for point 3, where five of his own stand: the point's picture barely changed and the
+    # point reader reads it as before; the bar shows him gone, so the board is not as the referee holds it
+    before = _bar_game(c)
+    ruling = c.on_reading(before, None, evidence=_unchanged_but_the_bar(before, 0.999, p3=0.01))
+    s = c.state()
+    assert ruling is not None or s["question"] is not None
+    if ruling is not None:
+        assert (ruling["verdict"], ruling["play"]) == ("legal", "bar/22")
+    else:                                          # the entry is offered first, the likelier by the bar
+        assert s["question"]["choices"][0]["play"] == "bar/22"
+        assert c.judging.last_camera["candidates"][0]["play"] == "bar/22"
+
+
+def test_an_illegal_attempt_with_the_bar_man_moved_is_not_passed_as_nothing_moved(c):
+    # the bar man played where the throw cannot take him (point 4: no 3-6 enters there), the point reader
+    # sure the board is as it was (p = 1.0 that nothing moved): the referee asks, or rules it, never waits
+    before = _bar_game(c)
+    ruling = c.on_reading(before, None, evidence=_unchanged_but_the_bar(before, 0.999999, p4=0.15))
+    s = c.state()
+    assert ruling is not None or s["question"] is not None
+    assert ruling is None or ruling["verdict"] in ("illegal", "legal")
+    assert s["question"] is None or "the bar" in s["question"]["text"]
+
+
+def test_dice_thrown_on_the_board_with_the_bar_as_it_was_still_ask_nothing(c):
+    before = _bar_game(c)
+    ev = _unchanged_but_the_bar(before, 0.9999)
+    ev.bar, ev.bar_change = {"light": 0, "dark": 1}, 0.0          # the man still on the bar, its picture unchanged
+    assert c.on_reading(before, None, evidence=ev) is None
+    assert c.state()["question"] is None and c.state()["rulings"] == []
