@@ -11,12 +11,15 @@ board truly on the table.
 
 The evidence is drawn, not read from pixels: the point reader's probabilities sure (0.97) of the board
 the frame shows, the men on the bar, and each point's changed picture since the frame before (a point
-whose men changed, 0.6; one whose men did not, 0.02). At random stills the camera is told to misread,
+whose men changed, 0.6; one whose men did not, 0.02; the bar's, where the referee's reader measures it,
+0.5 where a man came or went, 0.01 where none did). At random stills the camera is told to misread,
 confidently:
 
-- ``miss``: the camera misses a play (the probabilities and the changes are those of the board before
-  the play, as when a man entered from the bar onto a point of his own colour goes unseen); the next frame
-  shows the next play;
+- ``miss``: the point reader misses a play (its probabilities are those of the board before the play, as
+  when a man entered from the bar onto a point of his own colour goes unseen), while the picture changed
+  where the men moved;
+- ``unseen``: no frame settled between two plays (the probabilities and the changes both those of the
+  board before): the next frame shows the next play, two plays from the board the referee holds;
 - ``swap``: two points' counts read swapped (the picture's changes are the true ones).
 
 Printed, for the referee of this checkout and, with ``--baseline REV``, for the one of that revision
@@ -34,6 +37,7 @@ turn reader weighs them, is ``benchmarks/turns.py --learn``'s work.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import random
@@ -48,7 +52,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_STILLS = 400          # a game that runs longer than this (the referee lost for good) is stopped
-KINDS = ("miss", "swap")
+KINDS = ("miss", "unseen", "swap")
 
 
 def _board(position: Any) -> dict[str, Any]:
@@ -69,7 +73,10 @@ def _evidence(shown: dict[str, Any], before_frame: dict[str, Any], changed_from:
     probs[np.arange(24), board_classes(shown)] = 0.97
     moved = (board_classes(changed_from) != board_classes(changed_to))
     changes = np.where(moved, 0.6, 0.02)
-    return TurnEvidence(probs, dict(shown["bar"]), True, changes, before_read=dict(before_frame))
+    evidence = TurnEvidence(probs, dict(shown["bar"]), True, changes, before_read=dict(before_frame))
+    if "bar_change" in {f.name for f in dataclasses.fields(TurnEvidence)}:      # (not in older referees)
+        evidence.bar_change = 0.5 if changed_from["bar"] != changed_to["bar"] else 0.01
+    return evidence
 
 
 def _swapped(doc: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
@@ -91,14 +98,20 @@ class Game:
         from willughby.companion.service import Companion
         from willughby.companion.store import GameStore
 
-        self.rng = rng
+        self.rng = rng                                          # the true game: dice and plays
+        self.misreads = random.Random(rng.random())             # the camera's misreads, drawn every still
         self.misread_rate = misread_rate
         self.c = Companion(GameStore(":memory:"))
         self.c.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"}, who="bench")
         self.tally: Counter[str] = Counter()
         self.recover: list[int | None] = []    # stills to get back, per misread
         self._lost_since: int | None = None   # the still of the misread not yet recovered from
-        self._last_frame: dict[str, Any] = _board(self.c.match.position)   # what the frame before showed
+        start = _board(self.c.match.position)
+        self._last_read: dict[str, Any] = start       # what the reader read of the frame before
+        self._last_picture: dict[str, Any] = start    # what that frame truly showed
+        #: the true plays, in order (player, dice, the board after), and how many of them the referee has ruled
+        self.true_plays: list[tuple[str, tuple[int, ...], Any]] = []
+        self.matched = 0
         self.stills = 0
         self.seen_rulings = 0
 
@@ -116,17 +129,21 @@ class Game:
         except (CompanionError, NotNowError, UnknownError):       # what the page would show as refused
             return False
 
-    def _check_rulings(self, truth_before: Any, truth_after: Any, dice: tuple[int, ...], mover: str) -> None:
-        """Each ruling the referee made since last looked: right or wrong against the true play."""
+    def _check_rulings(self) -> None:
+        """Each ruling the referee made since last looked: right where it rules a true play not yet ruled (the
+        next, or a later one where the referee skipped one it could not see), legal, with its dice and board."""
         rulings = self.m.rulings
         for r in rulings[self.seen_rulings:]:
             self.tally["rulings"] += 1
-            right = (r.verdict == "legal" and r.player == mover and tuple(r.dice) == tuple(dice)
-                     and r.after is not None and r.after.physical_key() == truth_after.physical_key())
-            if not right:
+            key = r.after.physical_key() if r.after is not None else None
+            hit = next((i for i in range(self.matched, len(self.true_plays))
+                        if r.verdict == "legal" and self.true_plays[i] == (r.player, tuple(r.dice), key)), None)
+            if hit is None:
                 self.tally["wrong"] += 1
                 if r.verdict == "illegal":
                     self.tally["wrong_illegal"] += 1
+            else:
+                self.matched = hit + 1
         self.seen_rulings = len(rulings)
 
     def _answer(self, truth_after: Any) -> None:
@@ -152,34 +169,36 @@ class Game:
 
     # ------------------------------------------------------------- one still
     def still(self, truth_before: Any, truth_after: Any, dice: tuple[int, ...], mover: str) -> None:
-        """The camera's reading after the true play, misread now and then; the players answer."""
+        """The camera's frame after the true play, misread now and then; the players answer."""
         self.stills += 1
-        reading = _board(truth_after)
-        changed_from, changed_to = self._last_frame, reading
-        if self._lost_since is None and self.rng.random() < self.misread_rate:
-            kind = self.rng.choice(KINDS)
-            if kind == "miss":
-                reading = changed_to = dict(self._last_frame)
-            else:
-                reading = _swapped(reading, self.rng) or reading
+        self.true_plays.append((mover, tuple(dice), truth_after.physical_key()))
+        picture = _board(truth_after)
+        reading = picture
+        # drawn every still, whatever the referee did, so the same games meet the same misreads under any referee
+        misread, kind, swapped = (self.misreads.random() < self.misread_rate, self.misreads.choice(KINDS),
+                                  _swapped(picture, self.misreads))
+        if misread and self._lost_since is None:
             self.tally[f"misread_{kind}"] += 1
             self._lost_since = self.stills
+            if kind == "unseen":
+                return                       # no frame settled: the next one is two plays from the last
+            reading = dict(self._last_read) if kind == "miss" else (swapped or picture)
         before_rulings = len(self.m.rulings)
-        evidence = _evidence(reading, self._last_frame, changed_from, changed_to)
-        self._last_frame = reading
+        evidence = _evidence(reading, self._last_read, self._last_picture, picture)
+        self._last_read, self._last_picture = reading, picture
         self._do(self.c.on_reading, reading, None, who="camera", evidence=evidence)
-        self._check_rulings(truth_before, truth_after, dice, mover)
+        self._check_rulings()
         self._answer(truth_after)
-        self._check_rulings(truth_before, truth_after, dice, mover)
+        self._check_rulings()
         last = self.m.rulings[-1] if len(self.m.rulings) > before_rulings else None
         if last is not None and not last.legal:
             # the referee ruled the (legal) play illegal: the players put the board right, as at the table
             self.tally["fixed_by_players"] += 1
-            if not self._do(self.c.submit_board, _board(truth_after), who="bench"):
+            if not self._do(self.c.submit_board, picture, who="bench"):
                 self.tally["fix_refused"] += 1
-            self._check_rulings(truth_before, truth_after, dice, mover)
+            self._check_rulings()
             self._answer(truth_after)
-            self._check_rulings(truth_before, truth_after, dice, mover)
+            self._check_rulings()
         if self._lost_since is not None and self.in_step(truth_after):
             self.recover.append(self.stills - self._lost_since)
             self._lost_since = None
@@ -198,14 +217,15 @@ class Game:
                 dice = (rng.randint(1, 6), rng.randint(1, 6))
                 if not self._do(self.c.enter_dice, list(dice), who="box"):
                     self.tally["throws_refused"] += 1
-                self._check_rulings(truth, truth, dice, mover)
             o = rng.choice(turn_outcomes(m.rules, truth, dice))
             true_ruling = judge(m.rules, truth, dice, o.position)     # the true play: legal, the next turn set
             after = true_ruling.after
             if o.play.steps or o.opponent_play is not None:
                 self.still(truth, after, dice, mover)
             else:
-                self.seen_rulings = len(m.rulings)    # a throw that cannot be played passed by itself
+                # a throw that cannot be played: the referee passes it by itself where it holds that turn
+                self.true_plays.append((mover, tuple(dice), after.physical_key()))
+                self._check_rulings()
                 if self._lost_since is not None and self.in_step(after):
                     self.recover.append(self.stills - self._lost_since)
                     self._lost_since = None
@@ -254,9 +274,10 @@ def _report(name: str, figures: dict[str, Any]) -> None:
     t, rec = figures["totals"], figures["recover"]
     games = max(1, t.get("games", 0))
     back = [r for r in rec if r is not None]
-    misreads = t.get("misread_miss", 0) + t.get("misread_swap", 0)
+    misreads = sum(t.get(f"misread_{k}", 0) for k in KINDS)
     print(f"{name}: {t.get('games', 0)} games, {t.get('stills', 0)} stills, {misreads} misreads "
-          f"({t.get('misread_miss', 0)} missed plays, {t.get('misread_swap', 0)} swaps) "
+          f"({t.get('misread_miss', 0)} missed by the reader, {t.get('misread_unseen', 0)} unseen, "
+          f"{t.get('misread_swap', 0)} swaps) "
           f"[{figures['seconds']:.0f} s]")
     print(f"  rulings {t.get('rulings', 0)}; ruled wrongly {t.get('wrong', 0)} "
           f"({t.get('wrong_illegal', 0)} legal plays ruled illegal), {t.get('wrong', 0) / games:.2f} a game")
