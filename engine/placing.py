@@ -45,7 +45,8 @@ __all__ = ["moved_alone", "two_plays"]
 
 def moved_alone(before: Position, after: Position, colour: str) -> bool:
     """Whether *after* differs from *before* only in *colour*'s men, save the
-    opponent's blots hit to the bar: a board one play of *colour* (legal or
+    opponent's men hit to the bar (a blot, or, against the rules, a held
+    point the mover now stands on): a board one play of *colour* (legal or
     not) may have made."""
     opponent = other(colour)
     i = colour_index(opponent)
@@ -54,11 +55,11 @@ def moved_alone(before: Position, after: Position, colour: str) -> bool:
     if before.stacked[i] != after.stacked[i] or before.phase[i] != after.phase[i]:
         return False
     hit = 0
-    for was, now in zip(before.points(opponent), after.points(opponent), strict=True):
+    for was, now, mine in zip(before.points(opponent), after.points(opponent), after.points(colour), strict=True):
         if was == now:
             continue
-        if was == 1 and now == 0:
-            hit += 1
+        if now == 0 and (was == 1 or mine):
+            hit += was          # a blot hit, or (illegally) a held point the mover now stands on
             continue
         return False
     return after.bar[i] - before.bar[i] == hit

@@ -97,3 +97,19 @@ def test_placing_is_only_for_a_game_at_a_throw_or_a_move():
     with pytest.raises(MatchStateError):
         m.place(m.position.with_turn("light"))       # before the roll for the start nobody is on turn
     assert m.actions == []
+
+
+def test_landing_on_a_held_point_is_still_one_illegal_play_of_the_mover():
+    """Hoyle 1753 (the race games' rule "land.blocked"): a point of two or more cannot be blotted; a
+    board where the mover did so anyway is his one play, for his dice to judge, not two plays."""
+    m, _dark, _light = _missed()
+    before = m.position                                   # dark to move; light holds his 5 point with two
+    light = list(before.light)
+    dark = list(before.dark)
+    assert light[4] == 2
+    light[4] = 0
+    dark[4] += 1
+    dark[0] -= 1                                          # a dark man from his 24 point onto the held point
+    blotted = Position(tuple(light), tuple(dark), (2, 0), turn="light")
+    assert moved_alone(before, blotted, "dark")
+    assert m.play(blotted).rule == "land.blocked"
