@@ -155,3 +155,14 @@ def test_the_stored_game_replays_with_the_placed_board_and_the_record_agrees(sto
     assert len(placed) == 1 and placed[0]["turn"] == 2 and placed[0]["turns"] == 2
     assert game["turns_played"] == 3 == c.games()[0]["turns"] == c.state()["turns_played"]
     assert Match.from_record(store.record(gid)).position == Match.from_record(game["record"]).position
+
+
+def test_undo_takes_back_a_placed_board_and_says_so(store):
+    c, b = _table(store)
+    c.submit_board(_doc(b["light"]))
+    assert c.state()["undo"] == "the board placed by the players"
+    c.undo()
+    s = c.state()
+    assert s["phase"] == "move" and s["board"]["turn"] == "dark" and s["dice"] == [6, 4]
+    assert Position.from_board(s["board"]).physical_key() == b["held"].physical_key()
+    assert s["turn_number"] == 2
