@@ -54,9 +54,10 @@ def throw_by(log_entries: Sequence[dict[str, Any]], undone: set[int]) -> str | N
     return by
 
 
-#: the log's entries that leave a question open (it is said, a photo is brought); any other answers it,
-#: plays past it or takes it back
-_BESIDE_A_QUESTION = ("announcement", "photo")
+#: the log's entries that leave a question open (it is said, a photo is brought, a board entered is refused:
+#: one that is not refused is followed by its action or its own question); any other answers it, plays past
+#: it or takes it back
+_BESIDE_A_QUESTION = ("announcement", "photo", "correction")
 
 
 def open_question(log_entries: Sequence[dict[str, Any]]) -> dict[str, Any] | None:

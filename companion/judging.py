@@ -365,14 +365,15 @@ class Judging:
                 return self._telling.doc
             chosen = picked["board"]
             assert chosen is not None           # a question of moves (or of the turn) offers boards
+            seen = self.position(chosen, m)
+            way = None if q["kind"] == "turn" else self._way(seen)     # (a board refused: nothing written)
             game.store.append(game.need_id(), "answer", {"question": question_id, "choice": choice,
                                                          "play": picked["play"]}, who)
             asked = self.asked_evidence
             if q["kind"] == "turn":              # whose turn after the board the players placed
-                self._place(self.position(chosen, m), 1 if chosen.get("turn") != m.turn else 2, who, chosen,
-                            missed=None)
+                self._place(seen, 1 if chosen.get("turn") != m.turn else 2, who, chosen, missed=None)
             else:
-                self._players_board(self.position(chosen, m), who, chosen)
+                self._players_board(seen, who, chosen, way)
             if asked is not None:
                 asked.shown = dict(chosen)     # the camera's next frame is compared with that one
             return self._telling.doc
@@ -394,24 +395,39 @@ class Judging:
             return self._telling.doc
 
     # ------------------------------------------------------ the players' board
-    def _players_board(self, seen: Position, who: str, board: Mapping[str, Any]) -> None:
+    def _players_board(self, seen: Position, who: str, board: Mapping[str, Any],
+                       way: tuple[str, Any] | None = None) -> None:
         """A board the players gave (an answer, a board entered): the board on the table
-        (docs/house-conventions.md, convention 18: "the players' board always wins"). A legal play of the
-        throw, or a board only the mover's men made (one play: illegal where his dice cannot make it), is
-        ruled as his play; a board the mover's play and then the other player's lead to is placed, two turns
-        on (the camera missed a play); any other board two players' men made is asked about: whose turn?"""
+        (docs/house-conventions.md, convention 18: "the players' board always wins"), taken the way
+        :meth:`_way` says (*way*, where it was asked already)."""
+        kind, what = way if way is not None else self._way(seen)
+        if kind == "play":
+            self._play(what, who, board)
+        elif kind == "placed":
+            self._place(seen, 2, who, board, missed=what)
+        else:
+            self._ask_turn(seen, who, board)
+
+    def _way(self, seen: Position) -> tuple[str, Any]:
+        """How a board the players gave is taken: a legal play of the throw, or a board only the mover's men
+        made (one play: illegal where his dice cannot make it), is ruled as his play (``play``, the position
+        to judge); a board the mover's play and then the other player's lead to is placed, two turns on (the
+        camera missed a play: ``placed``, the mover's play that leads there); any other board two players'
+        men made is asked about: whose turn? (``ask``). :class:`CompanionError` (nothing written) where such
+        a board ends the game: the play that ends it is entered."""
         m = self._game.match
         assert m is not None and m.turn is not None and m.dice is not None
         key = seen.physical_key()
         exact = [o for o in m.legal_outcomes() if o.position.physical_key() == key]
         if exact:
-            self._play(exact[0].position.with_turn(exact[0].position.turn), who, board)
-        elif moved_alone(m.position, seen, m.turn):
-            self._play(seen, who, board)
-        elif (first := two_plays(m.rules, m.position, m.dice, seen)) is not None:
-            self._place(seen, 2, who, board, missed=notation(first))
-        else:
-            self._ask_turn(seen, who, board)
+            return "play", exact[0].position.with_turn(exact[0].position.turn)
+        if moved_alone(m.position, seen, m.turn):
+            return "play", seen
+        if any(n >= m.rules.men for n in seen.off):
+            raise CompanionError("on that board a side has borne off every man, which no play of the throw "
+                                 "awaited does: enter the plays before, and the last is ruled as the end")
+        first = two_plays(m.rules, m.position, m.dice, seen)
+        return ("placed", notation(first)) if first is not None else ("ask", None)
 
     def _place(self, seen: Position, turns: int, who: str, board: Mapping[str, Any], missed: str | None) -> None:
         """The players' board taken as the board on the table, *turns* turns on from the one the referee
@@ -420,11 +436,11 @@ class Judging:
         m = game.match
         assert m is not None and m.turn is not None
         mover, dice, before = m.turn, "-".join(map(str, m.dice or ())), m.position
-        self.forget()
         try:
             m.place(seen, turns)
         except EngineError as exc:
             raise CompanionError(f"the board cannot be placed: {exc}") from None
+        self.forget()
         after = m.position
         assert after.turn is not None
         nxt = game.who(after.turn)

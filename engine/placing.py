@@ -76,8 +76,8 @@ def two_plays(rules: Rules, before: Position, dice: Sequence[int], after: Positi
     throws = list(combinations_with_replacement(range(1, 7), rules.dice_thrown))
     for first in turn_outcomes(rules, before, tuple(dice)):
         middle = first.position
-        if middle.turn is None or not moved_alone(middle, after, middle.turn):
-            continue                    # the second play moves the other player's men alone
+        if middle.turn is None or max(middle.off) >= rules.men or not moved_alone(middle, after, middle.turn):
+            continue                    # the game ended with the first; the second moves the other's men alone
         for throw in throws:
             if any(o.position.physical_key() == target
                    for o in turn_outcomes(rules, middle, tuple(sorted(throw, reverse=True)))):

@@ -166,3 +166,14 @@ def test_undo_takes_back_a_placed_board_and_says_so(store):
     assert s["phase"] == "move" and s["board"]["turn"] == "dark" and s["dice"] == [6, 4]
     assert Position.from_board(s["board"]).physical_key() == b["held"].physical_key()
     assert s["turn_number"] == 2
+
+
+def test_a_board_of_both_sides_that_ends_the_game_is_refused_and_nothing_is_written(store):
+    c, b = _table(store)
+    over = Position((0,) * 23 + (2,), (0,) * 24, off=(13, 15), turn="light")
+    c.on_reading(_doc(over), DOUBT)
+    q = c.state()["question"]
+    entries = len(_log(c))
+    with pytest.raises(ValueError, match="borne off every man"):
+        c.answer(q["id"], next(ch for ch in q["choices"] if ch["play"] == "the board as read")["index"])
+    assert len(_log(c)) == entries and c.state()["question"] == q     # still asked, here and after a restart

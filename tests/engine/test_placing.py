@@ -113,3 +113,10 @@ def test_landing_on_a_held_point_is_still_one_illegal_play_of_the_mover():
     blotted = Position(tuple(light), tuple(dark), (2, 0), turn="light")
     assert moved_alone(before, blotted, "dark")
     assert m.play(blotted).rule == "land.blocked"
+
+
+def test_no_second_play_follows_a_play_that_ends_the_game():
+    rules = Match.new("backgammon").rules
+    before = Position((1,) + (0,) * 23, (0,) * 23 + (1,), off=(14, 14), turn="light")
+    # light bears off his last man: the game is over, nobody plays after it (and asking is no error)
+    assert two_plays(rules, before, (2, 1), Position((0,) * 24, (0,) * 24, off=(15, 15))) is None
