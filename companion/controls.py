@@ -138,6 +138,8 @@ class Controls:
         if kind == "start_roll":
             light, dark = self._game.who(LIGHT), self._game.who(DARK)
             return f"the roll for the start ({light} threw {action.get('light')}, {dark} {action.get('dark')})"
+        if kind == "placed":
+            return "the board placed by the players"
         if kind in ("double", "take", "drop"):
             return f"the {kind} of {who}" if who else f"the {kind}"
         return f"the {str(kind).replace('_', ' ')}"

@@ -54,6 +54,28 @@ def throw_by(log_entries: Sequence[dict[str, Any]], undone: set[int]) -> str | N
     return by
 
 
+#: the log's entries that leave a question open (it is said, a photo is brought, a board entered is refused:
+#: one that is not refused is followed by its action or its own question); any other answers it, plays past
+#: it or takes it back
+_BESIDE_A_QUESTION = ("announcement", "photo", "correction")
+
+
+def open_question(log_entries: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The entry of the question a game's log leaves open (the last question, after which nothing but
+    announcements and photos were written), or None.
+
+    >>> log = [{"n": 1, "kind": "action"}, {"n": 2, "kind": "question"}, {"n": 3, "kind": "announcement"}]
+    >>> open_question(log)["n"], open_question(log + [{"n": 4, "kind": "answer"}])
+    (2, None)
+    """
+    for e in reversed(log_entries):
+        if e["kind"] == "question":
+            return dict(e)
+        if e["kind"] not in _BESIDE_A_QUESTION:
+            return None
+    return None
+
+
 class CurrentGame:
     """The game in progress, its record in the store and its rulings (see the module docstring)."""
 
@@ -72,6 +94,8 @@ class CurrentGame:
         self.seen_events: set[str] = set()        # idents of dice throws already taken (box retransmissions)
         #: who gave the dice of the last throw taken ("camera", "box", "page", ...; None: not known)
         self.throw_by: str | None = None
+        #: the log's entry of the question open when the game was rebuilt (:meth:`load`), or None
+        self.open_question: dict[str, Any] | None = None
 
     # ------------------------------------------------------------ asking
     def need(self) -> Any:
@@ -147,6 +171,7 @@ class CurrentGame:
         self.counter = TurnCounter()
         self.seen_events = set()
         self.throw_by = None
+        self.open_question = None
 
     def load(self, game_id: str) -> list[LoggedAnnouncement]:
         """Rebuild the game from the store (the actions not undone, replayed);
@@ -167,6 +192,7 @@ class CurrentGame:
         self.seen_events = {e["data"]["ident"] for e in log_entries
                             if e["kind"] == "dice" and e["data"].get("ident")}
         self.throw_by = throw_by(log_entries, undone)
+        self.open_question = open_question(log_entries)
         self.id, self.match, self.family = game_id, match, family
         self.rulings, self.counter = family.rebuild_rulings(match)
         return [(e["n"], e["data"]["text"], e["data"]["kind"]) for e in log_entries if e["kind"] == "announcement"]

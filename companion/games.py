@@ -236,20 +236,26 @@ class BoardFamily(Family):
         return f"the game is at {m.phase}"
 
     def rebuild_rulings(self, match: Any) -> tuple[list[RulingDoc], TurnCounter]:
-        judged = judged_turns(match.record())
         counter = TurnCounter()
-        for j in judged:
-            counter.count(j["ruling"])
+        judged = judged_turns(match.record(), numbers=counter)
         return [ruling_doc(j["ruling"], j, j["before"]) for j in judged], counter
 
     def replay(self, record: Mapping[str, Any]) -> dict[str, Any]:
-        turns = [{"turn": j["turn"], "attempt": j["attempt"], "seq": j["seq"],
-                  "player": j["ruling"].player, "dice": list(j["ruling"].dice),
-                  "play": j["ruling"].play, "verdict": j["ruling"].verdict,
-                  "before": j["before"].to_board(), "after": j["after"].to_board(),
-                  "ruling": j["ruling"].to_json()} for j in judged_turns(record)]
-        # every ruling, each with its turn and attempt; the turns played are the legal ones
-        return {"record": record, "turns": turns, "turns_played": sum(1 for t in turns if t["verdict"] == "legal")}
+        placed: list[dict[str, Any]] = []
+        steps = [(j["n"], {"turn": j["turn"], "attempt": j["attempt"], "seq": j["seq"],
+                           "player": j["ruling"].player, "dice": list(j["ruling"].dice),
+                           "play": j["ruling"].play, "verdict": j["ruling"].verdict,
+                           "before": j["before"].to_board(), "after": j["after"].to_board(),
+                           "ruling": j["ruling"].to_json()}) for j in judged_turns(record, placed=placed)]
+        # a board the players placed: a step of its own, no ruling (it ends the turns it says)
+        steps += [(p["n"], {"turn": p["turn"], "turns": p["turns"], "attempt": 1, "seq": None,
+                            "player": p["player"], "dice": p["dice"] or [], "play": None, "verdict": "placed",
+                            "before": p["before"].to_board(), "after": p["after"].to_board(), "ruling": None})
+                  for p in placed]
+        turns = [t for _n, t in sorted(steps, key=lambda s: s[0])]
+        # every ruling, each with its turn and attempt; the turns played are the legal ones and those placed
+        played = sum(1 for t in turns if t["verdict"] == "legal") + sum(p["turns"] for p in placed)
+        return {"record": record, "turns": turns, "turns_played": played}
 
     def make_part(self, game: "CurrentGame", telling: "Telling", judging: "Judging") -> "FamilyPart":
         return BoardPart(game, telling, judging)

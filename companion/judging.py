@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from willughby.engine.errors import EngineError, InvalidBoardError
 from willughby.engine.match import Match
-from willughby.engine.position import LIGHT, Position
+from willughby.engine.placing import moved_alone, two_plays
+from willughby.engine.position import LIGHT, Position, other
 from willughby.engine.referee import Ruling
 
 from .announce import describe_board_ruling, rethrow_text
@@ -297,8 +298,6 @@ class Judging:
                                       None if chances is None or play not in chances else chances[play]))
         if seen is not None:
             choices.append(choice_doc(len(choices), "the board as read", seen.to_board()))
-        n = game.store.append(game.need_id(), "question", {"reading": dict(board), "doubtful": doubtful,
-                                                           "why": why, "camera": dict(camera or {})}, who)
         m = game.match
         assert m is not None
         mover = m.turn or LIGHT         # points are named as the mover counts them, as plays are written
@@ -308,12 +307,35 @@ class Judging:
                         else "the board is one man away from a legal play")
         turn = game.turn_in_progress()
         about = f"Turn {turn}: {game.who(m.turn)} threw {'-'.join(map(str, m.dice or ()))}"
-        self.question = question_doc(f"q-{n}", "move", f"Which play was made? {where[0].upper()}{where[1:]}.",
-                                     about=about, turn=turn, player=m.turn, dice=m.dice or (),
-                                     asked_at=self._clock(), choices=choices,
-                                     reading=seen.to_board() if seen is not None else None)
+        self._put("move", f"Which play was made? {where[0].upper()}{where[1:]}.", about, m.turn, m.dice or (),
+                  choices, who, seen.to_board() if seen is not None else None,
+                  {"reading": dict(board), "doubtful": doubtful, "why": why, "camera": dict(camera or {})})
         self._telling.say(f"{about}: please confirm the play on the page; {where}", "question", who)
         self._telling.publish()
+
+    def _put(self, kind: str, text: str, about: str, player: Any, dice: Sequence[int], choices: list[ChoiceDoc],
+             who: str, reading: Mapping[str, Any] | None, entry: dict[str, Any]) -> None:
+        """Open a question: stored in the game's log with its choices first (``asked``), so a referee started
+        again over the store asks it again (:meth:`restore`), then put on the page."""
+        game = self._game
+        asked = {"kind": kind, "text": text, "about": about, "turn": game.turn_in_progress(), "player": player,
+                 "dice": list(dice), "asked_at": self._clock(), "choices": choices,
+                 "reading": None if reading is None else dict(reading)}
+        n = game.store.append(game.need_id(), "question", dict(entry, asked=asked), who)
+        self.question = _question(n, asked)
+
+    def restore(self, entry: Mapping[str, Any] | None) -> None:
+        """The question of the log's *entry* (``CurrentGame.open_question``: one no answer, play or undo
+        followed) open again, as it was asked; nothing where the entry holds no question asked (a log
+        written before questions kept their choices) or the game no longer awaits its answer."""
+        m = self._game.match
+        asked = None if entry is None else entry["data"].get("asked")
+        if entry is None or not isinstance(asked, Mapping) or m is None:
+            return
+        if asked.get("kind") not in ("move", "turn") or getattr(m, "phase", None) != "move" \
+                or asked.get("player") != m.turn or list(asked.get("dice") or ()) != list(m.dice or ()):
+            return
+        self.question = _question(int(entry["n"]), asked)
 
     def ask_break(self, chooser: str) -> None:
         """Ask the player who won the toss which point of the bound table to break."""
@@ -355,11 +377,16 @@ class Judging:
                 self._telling.publish()
                 return self._telling.doc
             chosen = picked["board"]
-            assert chosen is not None           # a question of moves offers boards
+            assert chosen is not None           # a question of moves (or of the turn) offers boards
+            seen = self.position(chosen, m)
+            way = None if q["kind"] == "turn" else self._way(seen)     # (a board refused: nothing written)
             game.store.append(game.need_id(), "answer", {"question": question_id, "choice": choice,
                                                          "play": picked["play"]}, who)
             asked = self.asked_evidence
-            self._play(self.position(chosen, m), who, chosen)
+            if q["kind"] == "turn":              # whose turn after the board the players placed
+                self._place(seen, 1 if chosen.get("turn") != m.turn else 2, who, chosen, missed=None)
+            else:
+                self._players_board(seen, who, chosen, way)
             if asked is not None:
                 asked.shown = dict(chosen)     # the camera's next frame is compared with that one
             return self._telling.doc
@@ -377,8 +404,101 @@ class Judging:
             seen = self.position(board, m)
             if seen.physical_key() == m.position.physical_key():
                 raise CompanionError("that is the board before the move: nothing was played")
-            self._play(seen, who, board)
+            self._players_board(seen, who, board)
             return self._telling.doc
+
+    # ------------------------------------------------------ the players' board
+    def _players_board(self, seen: Position, who: str, board: Mapping[str, Any],
+                       way: tuple[str, Any] | None = None) -> None:
+        """A board the players gave (an answer, a board entered): the board on the table
+        (docs/house-conventions.md, convention 18: "the players' board always wins"), taken the way
+        :meth:`_way` says (*way*, where it was asked already)."""
+        kind, what = way if way is not None else self._way(seen)
+        if kind == "play":
+            self._play(what, who, board)
+        elif kind == "placed":
+            self._place(seen, 2, who, board, missed=what)
+        else:
+            self._ask_turn(seen, who, board)
+
+    def _way(self, seen: Position) -> tuple[str, Any]:
+        """How a board the players gave is taken: a legal play of the throw, or a board only the mover's men
+        made (one play: illegal where his dice cannot make it), is ruled as his play (``play``, the position
+        to judge); a board the mover's play and then the other player's lead to is placed, two turns on (the
+        camera missed a play: ``placed``, the mover's play that leads there); any other board two players'
+        men made is asked about: whose turn? (``ask``). :class:`CompanionError` (nothing written) where such
+        a board ends the game: the play that ends it is entered."""
+        m = self._game.match
+        assert m is not None and m.turn is not None and m.dice is not None
+        key = seen.physical_key()
+        exact = [o for o in m.legal_outcomes() if o.position.physical_key() == key]
+        if exact:
+            return "play", exact[0].position.with_turn(exact[0].position.turn)
+        if moved_alone(m.position, seen, m.turn):
+            return "play", seen
+        if any(n >= m.rules.men for n in seen.off):
+            raise CompanionError("on that board a side has borne off every man, which no play of the throw "
+                                 "awaited does: enter the plays before, and the last is ruled as the end")
+        first = two_plays(m.rules, m.position, m.dice, seen)
+        return ("placed", notation(first)) if first is not None else ("ask", None)
+
+    def _place(self, seen: Position, turns: int, who: str, board: Mapping[str, Any], missed: str | None) -> None:
+        """The players' board taken as the board on the table, *turns* turns on from the one the referee
+        awaited (``Match.place``), the gap logged (a ``gap`` entry) and told."""
+        game = self._game
+        m = game.match
+        assert m is not None and m.turn is not None
+        mover, dice, before = m.turn, "-".join(map(str, m.dice or ())), m.position
+        try:
+            m.place(seen, turns)
+        except EngineError as exc:
+            raise CompanionError(f"the board cannot be placed: {exc}") from None
+        self.forget()
+        after = m.position
+        assert after.turn is not None
+        nxt = game.who(after.turn)
+        if turns == 2:
+            gap = (f"{game.who(mover)}'s {dice} ({missed}, or a play like it) and then a play of "
+                   f"{game.who(other(mover))}'s were not seen")
+        else:
+            gap = f"the board is not the one the referee held for {game.who(mover)}'s {dice}: the players say " \
+                  f"{nxt} is to throw"
+        game.save(who, [("gap", {"player": mover, "dice": list(m.actions[-1]["dice"] or []), "turns": turns,
+                                 "before": before.id(), "after": after.id(), "missed": missed,
+                                 "board": dict(board)})])
+        game.counter.skip(turns)
+        self._telling.say(f"Board placed by the players: {gap}; the game goes on from it, {nxt} to throw",
+                          "placed", who)
+        self._telling.publish()
+
+    def _ask_turn(self, seen: Position, who: str, board: Mapping[str, Any]) -> None:
+        """Ask whose turn it is after a board the players gave that more than one play made, and no two
+        plays explain: the referee cannot tell from the board, so the players say (the turn order kept --
+        the other player to throw -- is the first choice)."""
+        game = self._game
+        m = game.match
+        assert m is not None and m.turn is not None
+        mover, nxt = m.turn, other(m.turn)
+        choices = [choice_doc(i, f"{game.who(c)} throws next", seen.with_turn(c).to_board())
+                   for i, c in enumerate((nxt, mover))]
+        thrown = "-".join(map(str, m.dice or ()))
+        why = (f"the board is more than one play from the board before {game.who(mover)}'s {thrown}, "
+               "and no two plays lead to it")
+        about = f"Turn {game.turn_in_progress()}: {game.who(mover)} threw {thrown}"
+        self._put("turn", f"Whose turn is it? {why[0].upper()}{why[1:]}; the referee takes the board as it stands.",
+                  about, mover, m.dice or (), choices, who, seen.to_board(),
+                  {"reading": dict(board), "doubtful": [], "why": why, "camera": {}})
+        self._telling.say(f"{about}: the board placed is taken as it stands; whose turn is it? {why}", "question",
+                          who)
+        self._telling.publish()
+
+
+def _question(n: int, asked: Mapping[str, Any]) -> QuestionDoc:
+    """The question of the log's entry *n*, as it was asked (``asked``: what :meth:`Judging._put` stored)."""
+    choices = [choice_doc(int(c["index"]), str(c["play"]), c.get("board"), c.get("p")) for c in asked["choices"]]
+    return question_doc(f"q-{n}", str(asked["kind"]), str(asked["text"]), about=str(asked["about"]),
+                        turn=int(asked["turn"]), player=asked["player"], dice=list(asked["dice"]),
+                        asked_at=float(asked["asked_at"]), choices=choices, reading=asked.get("reading"))
 
 
 def _same_men(board: Mapping[str, Any] | None, position: Position, piles: bool = False) -> bool:

@@ -42,6 +42,15 @@ Jellyfish and the programs after it write it::
   A roll that cannot be played has nothing after the colon.
 * A cube turn is `` Doubles => 4`` (the new value), answered by `` Takes`` or
   `` Drops`` in the other column.
+* A board the players placed (a ``placed`` action: a play the camera
+  missed, ``Match.place``) cannot be set in a ``.mat`` file: the turns
+  before it are written, and the turns after it, which gnubg could not
+  play from its board, are not; a tag in the file's head
+  (``; [Willughby "after turn 1 of game 1, ..."]``) names the gap and the
+  board placed (its GNU Backgammon Position ID and who throws next).
+  gnubg skips it there (a ``;`` line between the turns it takes for a
+  move). The end (``Wins``) is still written: gnubg takes it as a
+  resignation of the board it holds, so the score agrees.
 * ``Wins N point(s)`` (with `` and the match`` when it ends the match) stands
   in the winner's column after the last turn, on a line of its own without a
   number unless the winner's column of the last line is free.  gnubg ignores
@@ -119,6 +128,9 @@ def to_mat(record: Mapping[str, Any], *, match_length: int = 0,
     names = _names(match.players)
     slots = _slots(record, match)
     lines = _header(names, match.rules, match_length, date)
+    # a board the players placed: said in the head, where gnubg skips it (the turns end before it)
+    lines[-1:-1] = [text for _colour, text, kind in slots if kind == "comment"]
+    slots = [s for s in slots if s[2] != "comment"]
     first = f" {names[LIGHT]} : 0"
     lines += [f" {match_length} point match", "", " Game 1",
               first + " " * max(_COLUMN - 1 - len(first), 2) + f"{names[DARK]} : 0"]
@@ -210,9 +222,30 @@ def _slots(record: Mapping[str, Any], match: Match) -> list[tuple[str, str, str]
         elif kind == "start_roll":
             if action["light"] != action["dark"]:
                 position = position.with_turn(LIGHT if action["light"] > action["dark"] else DARK)
+        elif kind == "placed":
+            # the file has no way to set a board: what follows cannot be played from the board before
+            slots.append((action["player"], _placed_comment(action, sum(1 for s in slots if s[2] == "roll")),
+                          "comment"))
+            break
         elif kind != "throw":  # a throw shows in the turn it starts
             raise ValueError(f"a .mat file has no place for a {kind!r} action")
     return slots
+
+
+def _placed_comment(action: Mapping[str, Any], rolls: int) -> str:
+    """The tag that says a board the players placed ends the turns written (after *rolls* of them), for
+    the file's head: gnubg's importer skips ``;`` lines there, but takes one between the turns for a
+    move."""
+    after = Position.from_id(action["after"])
+    assert after.turn is not None
+    dice = action.get("dice")
+    thrown = f"'s {''.join(str(d) for d in sorted(dice, reverse=True))}" if dice else "'s turn"
+    mover = action["player"]
+    gap = f"{mover}{thrown}" + (f" and {DARK if mover == LIGHT else LIGHT}'s turn after it" if action["turns"] == 2
+                                else "")
+    return (f'; [Willughby "after turn {rolls} of game 1, {gap} not seen; the players placed the board, '
+            f"GNU Backgammon Position ID {after.gnubg_id(on_roll=after.turn)}, {after.turn} to throw; a .mat "
+            "file cannot set a board, so the game's later turns are not written\"]")
 
 
 def _steps(rules: Rules, before: Position, dice: tuple[int, ...], after: Position) -> tuple[Step, ...]:

@@ -42,6 +42,9 @@ class TurnCounter:
     [(1, 1), (2, 1), (2, 2), (2, 3), (3, 1)]
     >>> c.played, c.in_progress
     (3, 4)
+
+    A board the players placed (``Match.place``: a play the camera missed,
+    or two) ends the turns it says it ends, with no ruling (:meth:`skip`).
     """
 
     def __init__(self) -> None:
@@ -62,6 +65,12 @@ class TurnCounter:
             self.played += 1
             self._attempts = 0
         return numbered
+
+    def skip(self, turns: int) -> None:
+        """*turns* turns ended by a board the players placed: no ruling numbers them, the next turn
+        is counted after them."""
+        self.played += turns
+        self._attempts = 0
 
 
 def notation(outcome: Any) -> str:
@@ -88,17 +97,26 @@ def ruling_doc(ruling: Ruling, number: Mapping[str, int], before: Position) -> R
     return cast(RulingDoc, doc)     # the engine's ruling (judge --json), with the keys above: documents.py
 
 
-def judged_turns(record: Mapping[str, Any], plays_for: int | None = None) -> list[dict[str, Any]]:
+def judged_turns(record: Mapping[str, Any], plays_for: int | None = None,
+                 placed: list[dict[str, Any]] | None = None,
+                 numbers: TurnCounter | None = None) -> list[dict[str, Any]]:
     """Replay a game record and collect each judged turn: the ruling, the
     position before it, the board judged (``seen``) and the position after;
     for the rulings of turn *plays_for*, also the legal plays its throw
-    allowed (the same for each of its attempts: one board before, one throw)."""
+    allowed (the same for each of its attempts: one board before, one throw).
+
+    Each ruling's entry has ``n``, the index of its action in the record.
+    A board the players placed (a ``placed`` action) has no ruling: it ends
+    its turns in the numbering, and where *placed* is a list, an entry is
+    added to it (``n``, ``turn``: the first turn it ended, ``turns``,
+    ``player``, ``dice``, ``before``, ``after``). *numbers*, where given, is
+    the counter the turns are counted with (the game's count after them)."""
     partial = {k: v for k, v in record.items() if k != "position"}
     actions = list(record["actions"])
     partial["actions"] = []
     match = Match.from_record(partial)
     out: list[dict[str, Any]] = []
-    numbers = TurnCounter()
+    numbers = TurnCounter() if numbers is None else numbers
     turn_plays: list[dict[str, Any]] | None = None
     for n, action in enumerate(actions):
         if n < len(match.actions):
@@ -112,10 +130,16 @@ def judged_turns(record: Mapping[str, Any], plays_for: int | None = None) -> lis
             plays = turn_plays
         count = len(match.rulings)
         match.apply_action(action)
+        if action.get("type") == "placed":
+            if placed is not None:
+                placed.append({"n": n, "turn": numbers.in_progress, "turns": action["turns"],
+                               "player": action["player"], "dice": action.get("dice"), "before": before,
+                               "after": match.position})
+            numbers.skip(action["turns"])
         for r in match.rulings[count:]:
             seen = Position.from_id(action["after"]) if action.get("type") == "move" else match.position
             turn, attempt = numbers.count(r)
             out.append({"turn": turn, "attempt": attempt, "seq": len(out) + 1, "ruling": r, "before": before,
-                        "seen": seen, "after": match.position, "plays": plays or []})
+                        "seen": seen, "after": match.position, "plays": plays or [], "n": n})
             before = match.position
     return out

@@ -337,7 +337,8 @@ def _turns_played(board: str, match: Any) -> int:
     game on a tally: its throws)."""
     if board == "tally":
         return len(match.history)
-    return sum(1 for r in match.rulings if r.verdict == "legal")
+    placed = sum(int(a["turns"]) for a in match.actions if a.get("type") == "placed")
+    return sum(1 for r in match.rulings if r.verdict == "legal") + placed
 
 
 def _short(value: Any) -> str:

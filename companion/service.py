@@ -116,6 +116,7 @@ class Companion:
         self.telling.announcements = [Announcement(*a) for a in logged][-KEEP_ANNOUNCEMENTS:]
         self._take_part()
         self.judging.forget()
+        self.judging.restore(self.current.open_question)     # a question open across a restart is asked again
         self.telling.publish()
 
     def _take_part(self) -> None:

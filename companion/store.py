@@ -316,7 +316,8 @@ class GameStore:
     def games(self) -> list[dict[str, Any]]:
         """Every game, newest first, each with ``turns``: the number of its
         legal moves (``action`` entries of type ``move`` and verdict
-        ``legal``) not taken back."""
+        ``legal``) and the turns the boards placed by the players ended
+        (``placed`` entries' ``turns``), not taken back."""
         with self._reading() as conn:
             rows = conn.execute(f"SELECT {GAME_COLUMNS}, {TURNS} FROM games "
                                 "ORDER BY started DESC, rowid DESC").fetchall()

@@ -92,13 +92,16 @@ SCHEMA = (
     f"PRAGMA user_version = {SCHEMA_VERSION}",
 )
 
-# The turns of a game: its legal moves that were not taken back.  (A row
+# The turns of a game: its legal moves, and the turns each board the players placed ended, not taken back.  (A row
 # whose JSON is bad counts for nothing here: reading it raises.)
 TURNS = """
-(SELECT COUNT(*) FROM log a
+(SELECT COALESCE(SUM(CASE WHEN NOT json_valid(a.data) THEN 0
+                          WHEN json_extract(a.data, '$.type') = 'move'
+                               AND json_extract(a.data, '$.verdict') = 'legal' THEN 1
+                          WHEN json_extract(a.data, '$.type') = 'placed'
+                               THEN COALESCE(json_extract(a.data, '$.turns'), 0)
+                          ELSE 0 END), 0) FROM log a
   WHERE a.game_id = games.id AND a.kind = 'action'
-    AND CASE WHEN json_valid(a.data) THEN json_extract(a.data, '$.type') = 'move'
-             AND json_extract(a.data, '$.verdict') = 'legal' ELSE 0 END
     AND a.n NOT IN (SELECT j.value FROM log u,
                       json_each(CASE WHEN json_valid(u.data) THEN u.data ELSE '{}' END,
                                 '$.undoes') j

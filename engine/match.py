@@ -202,6 +202,35 @@ class Match:
             self.phase = "throw"
         return ruling
 
+    # ------------------------------------------------------- a placed board
+    def place(self, after: Position, turns: int = 1) -> None:
+        """A board the players placed that no play the referee saw led to (a
+        play the camera missed; two plays made while the referee waited for
+        one): the game goes on from it (docs/house-conventions.md, convention 18:
+        "the players' board always wins").  *turns* (1 or 2) is how many
+        turns it ends: after one the other player throws next, after two the
+        player on turn.  The throw in progress, if any, is kept in the record
+        with it (``dice``); the position, the turn and the phase follow it."""
+        self._need("move", "throw")
+        mover = self.turn
+        assert mover is not None
+        if turns not in (1, 2):
+            raise MatchStateError(f"a placed board ends one turn or two, not {turns!r}")
+        for c in COLOURS:
+            if after.men(c) != self.position.men(c):
+                raise MatchStateError(f"{c} had {self.position.men(c)} men and the placed board has "
+                                      f"{after.men(c)}")
+            if after.off[colour_index(c)] >= self.rules.men:
+                raise MatchStateError(f"{c} has borne off every man on the placed board: the game ends "
+                                      "with the play that bore off the last, entered as a play")
+        placed = after.with_turn(other(mover) if turns == 1 else mover)
+        self.actions.append({"type": "placed", "player": mover, "after": placed.id(),
+                             "dice": list(self.dice) if self.dice is not None else None, "turns": turns})
+        self.position = placed
+        self.dice = None
+        self.turn_number += turns
+        self.phase = "throw"
+
     # ------------------------------------------------------------- binding
     def binding_toss(self, binder_dice: Sequence[int], other_dice: Sequence[int]) -> str | None:
         """Both players throw two dice; the higher total chooses which point of
@@ -324,6 +353,8 @@ class Match:
             self.binding_toss(action["binder"], action["other"])
         elif kind == "break":
             self.break_point(action["point"])
+        elif kind == "placed":
+            self.place(Position.from_id(action["after"]), action["turns"])
         else:
             raise InvalidRecordError(f"action {n}: unknown type {kind!r}")
         if self.actions[n] != dict(action):

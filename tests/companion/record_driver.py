@@ -8,7 +8,8 @@ process and kills it at a random step.
 
 Every control the page has is here: login and logout, a new game of each
 family (from the start, or near the end so that games end often), dice,
-a board entered by hand (legal or not), an answer, undo, the cube,
+a board entered by hand (legal or not, or two or three plays on: the
+camera missed a play), an answer, undo, the cube,
 calibrate; beside them what the devices do on their own: the camera reading
 the table (sure, or unsure so that it asks), and the demo's automatic
 players acting once (:class:`~willughby.companion.demo.DemoPlayers`).
@@ -156,6 +157,27 @@ class Driver:
         doc.pop("turn", None)
         return self.post("/api/board", {"board": doc})
 
+    def ahead(self, plays: int) -> int:
+        """The players fix the board to one *plays* plays on from the one the referee holds (the camera missed
+        plays): the mover's legal play of his throw, then each player's in turn with a throw drawn."""
+        from willughby.engine.referee import turn_outcomes
+
+        state = self.companion.state()
+        m = self.companion.match
+        if state["phase"] != "move" or state.get("family") == "counting" or m is None:
+            return self.board(True)
+        position = m.position
+        dice: tuple[int, ...] = tuple(m.dice)
+        for _ in range(plays):
+            outcomes = turn_outcomes(m.rules, position, dice)
+            position = self.rng.choice(outcomes).position
+            if position.turn is None or max(position.off) >= m.rules.men:
+                break                       # the game ended: no play after it
+            dice = tuple(self.rng.randint(1, 6) for _ in range(m.rules.dice_thrown))
+        doc = position.to_board()
+        doc.pop("turn", None)
+        return self.post("/api/board", {"board": doc})
+
     def _wrong(self, doc: dict[str, Any]) -> dict[str, Any]:
         """A board no play leads to, most of the time: one man moved on a pip."""
         light = list(doc["light"])
@@ -292,17 +314,24 @@ def summary(state: dict[str, Any]) -> dict[str, Any]:
     board = state.get("board")
     return {"game_id": state["game_id"], "phase": state["phase"], "dice": state["dice"], "board": board,
             "turn": (board or {}).get("turn"), "turns_played": state.get("turns_played"),
-            "game_over": state["game_over"]}
+            "game_over": state["game_over"], "question": _asked(state.get("question"))}
+
+
+def _asked(question: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A question of a play or of the turn, which the store keeps with its choices (a restart asks it again)."""
+    if question is None or question.get("kind") not in ("move", "turn"):
+        return None
+    return {k: question[k] for k in ("id", "kind", "text", "player", "dice", "choices")}
 
 
 ACTIONS = ("login", "logout", "new_game", "dice", "board", "answer", "undo", "cube", "calibrate",
-           "camera", "players")
+           "camera", "players", "ahead")
 
 
 def random_step(d: Driver) -> str:
     """One control action, or one thing the devices do, drawn at random."""
     rng = d.rng
-    what = rng.choices(ACTIONS, weights=(2, 1, 1, 8, 6, 3, 4, 2, 1, 4, 10))[0]
+    what = rng.choices(ACTIONS, weights=(2, 1, 1, 8, 6, 3, 4, 2, 1, 4, 10, 2))[0]
     if d.companion.state()["phase"] == "over" and rng.random() < 0.3:
         what = "undo"                 # the end taken back, at once or after the players moved on
     if d.token is None and what not in ("login", "camera", "players") and rng.random() < 0.8:
@@ -327,6 +356,8 @@ def random_step(d: Driver) -> str:
         d.calibrate()
     elif what == "camera":
         d.camera(rng.random() < 0.6)
+    elif what == "ahead":
+        d.ahead(rng.choice((2, 2, 3)))
     else:
         d.demo_players()
     return what

@@ -3,7 +3,8 @@
 A state machine over the page's control API (hypothesis's stateful
 testing): random sequences of every control -- login and logout, a new game
 of each family (race, unstacking, counting; from the start or near the
-end), dice, a board entered by hand, an answer, undo, the cube, calibrate --
+end), dice, a board entered by hand (or one two or three plays on, as after a
+missed play: a board the players place), an answer, undo, the cube, calibrate --
 with the camera reading the table and the demo's automatic players acting in
 between, as they do at a running table. After every step the list of games,
 each game's record replayed by the engine, the page's JSON export and the
@@ -74,6 +75,12 @@ class RecordMachine(RuleBasedStateMachine):
     def board(self, legal: bool, seed: int) -> None:
         self.d.rng.seed(seed)
         self.d.board(legal)
+
+    @rule(plays=st.integers(2, 3), seed=st.integers(0, 2**16))
+    def board_plays_ahead(self, plays: int, seed: int) -> None:
+        """The players fix the board after the camera missed a play: placed two turns on, or asked whose turn."""
+        self.d.rng.seed(seed)
+        self.d.ahead(plays)
 
     @rule(pick=st.integers(0, 7))
     def answer(self, pick: int) -> None:

@@ -81,3 +81,35 @@ def test_corners_the_page_cannot_save_are_not_said_saved() -> None:
                      report=["camera-status", "message"])
     assert "saved" not in shown["elements"]["camera-status"]["text"]
     assert shown["elements"]["message"]["text"] == "no answer"
+
+
+# ------------------------------------------- a board the players placed (issue 44)
+_BEFORE = {"format": "board/1", "light": [0] * 5 + [5] + [0] * 18, "dark": [0] * 18 + [5] + [0] * 5,
+           "turn": "dark"}
+_AFTER = {"format": "board/1", "light": [0] * 4 + [1, 4] + [0] * 18, "dark": [0] * 17 + [1, 4] + [0] * 5,
+          "turn": "dark"}
+
+
+@needs_node
+def test_the_replay_says_a_board_was_placed_by_the_players() -> None:
+    game = {"players": {"light": "Ann", "dark": "Bob"}, "turns_played": 3, "turns": [
+        {"turn": 1, "attempt": 1, "seq": 1, "player": "light", "dice": [3, 1], "play": "8/5 6/5",
+         "verdict": "legal", "before": _BEFORE, "after": _BEFORE, "ruling": {"verdict": "legal"}},
+        {"turn": 2, "turns": 2, "attempt": 1, "seq": None, "player": "dark", "dice": [6, 4], "play": None,
+         "verdict": "placed", "before": _BEFORE, "after": _AFTER, "ruling": None}]}
+    shown = run_page("replay.js", page_data=game, clicks=["last"], report=["step-label", "step-ruling"])
+    assert shown["elements"]["step-label"]["text"] == ("Turn 2 of 3: board placed by the players "
+                                                       "(Bob (dark)'s 6-4 turn and the next not seen)")
+    assert shown["elements"]["step-ruling"]["text"] == ("placed: the game goes on from the board on the table, "
+                                                        "Bob (dark) to throw")
+
+
+@needs_node
+def test_the_question_of_the_turn_shows_the_board_placed() -> None:
+    question = {"id": "q-9", "kind": "turn", "text": "Whose turn is it?", "about": "Turn 2: Bob (dark) threw 6-4",
+                "turn": 2, "player": "dark", "dice": [6, 4], "asked_at": 0.0, "reading": _AFTER,
+                "choices": [{"index": 0, "play": "Ann (light) throws next", "board": dict(_AFTER, turn="light")},
+                            {"index": 1, "play": "Bob (dark) throws next", "board": _AFTER}]}
+    shown = run_page("live.js", page_data=_state(phase="move", question=question),
+                     report=["question-caption", "question-text"])
+    assert shown["elements"]["question-caption"]["text"] == "The board placed by the players"

@@ -172,6 +172,8 @@
       W.drawBoard($("question-board"), board);
       $("question-caption").textContent = caption;
     };
+    // a question of the turn is about the board the players placed, not a reading
+    const readingCaption = q.kind === "turn" ? "The board placed by the players" : "What the camera read";
     const buttons = (q.choices || []).map((choice) => {
       // the turn reader's chance of the play; a chance under half a percent is said so, not "0%"
       const chance = typeof choice.p !== "number" ? ""
@@ -184,7 +186,7 @@
         if (state2) render(state2);
       });
       const show = () => preview(choice.board, `Choice: ${W.playText(choice.play)}`);
-      const back = () => preview(q.reading, "What the camera read");
+      const back = () => preview(q.reading, readingCaption);
       button.addEventListener("pointerenter", show);
       button.addEventListener("focus", show);
       button.addEventListener("pointerleave", back);
@@ -192,7 +194,7 @@
       return button;
     });
     W.fill($("question-choices"), ...buttons);
-    preview(q.reading, "What the camera read");
+    preview(q.reading, readingCaption);
   }
 
   const TALLY_WORDS = { hand_left: "hands a man on", bear_off: "bears off", pool_in: "pool in",

@@ -1,7 +1,8 @@
 /* A stored game, ruling by ruling: step 0 is the board before the first
  * turn, each later step one ruling -- a turn's play, or an illegal attempt
- * within a turn (numbered as everywhere: "Turn 3 of 40, attempt 1") --
- * with the points it changed marked. */
+ * within a turn (numbered as everywhere: "Turn 3 of 40, attempt 1"), or a
+ * board the players placed where the camera missed a play ("board placed
+ * by the players") -- with the points it changed marked. */
 (function () {
   "use strict";
   const W = window.Willughby;
@@ -40,6 +41,16 @@
         return;
       }
       const t = turns[step - 1];
+      if (t.verdict === "placed") {      // a board the players placed: a play (or two) the camera missed
+        draw(t.after, { changed: W.changedPlaces(t.before, t.after), turn: t.after && t.after.turn });
+        const dice = W.diceText(t.dice);
+        const missed = `${who(t.player)}'s ${dice ? `${dice} ` : ""}turn${t.turns === 2 ? " and the next" : ""}`;
+        $("step-label").textContent = `Turn ${t.turn} of ${played}: board placed by the players (${missed} not seen)`;
+        $("step-ruling").textContent = `placed: the game goes on from the board on the table, `
+          + `${who(t.after && t.after.turn)} to throw`;
+        $("step-ruling").className = "ruling verdict-placed";
+        return;
+      }
       const r0 = t.ruling || {};
       draw(t.after, { dice: t.dice, changed: W.changedPlaces(t.before, t.after), turn: t.player }, r0.game_over);
       const dice = W.diceText(t.dice);
