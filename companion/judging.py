@@ -29,14 +29,14 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from willughby.engine.errors import EngineError, InvalidBoardError
 from willughby.engine.match import Match
-from willughby.engine.placing import moved_alone, two_plays
-from willughby.engine.position import LIGHT, Position, other
+from willughby.engine.position import LIGHT, Position
 from willughby.engine.referee import Ruling
 
 from .announce import describe_board_ruling, rethrow_text
 from .documents import CameraDoc, ChoiceDoc, QuestionDoc, RulingDoc, StateDoc, choice_doc, question_doc
 from .errors import CompanionError, NotNowError, UnknownError
 from .numbering import notation, ruling_doc
+from .way_back import WayBack
 
 if TYPE_CHECKING:
     from willughby.vision.turns import TurnEvidence, TurnReader
@@ -68,6 +68,8 @@ class Judging:
         #: the turn reader's last judgement of a camera's frame: its verdict, candidates and notes
         self.last_camera: CameraDoc | None = None
         self._turn_reader: TurnReader | None = None
+        #: the way back to the board on the table: the players' board, a board two plays on, a throw held
+        self.way_back = WayBack(self)
 
     @property
     def turn_reader(self) -> "TurnReader":
@@ -379,14 +381,14 @@ class Judging:
             chosen = picked["board"]
             assert chosen is not None           # a question of moves (or of the turn) offers boards
             seen = self.position(chosen, m)
-            way = None if q["kind"] == "turn" else self._way(seen)     # (a board refused: nothing written)
+            way = None if q["kind"] == "turn" else self.way_back.way(seen)     # (a board refused: nothing written)
             game.store.append(game.need_id(), "answer", {"question": question_id, "choice": choice,
                                                          "play": picked["play"]}, who)
             asked = self.asked_evidence
             if q["kind"] == "turn":              # whose turn after the board the players placed
-                self._place(seen, 1 if chosen.get("turn") != m.turn else 2, who, chosen, missed=None)
+                self.way_back.place(seen, 1 if chosen.get("turn") != m.turn else 2, who, chosen, missed=None)
             else:
-                self._players_board(seen, who, chosen, way)
+                self.way_back.players_board(seen, who, chosen, way)
             if asked is not None:
                 asked.shown = dict(chosen)     # the camera's next frame is compared with that one
             return self._telling.doc
@@ -404,93 +406,8 @@ class Judging:
             seen = self.position(board, m)
             if seen.physical_key() == m.position.physical_key():
                 raise CompanionError("that is the board before the move: nothing was played")
-            self._players_board(seen, who, board)
+            self.way_back.players_board(seen, who, board)
             return self._telling.doc
-
-    # ------------------------------------------------------ the players' board
-    def _players_board(self, seen: Position, who: str, board: Mapping[str, Any],
-                       way: tuple[str, Any] | None = None) -> None:
-        """A board the players gave (an answer, a board entered): the board on the table
-        (docs/house-conventions.md, convention 18: "the players' board always wins"), taken the way
-        :meth:`_way` says (*way*, where it was asked already)."""
-        kind, what = way if way is not None else self._way(seen)
-        if kind == "play":
-            self._play(what, who, board)
-        elif kind == "placed":
-            self._place(seen, 2, who, board, missed=what)
-        else:
-            self._ask_turn(seen, who, board)
-
-    def _way(self, seen: Position) -> tuple[str, Any]:
-        """How a board the players gave is taken: a legal play of the throw, or a board only the mover's men
-        made (one play: illegal where his dice cannot make it), is ruled as his play (``play``, the position
-        to judge); a board the mover's play and then the other player's lead to is placed, two turns on (the
-        camera missed a play: ``placed``, the mover's play that leads there); any other board two players'
-        men made is asked about: whose turn? (``ask``). :class:`CompanionError` (nothing written) where such
-        a board ends the game: the play that ends it is entered."""
-        m = self._game.match
-        assert m is not None and m.turn is not None and m.dice is not None
-        key = seen.physical_key()
-        exact = [o for o in m.legal_outcomes() if o.position.physical_key() == key]
-        if exact:
-            return "play", exact[0].position.with_turn(exact[0].position.turn)
-        if moved_alone(m.position, seen, m.turn):
-            return "play", seen
-        if any(n >= m.rules.men for n in seen.off):
-            raise CompanionError("on that board a side has borne off every man, which no play of the throw "
-                                 "awaited does: enter the plays before, and the last is ruled as the end")
-        first = two_plays(m.rules, m.position, m.dice, seen)
-        return ("placed", notation(first)) if first is not None else ("ask", None)
-
-    def _place(self, seen: Position, turns: int, who: str, board: Mapping[str, Any], missed: str | None) -> None:
-        """The players' board taken as the board on the table, *turns* turns on from the one the referee
-        awaited (``Match.place``), the gap logged (a ``gap`` entry) and told."""
-        game = self._game
-        m = game.match
-        assert m is not None and m.turn is not None
-        mover, dice, before = m.turn, "-".join(map(str, m.dice or ())), m.position
-        try:
-            m.place(seen, turns)
-        except EngineError as exc:
-            raise CompanionError(f"the board cannot be placed: {exc}") from None
-        self.forget()
-        after = m.position
-        assert after.turn is not None
-        nxt = game.who(after.turn)
-        if turns == 2:
-            gap = (f"{game.who(mover)}'s {dice} ({missed}, or a play like it) and then a play of "
-                   f"{game.who(other(mover))}'s were not seen")
-        else:
-            gap = f"the board is not the one the referee held for {game.who(mover)}'s {dice}: the players say " \
-                  f"{nxt} is to throw"
-        game.save(who, [("gap", {"player": mover, "dice": list(m.actions[-1]["dice"] or []), "turns": turns,
-                                 "before": before.id(), "after": after.id(), "missed": missed,
-                                 "board": dict(board)})])
-        game.counter.skip(turns)
-        self._telling.say(f"Board placed by the players: {gap}; the game goes on from it, {nxt} to throw",
-                          "placed", who)
-        self._telling.publish()
-
-    def _ask_turn(self, seen: Position, who: str, board: Mapping[str, Any]) -> None:
-        """Ask whose turn it is after a board the players gave that more than one play made, and no two
-        plays explain: the referee cannot tell from the board, so the players say (the turn order kept --
-        the other player to throw -- is the first choice)."""
-        game = self._game
-        m = game.match
-        assert m is not None and m.turn is not None
-        mover, nxt = m.turn, other(m.turn)
-        choices = [choice_doc(i, f"{game.who(c)} throws next", seen.with_turn(c).to_board())
-                   for i, c in enumerate((nxt, mover))]
-        thrown = "-".join(map(str, m.dice or ()))
-        why = (f"the board is more than one play from the board before {game.who(mover)}'s {thrown}, "
-               "and no two plays lead to it")
-        about = f"Turn {game.turn_in_progress()}: {game.who(mover)} threw {thrown}"
-        self._put("turn", f"Whose turn is it? {why[0].upper()}{why[1:]}; the referee takes the board as it stands.",
-                  about, mover, m.dice or (), choices, who, seen.to_board(),
-                  {"reading": dict(board), "doubtful": [], "why": why, "camera": {}})
-        self._telling.say(f"{about}: the board placed is taken as it stands; whose turn is it? {why}", "question",
-                          who)
-        self._telling.publish()
 
 
 def _question(n: int, asked: Mapping[str, Any]) -> QuestionDoc:
