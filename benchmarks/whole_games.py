@@ -94,13 +94,14 @@ def _swapped(doc: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
 class Game:
     """One game: the companion refereeing it, and the true game on the table beside it."""
 
-    def __init__(self, rng: random.Random, misread_rate: float) -> None:
+    def __init__(self, rng: random.Random, misread_rate: float, kinds: tuple[str, ...] = KINDS) -> None:
         from willughby.companion.service import Companion
         from willughby.companion.store import GameStore
 
         self.rng = rng                                          # the true game: dice and plays
         self.misreads = random.Random(rng.random())             # the camera's misreads, drawn every still
         self.misread_rate = misread_rate
+        self.kinds = kinds
         self.c = Companion(GameStore(":memory:"))
         self.c.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"}, who="bench")
         self.tally: Counter[str] = Counter()
@@ -175,7 +176,7 @@ class Game:
         picture = _board(truth_after)
         reading = picture
         # drawn every still, whatever the referee did, so the same games meet the same misreads under any referee
-        misread, kind, swapped = (self.misreads.random() < self.misread_rate, self.misreads.choice(KINDS),
+        misread, kind, swapped = (self.misreads.random() < self.misread_rate, self.misreads.choice(self.kinds),
                                   _swapped(picture, self.misreads))
         if misread and self._lost_since is None:
             self.tally[f"misread_{kind}"] += 1
@@ -236,13 +237,13 @@ class Game:
             self.recover.append(None)
 
 
-def run_games(games: int, seed: int, misread_rate: float) -> dict[str, Any]:
+def run_games(games: int, seed: int, misread_rate: float, kinds: tuple[str, ...] = KINDS) -> dict[str, Any]:
     """Play *games* games; the figures (JSON-ready)."""
     totals: Counter[str] = Counter()
     recover: list[int | None] = []
     started = time.perf_counter()
     for g in range(games):
-        game = Game(random.Random(seed * 1000 + g), misread_rate)
+        game = Game(random.Random(seed * 1000 + g), misread_rate, kinds)
         game.play()
         totals.update(game.tally)
         totals["stills"] += game.stills
@@ -251,7 +252,7 @@ def run_games(games: int, seed: int, misread_rate: float) -> dict[str, Any]:
     return {"totals": dict(totals), "recover": recover, "seconds": time.perf_counter() - started}
 
 
-def _baseline(rev: str, games: int, seed: int, misread_rate: float) -> dict[str, Any]:
+def _baseline(rev: str, games: int, seed: int, misread_rate: float, kinds: tuple[str, ...]) -> dict[str, Any]:
     """The same games under the referee of revision *rev*: built from ``git archive`` in a scratch folder,
     installed there (no dependencies: this environment's serve), run in a subprocess."""
     with tempfile.TemporaryDirectory(prefix="willughby-baseline-") as scratch:
@@ -264,7 +265,7 @@ def _baseline(rev: str, games: int, seed: int, misread_rate: float) -> dict[str,
                        capture_output=True)
         env = dict(os.environ, PYTHONPATH=str(site))
         done = subprocess.run([sys.executable, __file__, "--worker", "--games", str(games), "--seed", str(seed),
-                               "--misread-rate", str(misread_rate)], env=env, capture_output=True, text=True,
+                               "--misread-rate", str(misread_rate), "--kinds", ",".join(kinds)], env=env, capture_output=True, text=True,
                               check=True)
     figures: dict[str, Any] = json.loads(done.stdout)
     return figures
@@ -297,17 +298,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=50)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--misread-rate", type=float, default=0.02, help="the chance a still is misread")
+    parser.add_argument("--kinds", default=",".join(KINDS), help=f"the misreads drawn, of {', '.join(KINDS)}")
     parser.add_argument("--baseline", metavar="REV", help="also run the referee of this git revision")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+    if not kinds or any(k not in KINDS for k in kinds):
+        parser.error(f"--kinds takes some of {', '.join(KINDS)}, not {args.kinds!r}")
     if args.worker:
-        print(json.dumps(run_games(args.games, args.seed, args.misread_rate)))
+        print(json.dumps(run_games(args.games, args.seed, args.misread_rate, kinds)))
         return 0
     print(f"whole games: {args.games} games of backgammon, seed {args.seed}, "
-          f"a still misread at {100 * args.misread_rate:.1f}%")
+          f"a still misread at {100 * args.misread_rate:.1f}% ({', '.join(kinds)})")
     if args.baseline:
-        _report(f"referee at {args.baseline}", _baseline(args.baseline, args.games, args.seed, args.misread_rate))
-    _report("this checkout's referee", run_games(args.games, args.seed, args.misread_rate))
+        _report(f"referee at {args.baseline}", _baseline(args.baseline, args.games, args.seed, args.misread_rate, kinds))
+    _report("this checkout's referee", run_games(args.games, args.seed, args.misread_rate, kinds))
     return 0
 
 

@@ -94,6 +94,11 @@ class BoardPart:
                 say("the toss is tied: throw again", "binding", who)
             else:
                 self._judging.ask_break(chooser)
+        elif m.phase == "move" and who != "camera":
+            # the next player threw while the referee still waits for this play (its frame not yet settled,
+            # or missed): held for the next player's turn, not refused (way_back.py). Not the camera's: the
+            # dice it sees while a play is awaited are the throw in play's (camera_throws.py)
+            self._judging.way_back.hold(values, who, ident)
         else:
             raise NotNowError(f"no dice are wanted now: {game.awaiting()}")
 

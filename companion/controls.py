@@ -82,11 +82,13 @@ class Controls:
                 log.info("throw %s already taken", ident)
                 return self._telling.doc
             assert game.part is not None
+            held = game.held
             try:
                 game.part.take_dice(values, who, ("dice", {"dice": values, "ident": ident}), ident)
             except EngineError as exc:
                 raise CompanionError(str(exc)) from None
-            game.throw_by = who
+            if game.held is None or game.held is held:
+                game.throw_by = who             # (a throw held for the next player is not the throw in play)
             self._telling.publish()
             return self._telling.doc
 

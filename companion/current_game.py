@@ -57,7 +57,26 @@ def throw_by(log_entries: Sequence[dict[str, Any]], undone: set[int]) -> str | N
 #: the log's entries that leave a question open (it is said, a photo is brought, a board entered is refused:
 #: one that is not refused is followed by its action or its own question); any other answers it, plays past
 #: it or takes it back
-_BESIDE_A_QUESTION = ("announcement", "photo", "correction")
+_BESIDE_A_QUESTION = ("announcement", "photo", "correction", "held")
+
+
+def held_throw(log_entries: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The throw a game's log holds for the next player (a ``held`` entry: a throw made while the referee
+    still waited for a play, ``way_back.py``) and not yet taken (no throw taken, nothing undone, no board
+    placed, since), with
+    who made it; None where none is held.
+
+    >>> log = [{"n": 1, "kind": "held", "who": "box", "data": {"dice": [5, 4], "player": "light", "ident": None}}]
+    >>> held_throw(log)["dice"], held_throw(log + [{"n": 2, "kind": "dice", "who": "box", "data": {}}])
+    ([5, 4], None)
+    """
+    held: dict[str, Any] | None = None
+    for e in log_entries:
+        if e["kind"] == "held":
+            held = dict(e["data"], who=e["who"])
+        elif e["kind"] in ("dice", "undo", "gap"):
+            held = None           # taken, undone, or (a gap) played in the gap or taken at once after it
+    return held
 
 
 def open_question(log_entries: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
@@ -96,6 +115,8 @@ class CurrentGame:
         self.throw_by: str | None = None
         #: the log's entry of the question open when the game was rebuilt (:meth:`load`), or None
         self.open_question: dict[str, Any] | None = None
+        #: a throw made early, held for the next player (``held_throw``): dice, player, ident, who
+        self.held: dict[str, Any] | None = None
 
     # ------------------------------------------------------------ asking
     def need(self) -> Any:
@@ -172,6 +193,7 @@ class CurrentGame:
         self.seen_events = set()
         self.throw_by = None
         self.open_question = None
+        self.held = None
 
     def load(self, game_id: str) -> list[LoggedAnnouncement]:
         """Rebuild the game from the store (the actions not undone, replayed);
@@ -193,6 +215,7 @@ class CurrentGame:
                             if e["kind"] == "dice" and e["data"].get("ident")}
         self.throw_by = throw_by(log_entries, undone)
         self.open_question = open_question(log_entries)
+        self.held = held_throw(log_entries)
         self.id, self.match, self.family = game_id, match, family
         self.rulings, self.counter = family.rebuild_rulings(match)
         return [(e["n"], e["data"]["text"], e["data"]["kind"]) for e in log_entries if e["kind"] == "announcement"]

@@ -27,6 +27,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
+import numpy as np
+
 from willughby.engine.errors import EngineError, InvalidBoardError
 from willughby.engine.match import Match
 from willughby.engine.position import LIGHT, Position
@@ -183,7 +185,14 @@ class Judging:
         if found.verdict == "legal" and found.play in by_play:
             o = by_play[found.play]
             given.shown = o.position.to_board()
-            return self._play(o.position.with_turn(o.position.turn), who, board, camera)
+            mover = m.turn
+            made = self._play(o.position.with_turn(o.position.turn), who, board, camera)
+            if m.phase == "move" and m.turn != mover:
+                # a throw held for the next player was taken: the same frame may show his play too (the frame
+                # of the mover's play never settled), so it is judged again against his throw; the men not
+                # moved yet is as likely an answer as any
+                return self._judge_turn(board, given, who) or made
+            return made
         camera_throw = self._game.throw_by == "camera"
         if found.verdict == "illegal" and found.board is not None and not camera_throw:
             try:
@@ -191,6 +200,15 @@ class Judging:
             except CompanionError:
                 seen = None
             if seen is not None:
+                # a board two plays on (the mover's frame never settled): never ruled illegal against the next
+                # player; ruled both, or asked (way_back.py)
+                done = self.way_back.two_plays_seen(seen, board, camera, who, sure=True)
+                if done == "ruled":
+                    given.shown = found.board
+                    return self._game.rulings[-1]
+                if done == "asked":
+                    self.asked_evidence = given
+                    return None
                 return self._play(seen, who, board, camera)
         ranked = [r for r in found.ranked if r["play"] not in (OTHER, NOT_MOVED)]
         other = found.other_board if found.p_other >= 1e-3 else None
@@ -211,6 +229,28 @@ class Judging:
                else f"the camera is not sure enough of {shown}")
         outcomes_ranked = [by_play[r["play"]] for r in ranked if r["play"] in by_play]
         rest = [o for o in outcomes if o not in outcomes_ranked]
+        if found.p_other >= 0.5 and not camera_throw:
+            # the likeliest board is no play of the throw: two plays on, perhaps (way_back.py). The board is
+            # the turn reader's other board, else the point reader's own reading, taken as sure only where the
+            # reader was sure of every point and the picture fits no play; the throw's likeliest plays are
+            # offered too, should the picture be misread
+            try:
+                read: Position | None = self.position(board, m)
+            except CompanionError:
+                read = None
+            probs = np.asarray(given.count_probs)
+            reader_sure = found.p_other >= 0.9 and bool((probs.max(axis=1) >= CONFIDENT).all())
+            for seen_now, sure in ((read, reader_sure), (seen_other, False)):
+                if seen_now is None:
+                    continue
+                done = self.way_back.two_plays_seen(seen_now, board, camera, who, sure=sure,
+                                                    also=outcomes_ranked[:2])
+                if done == "ruled":
+                    given.shown = seen_now.to_board()
+                    return self._game.rulings[-1]
+                if done == "asked":
+                    self.asked_evidence = given
+                    return None
         self._ask(seen_other, outcomes_ranked + rest, [], board, who, why=why,
                   chances={r["play"]: r["p"] for r in ranked}, camera=camera)
         self.asked_evidence = given       # the players' answer says which board this frame shows
@@ -254,8 +294,10 @@ class Judging:
             reading["camera"] = dict(camera)          # what the turn reader weighed, for the dispute view
         game.save(who, [("reading", reading)])
         self.ruled(ruling, who, before)
+        made = game.rulings[-1]
+        self.way_back.take_held()             # a throw made early by the player now on turn
         self._telling.publish()
-        return game.rulings[-1]
+        return made
 
     def ruled(self, ruling: Ruling, who: str, before: Position) -> None:
         """A ruling made: numbered, kept with the game's rulings, announced (with what the game asks next)."""
@@ -334,7 +376,7 @@ class Judging:
         asked = None if entry is None else entry["data"].get("asked")
         if entry is None or not isinstance(asked, Mapping) or m is None:
             return
-        if asked.get("kind") not in ("move", "turn") or getattr(m, "phase", None) != "move" \
+        if asked.get("kind") not in ("move", "turn", "two_plays", "pass_between") or getattr(m, "phase", None) != "move" \
                 or asked.get("player") != m.turn or list(asked.get("dice") or ()) != list(m.dice or ()):
             return
         self.question = _question(int(entry["n"]), asked)
@@ -381,12 +423,18 @@ class Judging:
             chosen = picked["board"]
             assert chosen is not None           # a question of moves (or of the turn) offers boards
             seen = self.position(chosen, m)
-            way = None if q["kind"] == "turn" else self.way_back.way(seen)     # (a board refused: nothing written)
+            #: a choice naming the plays a board some turns on came by: placed that many turns on
+            gap_turns = {"two_plays": 2, "pass_between": 3}.get(q["kind"]) if ", then " in str(picked["play"]) else None
+            two = gap_turns is not None
+            way = None if q["kind"] == "turn" or two else self.way_back.way(seen)     # (a board refused: nothing written)
             game.store.append(game.need_id(), "answer", {"question": question_id, "choice": choice,
                                                          "play": picked["play"]}, who)
             asked = self.asked_evidence
             if q["kind"] == "turn":              # whose turn after the board the players placed
                 self.way_back.place(seen, 1 if chosen.get("turn") != m.turn else 2, who, chosen, missed=None)
+            elif two:                            # the mover's play named, then the other's: two turns on
+                assert gap_turns is not None
+                self.way_back.place(seen, gap_turns, who, chosen, missed=str(picked["play"]).split(", then ")[0])
             else:
                 self.way_back.players_board(seen, who, chosen, way)
             if asked is not None:

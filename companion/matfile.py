@@ -241,8 +241,9 @@ def _placed_comment(action: Mapping[str, Any], rolls: int) -> str:
     dice = action.get("dice")
     thrown = f"'s {''.join(str(d) for d in sorted(dice, reverse=True))}" if dice else "'s turn"
     mover = action["player"]
-    gap = f"{mover}{thrown}" + (f" and {DARK if mover == LIGHT else LIGHT}'s turn after it" if action["turns"] == 2
-                                else "")
+    after_it = {2: f" and {DARK if mover == LIGHT else LIGHT}'s turn after it",
+                3: f" and {DARK if mover == LIGHT else LIGHT}'s and {mover}'s turns after it"}
+    gap = f"{mover}{thrown}" + after_it.get(int(action["turns"]), "")
     return (f'; [Willughby "after turn {rolls} of game 1, {gap} not seen; the players placed the board, '
             f"GNU Backgammon Position ID {after.gnubg_id(on_roll=after.turn)}, {after.turn} to throw; a .mat "
             "file cannot set a board, so the game's later turns are not written\"]")

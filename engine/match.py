@@ -207,15 +207,16 @@ class Match:
         """A board the players placed that no play the referee saw led to (a
         play the camera missed; two plays made while the referee waited for
         one): the game goes on from it (docs/house-conventions.md, convention 18:
-        "the players' board always wins").  *turns* (1 or 2) is how many
-        turns it ends: after one the other player throws next, after two the
-        player on turn.  The throw in progress, if any, is kept in the record
+        "the players' board always wins").  *turns* (1 to 3) is how many
+        turns it ends: after one (or three: the mover's, the other's that
+        could not be played, the mover's again) the other player throws next,
+        after two the player on turn.  The throw in progress, if any, is kept in the record
         with it (``dice``); the position, the turn and the phase follow it."""
         self._need("move", "throw")
         mover = self.turn
         assert mover is not None
-        if turns not in (1, 2):
-            raise MatchStateError(f"a placed board ends one turn or two, not {turns!r}")
+        if turns not in (1, 2, 3):
+            raise MatchStateError(f"a placed board ends one to three turns, not {turns!r}")
         for c in COLOURS:
             if after.men(c) != self.position.men(c):
                 raise MatchStateError(f"{c} had {self.position.men(c)} men and the placed board has "
@@ -223,7 +224,7 @@ class Match:
             if after.off[colour_index(c)] >= self.rules.men:
                 raise MatchStateError(f"{c} has borne off every man on the placed board: the game ends "
                                       "with the play that bore off the last, entered as a play")
-        placed = after.with_turn(other(mover) if turns == 1 else mover)
+        placed = after.with_turn(other(mover) if turns % 2 else mover)
         self.actions.append({"type": "placed", "player": mover, "after": placed.id(),
                              "dice": list(self.dice) if self.dice is not None else None, "turns": turns})
         self.position = placed

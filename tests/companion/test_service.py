@@ -150,11 +150,11 @@ def test_malformed_input_is_a_clear_error_and_changes_nothing(c):
         c.on_reading({"format": "board/1", "light": [1] * 23, "dark": [0] * 24})
     with pytest.raises(CompanionError, match="1 to 6"):
         c.enter_dice([0, 7])
-    with pytest.raises(NotNowError):
-        c.enter_dice([4, 4])                           # the dice are out: a move is awaited
     with pytest.raises(CompanionError):
         c.new_game("no-such-game")
     assert c.state()["version"] == before
+    with pytest.raises(NotNowError):
+        c.cube("take")                                 # no double was offered
 
 
 def test_a_throw_delivered_twice_counts_once(c):

@@ -154,10 +154,12 @@ def test_errors_say_what_the_game_awaits_in_the_players_words(game):
     c, client = game
     c.enter_dice([3, 1])
     from willughby.companion.service import NotNowError
+    c.enter_dice([6, 6])                   # Bob's throw, early: held for his turn (issue 44)
     with pytest.raises(NotNowError) as caught:
-        c.enter_dice([6, 6])
+        c.enter_dice([5, 5])                   # a second early throw is refused, in the players' words
     # issue 15: "dice are not wanted now: the game is at 'move'"
-    assert str(caught.value) == "no dice are wanted now: Ann (light) is to move the 3-1 thrown"
+    assert str(caught.value) == ("a throw is held already for Bob (dark) (6-6), while Ann (light)'s play is "
+                                 "awaited: Ann (light) is to move the 3-1 thrown")
     assert "'" not in str(caught.value).split(":")[1]
     assert c.state()["awaiting"] == "Ann (light) is to move the 3-1 thrown"
     assert c.state()["undo"] == "the roll for the start (Ann (light) threw 3, Bob (dark) 1)"

@@ -78,8 +78,8 @@ def test_a_placed_board_keeps_every_man():
     fewer = Position(light.light[:5] + (light.light[5] - 1,) + light.light[6:], light.dark, turn="dark")
     with pytest.raises(MatchStateError, match="men"):
         m.place(fewer, turns=2)
-    with pytest.raises(MatchStateError, match="one turn or two"):
-        m.place(light, turns=3)
+    with pytest.raises(MatchStateError, match="one to three turns"):
+        m.place(light, turns=4)
     assert m.phase == "move" and m.actions[-1]["type"] == "throw"
 
 
@@ -120,3 +120,13 @@ def test_no_second_play_follows_a_play_that_ends_the_game():
     before = Position((1,) + (0,) * 23, (0,) * 23 + (1,), off=(14, 14), turn="light")
     # light bears off his last man: the game is over, nobody plays after it (and asking is no error)
     assert two_plays(rules, before, (2, 1), Position((0,) * 24, (0,) * 24, off=(15, 15))) is None
+
+
+def test_three_turns_placed_leave_the_other_player_to_throw():
+    """A board of the mover's men alone, two of his plays on, the other's throw between not playable:
+    three turns, so the other throws next (docs/house-conventions.md, convention 18)."""
+    m, _dark, light = _missed()
+    mover = m.turn
+    m.place(light, turns=3)
+    assert m.phase == "throw" and m.turn != mover and m.actions[-1]["turns"] == 3
+    assert Match.from_record(m.record()).position == m.position

@@ -1,0 +1,123 @@
+"""A throw made early, and a board two plays on seen by the camera (issue 44, item 2).
+
+House conventions, 18: "a board two plays away, an early throw, an answer the referee cannot reach are
+states it knows, not errors". The table: Ann (light) threw 3-1 and played 8/5 6/5; Bob (dark) threw 6-5
+before the referee had seen her play (its frame had not settled), and played 24/18 18/13.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from willughby.companion.errors import NotNowError
+from willughby.companion.service import Companion
+from willughby.companion.store import GameStore
+from willughby.engine.notation import parse_play
+from willughby.engine.position import Position
+from willughby.vision.classes import CLASSES, board_classes
+from willughby.vision.turns_evidence import TurnEvidence
+
+SURE = {str(p): 1.0 for p in range(1, 25)} | {"bar": 1.0}
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = GameStore(tmp_path / "games.sqlite")
+    yield s
+    s.close()
+
+
+def _game(store: GameStore) -> Companion:
+    c = Companion(store)
+    c.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"}, who="test")
+    c.enter_dice([3, 1], who="test")                      # Ann goes first, with 3-1
+    return c
+
+
+def _boards(c: Companion) -> tuple[dict, dict, dict]:
+    """The board before Ann's play, after it, and after Bob's 6-5 (24/18 18/13) after it."""
+    before = Position.from_board(c.state()["board"]).with_turn("light")
+    ann = parse_play(before, "8/5 6/5").with_turn("dark")
+    bob = parse_play(ann, "24/18 18/13")
+    return before.to_board(), ann.to_board(), bob.to_board()
+
+
+def _evidence(shown: dict, before: dict) -> TurnEvidence:
+    """The camera's evidence of a frame showing *shown*, sure of it, the frame before showing *before*."""
+    probs = np.full((24, CLASSES), 0.03 / (CLASSES - 1))
+    probs[np.arange(24), board_classes(shown)] = 0.97
+    changes = np.where(board_classes(shown) != board_classes(before), 0.6, 0.02)
+    evidence = TurnEvidence(probs, dict(shown["bar"]), True, changes, before_read=dict(before))
+    evidence.bar_change = 0.5 if shown["bar"] != before["bar"] else 0.01
+    return evidence
+
+
+def test_a_throw_made_while_a_play_is_awaited_is_held_for_the_next_player_and_taken_on_his_turn(store):
+    c = _game(store)
+    _before, ann, _bob = _boards(c)
+    c.enter_dice([6, 5], who="box")                       # Bob throws before Ann's play is ruled
+    s = c.state()
+    assert (s["phase"], s["dice"]) == ("move", [3, 1])   # still Ann's 3-1 awaited: not refused, not taken
+    assert any("held for Bob (dark)'s turn" in a["text"] for a in s["announcements"])
+    assert c.on_reading(ann, SURE)["verdict"] == "legal"
+    s = c.state()
+    assert (s["phase"], s["dice"]) == ("move", [6, 5])   # Bob's throw taken as his, at once
+    assert s["awaiting"].startswith("Bob (dark) is to move the 6-5")
+
+
+def test_a_throw_held_is_kept_across_a_restart(store):
+    c = _game(store)
+    _before, ann, _bob = _boards(c)
+    c.enter_dice([6, 5], who="box")
+    again = Companion(store)                              # the power cut: a new referee over the same store
+    assert again.on_reading(ann, SURE)["verdict"] == "legal"
+    assert again.state()["dice"] == [6, 5]
+
+
+def test_a_second_early_throw_is_refused_and_the_cameras_own_is_never_held(store):
+    c = _game(store)
+    c.enter_dice([6, 5], who="box", ident="box-1")
+    c.enter_dice([6, 5], who="box", ident="box-1")         # the same throw delivered twice: held once
+    with pytest.raises(NotNowError, match="held already for Bob"):
+        c.enter_dice([2, 2], who="page")
+    with pytest.raises(NotNowError):
+        c.enter_dice([4, 4], who="camera")                # dice the camera sees during a play are the throw in play's
+    assert [e["kind"] for e in store.game(c.game_id)["log"]].count("held") == 1
+
+
+def test_a_frame_two_plays_on_with_the_throw_held_rules_both_plays(store):
+    c = _game(store)
+    before, ann, bob = _boards(c)
+    c.enter_dice([6, 5], who="box")                       # held: Ann's frame never settled
+    c.on_reading(bob, None, who="camera", evidence=_evidence(bob, before))
+    rulings = c.state()["rulings"]
+    assert [(r["player"], r["verdict"], r["play"]) for r in rulings[-2:]] == [
+        ("light", "legal", "8/5 6/5"), ("dark", "legal", "24/13")]   # (24/18 18/13, as the engine writes it)
+    s = c.state()
+    assert (s["phase"], s["board"]["turn"]) == ("throw", "light") and s["question"] is None
+
+
+def test_a_frame_two_plays_on_without_the_throw_is_asked_once_naming_both_never_ruled_illegal(store):
+    c = _game(store)
+    before, _ann, bob = _boards(c)
+    c.on_reading(bob, None, who="camera", evidence=_evidence(bob, before))    # Bob's throw never entered
+    s = c.state()
+    assert all(r["verdict"] != "illegal" for r in s["rulings"])
+    q = s["question"]
+    assert q is not None and q["kind"] == "two_plays" and "two plays on" in q["text"]
+    pick = next(ch for ch in q["choices"] if ch["play"].startswith("8/5 6/5, then Bob (dark)"))
+    c.answer(q["id"], pick["index"], who="test")
+    s = c.state()
+    assert s["question"] is None and s["phase"] == "throw" and s["board"]["turn"] == "light"
+    assert Position.from_board(s["board"]).physical_key() == Position.from_board(bob).physical_key()
+    assert any("Board placed by the players" in a["text"] and "8/5 6/5" in a["text"] for a in s["announcements"])
+
+
+def test_a_two_plays_question_open_across_a_restart_is_asked_again(store):
+    c = _game(store)
+    before, _ann, bob = _boards(c)
+    c.on_reading(bob, None, who="camera", evidence=_evidence(bob, before))
+    asked = c.state()["question"]
+    again = Companion(store)
+    assert again.state()["question"]["id"] == asked["id"] and again.state()["question"]["kind"] == "two_plays"
