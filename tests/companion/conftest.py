@@ -22,3 +22,11 @@ def camera_judged_game() -> Iterator[Companion]:
     comp.enter_dice([3, 1])
     yield comp
     store.close()
+
+
+@pytest.fixture()
+def store_file(tmp_path) -> Iterator[GameStore]:
+    """A game store in a file of the test's own, which a second companion can open again (a restart)."""
+    s = GameStore(tmp_path / "games.sqlite")
+    yield s
+    s.close()

@@ -22,10 +22,8 @@ SURE = {str(p): 1.0 for p in range(1, 25)} | {"bar": 1.0}
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = GameStore(tmp_path / "games.sqlite")
-    yield s
-    s.close()
+def store(store_file):
+    return store_file
 
 
 def _game(store: GameStore) -> Companion:

@@ -192,7 +192,9 @@ def test_a_dispute_photo_is_sent_its_corners_confirmed_and_ruled_on_the_page(ser
     assert [e["data"]["verdict"] for e in companion.store.game(game_id)["log"] if e["kind"] == "photo"] == ["legal"]
 
 
-def test_the_calibration_page_proposes_the_corners_and_saves_them_confirmed(served, tmp_path):
+def _calibration_page(served, tmp_path, on_table):
+    """The calibration page of a camera showing the start, logged in, its four corners proposed: (driver,
+    wait, By, camera, the true corners); *on_table* is the board the referee holds on the table, or None."""
     if MISSING:
         pytest.fail(f"WILLUGHBY_REQUIRE_BROWSER is set but {MISSING}")
     from selenium.webdriver.common.by import By
@@ -202,13 +204,23 @@ def test_the_calibration_page_proposes_the_corners_and_saves_them_confirmed(serv
     image, true_corners = _drawn(START.to_board())
     camera = PictureCamera(image)
     companion.camera = camera
-    companion._board_on_table = lambda: START.to_board()      # the game's start stands on the table
+    companion._board_on_table = lambda: on_table
     driver = _browser(tmp_path, phone=PHONE)
     try:
         driver.get(url + "calibrate")
         _log_in(driver, By, WebDriverWait)
         wait = WebDriverWait(driver, WAIT_S, poll_frequency=0.2)
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#camera-overlay circle.corner.tapped")) == 4)
+    except BaseException:
+        driver.quit()
+        raise
+    return driver, wait, By, camera, true_corners
+
+
+def test_the_calibration_page_proposes_the_corners_and_saves_them_confirmed(served, tmp_path):
+    # the game's start stands on the table
+    driver, wait, By, camera, true_corners = _calibration_page(served, tmp_path, START.to_board())
+    try:
         assert "proposed from the picture" in driver.find_element(By.ID, "camera-status").text
         driver.find_element(By.ID, "save-corners").click()
         wait.until(lambda d: camera.saved is not None)
@@ -222,22 +234,8 @@ def test_the_calibration_page_proposes_the_corners_and_saves_them_confirmed(serv
 def test_corners_whose_order_nothing_tells_are_saved_only_with_c1_as_the_players_say(served, tmp_path):
     """No board on the table tells the order: the page asks which marked corner is C1, and saves the corners
     turned so that the one chosen comes first, the long sides kept where they are."""
-    if MISSING:
-        pytest.fail(f"WILLUGHBY_REQUIRE_BROWSER is set but {MISSING}")
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    url, companion, _folder = served
-    image, _true_corners = _drawn(START.to_board())
-    camera = PictureCamera(image)
-    companion.camera = camera
-    companion._board_on_table = lambda: None                  # nothing known on the table
-    driver = _browser(tmp_path, phone=PHONE)
+    driver, wait, By, camera, _true = _calibration_page(served, tmp_path, None)     # nothing known on the table
     try:
-        driver.get(url + "calibrate")
-        _log_in(driver, By, WebDriverWait)
-        wait = WebDriverWait(driver, WAIT_S, poll_frequency=0.2)
-        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#camera-overlay circle.corner.tapped")) == 4)
         driver.find_element(By.ID, "save-corners").click()
         wait.until(lambda d: d.find_element(By.ID, "confirm-c1").is_displayed())
         assert camera.saved is None                            # not saved on the first try
