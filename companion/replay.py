@@ -13,6 +13,11 @@ store. Nothing of the user's is written: the game's record and the
 calibration learnt live in a folder of their own (``--data-dir``, else a
 temporary one, removed at the end); a calibration given is copied there.
 
+A still that shows no play while one is awaited (and is not the board put
+right after an illegal attempt) is a play the camera missed: the next throw
+is entered early, held for the next player as at the table, so that the
+still two plays on is ruled or asked about, never ruled illegal against him.
+
 Where the live referee would turn to the players (a question), the board
 ``--answers`` gives for that still stands for their answer, so the game goes
 on as it would at the table; without one the game cannot go on, and the
@@ -156,6 +161,8 @@ class RecordedReferee:
                                      calibration_path=self.calibration_path, turn_evidence=True)
         c.camera = self.watcher
         self._thrown = 0
+        self._missed = False           # the still before showed a play missed (_line): throw the next early
+        self._stills = True            # stills, one an attempt (a video's settled frames may show dice alone)
 
     def close(self) -> None:
         self.watcher.flush()            # what was learnt of the board, saved with the calibration
@@ -183,17 +190,23 @@ class RecordedReferee:
         return "refused"
 
     def _throw_if_awaited(self) -> bool:
-        """Enter the next throw where the game awaits one; False where it awaits one and none is left."""
+        """Enter the next throw where the game awaits one, or where the still before showed a play missed
+        (the throw then held for the next player, as at the table); False where it awaits one and none is
+        left."""
         state = self.companion.state()
-        if state["phase"] in ("throw", "start") and state.get("question") is None:
+        missed, self._missed = self._missed, False
+        if state.get("question") is not None:
+            return True
+        if state["phase"] in ("throw", "start") or missed and state["phase"] == "move":
             if self._thrown >= len(self.throws):
-                return False
+                return state["phase"] == "move"
             self.companion.enter_dice(list(self.throws[self._thrown]), who="watch")
             self._thrown += 1
         return True
 
     def lines(self, frames: Iterable[np.ndarray], stills: bool = True) -> Iterator[dict[str, Any]]:
         """One line (a dict) for each frame after the first that settles (each still after the first)."""
+        self._stills = stills
         frames = iter(frames)
         first = next(frames, None)
         if first is None:
@@ -246,6 +259,12 @@ class RecordedReferee:
         if question is None:
             line["verdict"] = "legal"
             line["reason"] = "the board stands as the referee holds it: nothing moved, or the men put back"
+            # a still after one attempt each (the recording's rule) that shows no play while one is awaited,
+            # and is not the board put right after an illegal attempt: the camera missed the play, and the
+            # next still is the next player's, with the next throw (entered early: held for him)
+            rulings = state.get("rulings") or []
+            put_right = bool(rulings) and rulings[-1].get("verdict") == "illegal" and rulings[-1].get("player") == player
+            self._missed = self._stills and state.get("phase") == "move" and not put_right
             return line
         line["reason"] = question.get("text")
         line["candidates"] = camera.get("candidates") or [{"play": ch.get("play"), "p": None}

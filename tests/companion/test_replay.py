@@ -182,3 +182,50 @@ def test_a_video_of_the_game_is_settled_as_the_live_camera_settles_it(recording,
     # settles on it again only where it changed, so it may give no line of its own
     ruled = [(x["verdict"], x["play"]) for x in lines if x["play"] or x["verdict"] == "illegal"]
     assert ruled == [t for t in truth if t[1] or t[0] == "illegal"]
+
+
+@needs_reader
+def test_a_play_the_camera_missed_does_not_derail_the_recorded_game(tmp_path, capsys):
+    """Issue 44: a still that shows no play while one is awaited (the camera missed dark's play: the
+    recording holds the board before it again) is followed by the next player's; the next throw is entered
+    early (held for him, as at the table), and the still two plays on is never ruled illegal: the referee
+    rules both plays, or asks once and takes the players' answer, and the game goes on with the right
+    player to throw."""
+    from willughby.companion.demo import DemoTable
+
+    folder = tmp_path / "missed"
+    folder.mkdir()
+    rules = preset_rules("backgammon")
+    pos = start_position(rules, "light")
+    table = DemoTable(pos, image_size=(960, 540))
+    n = 0
+
+    def still(p: Position) -> None:
+        nonlocal n
+        table.set(p)
+        cv2.imwrite(str(folder / f"{n:03d}.png"), table.read())
+        n += 1
+
+    plays = [((3, 1), "8/5 6/5"), ((6, 4), "24/18 13/9"), ((5, 2), "13/8 13/11"), ((6, 5), "24/13")]
+    boards = [pos]
+    for dice, text in plays:
+        from willughby.engine.notation import parse_play
+        boards.append(parse_play(boards[-1], text).with_turn("dark" if boards[-1].turn == "light" else "light"))
+    still(boards[0])
+    still(boards[1])                  # light's 3-1
+    still(boards[1])                  # dark's 6-4 played, but the camera saw nothing move
+    still(boards[3])                  # light's 5-2 after it: two plays on from the board the referee holds
+    still(boards[4])                  # dark's 6-5
+    (folder / "throws.txt").write_text("".join(f"{a},{b}\n" for (a, b), _ in plays))
+    answers = [boards[1], boards[1], boards[3], boards[4]]
+    (folder / "answers.jsonl").write_text("".join(json.dumps(b.to_board()) + "\n" for b in answers))
+    corners = " ".join(f"{x},{y}" for x, y in table.corners())
+    table.close()
+    status = main(["watch", str(folder), "--throws", str(folder / "throws.txt"), "--first", "light",
+                   "--corners", corners, "--answers", str(folder / "answers.jsonl"), "--json",
+                   "--data-dir", str(tmp_path / "data")])
+    assert status == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert all(x["verdict"] != "illegal" and (x.get("answer") or {}).get("verdict") != "illegal" for x in lines), lines
+    assert Position.from_board(lines[-1]["after"]).physical_key() == boards[4].physical_key()
+    assert lines[-1]["after"]["turn"] == "light"           # the turn order found again: light to throw
