@@ -345,6 +345,10 @@ def main(argv: list[str] | None = None) -> int:
     # the reader before issue 44: the bar's change not weighed, "not moved yet" not checked against the picture
     unchecked = TurnReader(replace(reader.config, unmoved_check=False))
     _print_tally("... bar, not-moved unchecked", judge_all(seen, unchecked, bar=False)[0])
+    # the rule before 2026-12-07: an illegal turn ruled on the picture weighed with the frame before, not on
+    # what the point reader itself reads surely where each legal play differs from the board seen
+    unsure_ok = TurnReader(replace(reader.config, illegal_sure_doubt=None))
+    _print_tally("... illegal, reader unchecked", judge_all(seen, unsure_ok)[0])
     _print_tally("... strips' shares alone", judge_all(seen, reader, use_changes="strips")[0])
     _print_tally("turn reader, frame alone", judge_all(seen, reader, use_changes=False)[0])
     _print_tally("present rule (baseline)", present_all(seen))
@@ -363,6 +367,9 @@ def main(argv: list[str] | None = None) -> int:
         for learn in (False, True):            # the same, with the reader before issue 44
             tally, _ = judge_learning(seen, unchecked, judged, learn, 0, bar=False)
             print_learning(("learning" if learn else "cold") + ", bar/not-moved unchecked", tally)
+        for learn in (False, True):            # the same, ruling illegal as before 2026-12-07
+            tally, _ = judge_learning(seen, unsure_ok, judged, learn, 0)
+            print_learning(("learning" if learn else "cold") + ", illegal reader-unchecked", tally)
     unmoved, strips, rows, moved, wrong_strips, wrongly = points_kept(seen, reader.config)
     if unmoved:
         print(f"\npoints no man moved on, kept from the frame before: {strips}/{unmoved} "

@@ -139,6 +139,14 @@ class TurnConfig:
     #: picture changed where it differs from the board seen (each is refuted somewhere, not by many doubts, nor
     #: by the absence of a change alone)
     illegal_refute: float = 0.01
+    #: ... and every legal play differs from the board seen at some point whose picture changed that the point
+    #: reader itself (its tempered probabilities, before the frame before's change and places weigh them) reads
+    #: as the board seen has it with at most this doubt: the reader's own error rate there, as calibrated on
+    #: the held-out-fit styles, must make the legal play implausible; the change's weight alone makes no point
+    #: sure (held-out-test seed 18065: three legal turns ruled illegal at ``p_other`` 0.9999, each refuted only
+    #: where the reader read the board seen at 0.72-0.87, or read neither board). None: not checked (the rule
+    #: before 2026-12-07, for comparing)
+    illegal_sure_doubt: float | None = 0.01
     #: a race game's play is ruled legal only where the picture gives it at least this probability at every
     #: point whose picture changed
     legal_point_min: float = 0.01
