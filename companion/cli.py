@@ -227,7 +227,7 @@ def version() -> str:
     try:
         return installed("willughby")
     except PackageNotFoundError:        # run from a source tree never installed
-        return "unknown (not installed: pip install -e .)"
+        return "unknown (not installed: pip install --no-deps --no-build-isolation -e ., after the lock)"
 
 
 def build_parser() -> argparse.ArgumentParser:

