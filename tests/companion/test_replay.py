@@ -38,25 +38,34 @@ def _wrong_move(before: Position, after: Position) -> Position:
     return Position.from_board(doc)
 
 
+class _Stills:
+    """Draws a recording's stills, one board a still, into *folder*, named in order, on the demo's table."""
+
+    def __init__(self, folder, start: Position) -> None:
+        from willughby.companion.demo import DemoTable
+
+        self.folder, self.n = folder, 0
+        self.table = DemoTable(start, image_size=(960, 540))
+
+    def __call__(self, p: Position) -> None:
+        self.table.set(p)
+        cv2.imwrite(str(self.folder / f"{self.n:03d}.png"), self.table.read())
+        self.n += 1
+
+    def corners(self) -> str:
+        return " ".join(f"{x},{y}" for x, y in self.table.corners())
+
+
 @pytest.fixture(scope="module")
 def recording(tmp_path_factory):
     """Stills of a short game (turn 3's first attempt illegal, then put right), its throws, the true boards
     and rulings."""
-    from willughby.companion.demo import DemoTable
-
     folder = tmp_path_factory.mktemp("recording")
     rules = preset_rules("backgammon")
     pos = start_position(rules, "light")
-    table = DemoTable(pos, image_size=(960, 540))
+    still = _Stills(folder, pos)
     rng = random.Random(5)
     throws, answers, truth = [], [], []
-    n = 0
-
-    def still(p: Position) -> None:
-        nonlocal n
-        table.set(p)
-        cv2.imwrite(str(folder / f"{n:03d}.png"), table.read())
-        n += 1
 
     still(pos)
     for turn in range(1, 6):
@@ -77,8 +86,8 @@ def recording(tmp_path_factory):
         pos = outcome.position
     (folder / "throws.txt").write_text("".join(f"{a},{b}\n" for a, b in throws))
     (folder / "answers.jsonl").write_text("".join(json.dumps(a) + "\n" for a in answers))
-    corners = " ".join(f"{x},{y}" for x, y in table.corners())
-    table.close()
+    corners = still.corners()
+    still.table.close()
     return folder, corners, truth, pos
 
 
@@ -191,25 +200,17 @@ def test_a_play_the_camera_missed_does_not_derail_the_recorded_game(tmp_path, ca
     early (held for him, as at the table), and the still two plays on is never ruled illegal: the referee
     rules both plays, or asks once and takes the players' answer, and the game goes on with the right
     player to throw."""
-    from willughby.companion.demo import DemoTable
+    from willughby.engine.notation import parse_play
 
     folder = tmp_path / "missed"
     folder.mkdir()
     rules = preset_rules("backgammon")
     pos = start_position(rules, "light")
-    table = DemoTable(pos, image_size=(960, 540))
-    n = 0
-
-    def still(p: Position) -> None:
-        nonlocal n
-        table.set(p)
-        cv2.imwrite(str(folder / f"{n:03d}.png"), table.read())
-        n += 1
+    still = _Stills(folder, pos)
 
     plays = [((3, 1), "8/5 6/5"), ((6, 4), "24/18 13/9"), ((5, 2), "13/8 13/11"), ((6, 5), "24/13")]
     boards = [pos]
     for dice, text in plays:
-        from willughby.engine.notation import parse_play
         boards.append(parse_play(boards[-1], text).with_turn("dark" if boards[-1].turn == "light" else "light"))
     still(boards[0])
     still(boards[1])                  # light's 3-1
@@ -219,8 +220,8 @@ def test_a_play_the_camera_missed_does_not_derail_the_recorded_game(tmp_path, ca
     (folder / "throws.txt").write_text("".join(f"{a},{b}\n" for (a, b), _ in plays))
     answers = [boards[1], boards[1], boards[3], boards[4]]
     (folder / "answers.jsonl").write_text("".join(json.dumps(b.to_board()) + "\n" for b in answers))
-    corners = " ".join(f"{x},{y}" for x, y in table.corners())
-    table.close()
+    corners = still.corners()
+    still.table.close()
     status = main(["watch", str(folder), "--throws", str(folder / "throws.txt"), "--first", "light",
                    "--corners", corners, "--answers", str(folder / "answers.jsonl"), "--json",
                    "--data-dir", str(tmp_path / "data")])
