@@ -63,8 +63,7 @@ _BESIDE_A_QUESTION = ("announcement", "photo", "correction", "held")
 def held_throw(log_entries: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     """The throw a game's log holds for the next player (a ``held`` entry: a throw made while the referee
     still waited for a play, ``way_back.py``) and not yet taken (no throw taken, nothing undone, no board
-    placed, since), with
-    who made it; None where none is held.
+    placed, since), with who made it; None where none is held.
 
     >>> log = [{"n": 1, "kind": "held", "who": "box", "data": {"dice": [5, 4], "player": "light", "ident": None}}]
     >>> held_throw(log)["dice"], held_throw(log + [{"n": 2, "kind": "dice", "who": "box", "data": {}}])
