@@ -96,11 +96,13 @@ def _wrong_answer(truth: np.ndarray, ranked: list[dict[str, Any]]) -> np.ndarray
 
 
 def judge_learning(seen: list[Any], reader: Any, outcome: Any, learn: bool = True, wrong_answers: int = 0,
-                   head_config: Any = None, bar: bool = True) -> tuple[LearningTally, list[dict[str, Any]]]:
+                   head_config: Any = None, bar: bool = True,
+                   observe: Any = None) -> tuple[LearningTally, list[dict[str, Any]]]:
     """Each game of *seen* (``turns.Seen``) judged in order by *reader*, with the candidates the companion
     gives it ("not moved yet" among them), learning as the module says where *learn*; *outcome* is
-    ``turns.judged`` (a case and the judgement); without the bar's change where *bar* is false. Returns the
-    tally by stretch and the wrong rulings."""
+    ``turns.judged`` (a case and the judgement); without the bar's change where *bar* is false; *observe*,
+    where given, is called with each turn's ``Seen`` and the evidence judged (the reader's own error table is
+    fitted on them: ``tools/fit_turn_reader.py``). Returns the tally by stretch and the wrong rulings."""
     import time
 
     from willughby.vision.board_head import BoardHead, contradicted
@@ -129,6 +131,8 @@ def judge_learning(seen: list[Any], reader: Any, outcome: Any, learn: bool = Tru
             ev = evidence_of(s, probs, bar=bar, learnt_frames=head.frames_learnt if learn else 0,
                              still_faint_share=(noise.faint_share(0.0) or None) if learn else None)
             found = reader.judge(companion_candidates(case), ev, before=case.before.to_board())
+            if observe is not None:
+                observe(s, ev)
             got = outcome(case, found)
             if got == "not moved":              # the referee holds the board as it was: a wrong ruling
                 got = "wrong"

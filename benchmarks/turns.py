@@ -347,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     _print_tally("... bar, not-moved unchecked", judge_all(seen, unchecked, bar=False)[0])
     # the rule before 2026-12-07: an illegal turn ruled on the picture weighed with the frame before, not on
     # what the point reader itself reads surely where each legal play differs from the board seen
-    unsure_ok = TurnReader(replace(reader.config, illegal_sure_doubt=None))
+    unsure_ok = TurnReader(replace(reader.config, illegal_reader_error=None))
     _print_tally("... illegal, reader unchecked", judge_all(seen, unsure_ok)[0])
     _print_tally("... strips' shares alone", judge_all(seen, reader, use_changes="strips")[0])
     _print_tally("turn reader, frame alone", judge_all(seen, reader, use_changes=False)[0])

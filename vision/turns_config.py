@@ -57,7 +57,27 @@ def default_config(path: Path = CALIBRATION_PATH) -> "TurnConfig":
     known = {f for f in TurnConfig.__dataclass_fields__}
     values: dict[str, Any] = {k: float(v) if k != "show" else int(v) for k, v in chosen.items()
                               if k in known and isinstance(v, (int, float)) and not isinstance(v, bool)}
-    return replace(TurnConfig(), **values, temperature=load_temperature(path))
+    return replace(TurnConfig(), **values, temperature=load_temperature(path),
+                   point_errors=load_point_errors(path))
+
+
+def load_point_errors(path: Path = CALIBRATION_PATH) -> tuple[tuple[float, float], ...]:
+    """The shipped table of the point reader's errors by confidence (``TurnConfig.point_errors``): pairs of
+    (lowest tempered probability, error rate bound), rising; empty where none ships or it is malformed (each
+    probability in [0, 1], rising, each bound in [0, 1] and none above a less sure bin's)."""
+    doc = load_calibration(path).get("point_errors")
+    if not isinstance(doc, dict):
+        return ()
+    edges, upper = doc.get("edges"), doc.get("upper")
+    if not isinstance(edges, list) or not isinstance(upper, list) or len(edges) != len(upper) or not edges:
+        return ()
+    try:
+        pairs = tuple((float(e), float(u)) for e, u in zip(edges, upper))
+    except (TypeError, ValueError):
+        return ()
+    ok = (all(0.0 <= e <= 1.0 and 0.0 <= u <= 1.0 for e, u in pairs)
+          and all(a[0] < b[0] and a[1] >= b[1] for a, b in zip(pairs, pairs[1:])))
+    return pairs if ok else ()
 
 
 @dataclass(frozen=True)
@@ -141,12 +161,16 @@ class TurnConfig:
     illegal_refute: float = 0.01
     #: ... and every legal play differs from the board seen at some point whose picture changed that the point
     #: reader itself (its tempered probabilities, before the frame before's change and places weigh them) reads
-    #: as the board seen has it with at most this doubt: the reader's own error rate there, as calibrated on
-    #: the held-out-fit styles, must make the legal play implausible; the change's weight alone makes no point
-    #: sure (held-out-test seed 18065: three legal turns ruled illegal at ``p_other`` 0.9999, each refuted only
-    #: where the reader read the board seen at 0.72-0.87, or read neither board). None: not checked (the rule
-    #: before 2026-12-07, for comparing)
-    illegal_sure_doubt: float | None = 0.01
+    #: as the board seen has it surely enough that its error rate there is at most this: the rate the
+    #: calibration's table of the reader's errors by confidence gives (``point_errors``; 1 - the probability
+    #: where none ships). The change's weight alone makes no point sure (held-out-test seed 18065: three legal
+    #: turns ruled illegal at ``p_other`` 0.9999, each refuted only where the reader read the board seen at
+    #: 0.72-0.87, or read neither board). None: not checked (the rule before 2026-12-07, for comparing)
+    illegal_reader_error: float | None = 0.01
+    #: the reader's errors by confidence at points whose picture changed, fitted on the held-out-fit styles
+    #: (``tools/fit_turn_reader.py``): (lowest tempered probability, upper bound of the error rate from there
+    #: up to the next), rising probabilities; empty: 1 - the probability is taken as the error rate
+    point_errors: tuple[tuple[float, float], ...] = ()
     #: a race game's play is ruled legal only where the picture gives it at least this probability at every
     #: point whose picture changed
     legal_point_min: float = 0.01
@@ -218,3 +242,22 @@ class TurnConfig:
     #: gone there in 134 of 557; the bar (``bar_moved_share``) tells a man gone from it cleanly (0 of 293 turns
     #: whose bar held the same men changed by more than 0.05, none of 307 where it did by less than 0.26)
     unmoved_point_share: float = 0.2
+
+    def reader_error(self, p: float) -> float:
+        """The point reader's error rate where it reads a point whose picture changed at tempered probability
+        *p*: the bound of ``point_errors``' bin *p* falls in (1.0 below its lowest), or 1 - *p* without it.
+
+        >>> TurnConfig().reader_error(0.995)
+        0.0050000000000000044
+        >>> TurnConfig(point_errors=((0.9, 0.03), (0.97, 0.004))).reader_error(0.98)
+        0.004
+        >>> TurnConfig(point_errors=((0.9, 0.03), (0.97, 0.004))).reader_error(0.8)
+        1.0
+        """
+        if not self.point_errors:
+            return 1.0 - p
+        bound = 1.0
+        for lowest, error in self.point_errors:
+            if p >= lowest:
+                bound = error
+        return bound

@@ -106,11 +106,11 @@ class MenWeights:
     logp: np.ndarray | None = None
     #: a legal result that leaves the mover's men as the seen board has them (only the opponent's differ)
     same_mover: int | None = None
-    #: the point reader's own doubt (1 - its probability, tempered, before the frame before weighs it) of
-    #: the board seen at the surest point whose picture changed where the legal result least refuted so differs
-    #: from it: the most that every legal play is left by the reader itself (1.0: one differs from the board seen
-    #: only where the picture did not change, or the reader's own probabilities are not at hand)
-    sure_doubt: float = 1.0
+    #: the point reader's own probability (tempered, before the frame before weighs it) of the board seen at
+    #: the surest point whose picture changed where the legal result least refuted so differs from it: every
+    #: legal play is refuted by the reader itself at some point read at least this surely (0.0: one differs from
+    #: the board seen only where the picture did not change, or the reader's own probabilities are not at hand)
+    sure_p: float = 0.0
 
     def posterior(self, cfg: TurnConfig) -> tuple[np.ndarray, float, float]:
         """Each legal result's posterior, an illegal turn's and a misread's. Before the picture, an
@@ -163,8 +163,8 @@ class MenWeights:
             # the reader's own reading, not the one the frame before weighed: where the change or the places
             # along a strip alone make a point "sure", the reader may still read it otherwise (a man taken from
             # a point of its colour changes it little; the places' model is learnt from no board)
-            doubt = 1.0 - self.reader[np.arange(POINTS), self.seen]
-            self.sure_doubt = float(np.where(apart & ~self.keep, doubt[None, :], 1.0).min(axis=1).max())
+            sure = self.reader[np.arange(POINTS), self.seen]
+            self.sure_p = float(np.where(apart & ~self.keep, sure[None, :], 0.0).max(axis=1).min())
         unmoved = np.flatnonzero(~(apart & ~self.keep).any(axis=1))
         self.unmoved = int(unmoved[0]) if len(unmoved) else None
         mine = _mover_mask(stack, self.mover)
@@ -190,12 +190,13 @@ class MenWeights:
             return "the mover's men stand as a legal play ({play}) leaves them; only the opponent's look different"
         if self.refute > cfg.illegal_refute:
             return "no legal play fits, but not every one is refuted by a point read surely"
-        if cfg.illegal_sure_doubt is not None and self.sure_doubt > cfg.illegal_sure_doubt:
+        if cfg.illegal_reader_error is not None and cfg.reader_error(self.sure_p) > cfg.illegal_reader_error:
             # a wrong ruling is worse than a question: every legal play must differ from the board seen at a
             # point whose picture changed that the point reader itself reads as the board seen has it, beyond
             # what its calibration says it may be wrong by there
             return (f"no legal play fits, but the camera itself is not sure of the board seen where some legal "
-                    f"play differs (doubt {self.sure_doubt:.2g} at its surest point)")
+                    f"play differs (read at {self.sure_p:.3g} at its surest point, where it errs up to "
+                    f"{cfg.reader_error(self.sure_p):.2%})")
         doubt = self.known_doubt()
         if doubt is not None and not self.keep.any():
             # without the frame before nothing is known of the points to check the reader on: the board seen
