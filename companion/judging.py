@@ -430,18 +430,21 @@ class Judging:
             chosen = picked["board"]
             assert chosen is not None           # a question of moves (or of the turn) offers boards
             seen = self.position(chosen, m)
-            #: a choice naming the plays a board some turns on came by: placed that many turns on
-            gap_turns = {"two_plays": 2, "pass_between": 3}.get(q["kind"]) if ", then " in str(picked["play"]) else None
-            two = gap_turns is not None
-            way = None if q["kind"] == "turn" or two else self.way_back.way(seen)     # (a board refused: nothing written)
+            # a choice naming the plays a board some turns on came by (a ``two_plays`` or ``pass_between``
+            # question's) carries how many turns on it is placed, and the mover's play the camera missed
+            # (documents.ChoiceDoc). A choice stored without them (a question asked by a referee before they
+            # were written) is not taken as such: its board is taken as any board the players give
+            # (WayBack.way), which finds from the two boards alone how far on it is and a play that leads there
+            gap_turns = picked.get("turns")
+            # (a board refused: nothing written)
+            way = None if q["kind"] == "turn" or gap_turns is not None else self.way_back.way(seen)
             game.store.append(game.need_id(), "answer", {"question": question_id, "choice": choice,
                                                          "play": picked["play"]}, who)
             asked = self.asked_evidence
             if q["kind"] == "turn":              # whose turn after the board the players placed
                 self.way_back.place(seen, 1 if chosen.get("turn") != m.turn else 2, who, chosen, missed=None)
-            elif two:                            # the mover's play named, then the other's: two turns on
-                assert gap_turns is not None
-                self.way_back.place(seen, gap_turns, who, chosen, missed=str(picked["play"]).split(", then ")[0])
+            elif gap_turns is not None:          # the mover's play named, then the other's: two (three) turns on
+                self.way_back.place(seen, gap_turns, who, chosen, missed=picked.get("missed"))
             else:
                 self.way_back.players_board(seen, who, chosen, way)
             if asked is not None:
@@ -467,7 +470,8 @@ class Judging:
 
 def _question(n: int, asked: Mapping[str, Any]) -> QuestionDoc:
     """The question of the log's entry *n*, as it was asked (``asked``: what :meth:`Judging.put_question` stored)."""
-    choices = [choice_doc(int(c["index"]), str(c["play"]), c.get("board"), c.get("p")) for c in asked["choices"]]
+    choices = [choice_doc(int(c["index"]), str(c["play"]), c.get("board"), c.get("p"), turns=c.get("turns"),
+                          missed=c.get("missed")) for c in asked["choices"]]
     return question_doc(f"q-{n}", str(asked["kind"]), str(asked["text"]), about=str(asked["about"]),
                         turn=int(asked["turn"]), player=asked["player"], dice=list(asked["dice"]),
                         asked_at=float(asked["asked_at"]), choices=choices, reading=asked.get("reading"))

@@ -244,7 +244,8 @@ class WayBack:
             # the mover's men alone, two of his plays on: the throw held for the other could not be played
             between = "-".join(map(str, game.held["dice"])) if game.held is not None else ""
             choices = [choice_doc(i, f"{notation(first)}, then {game.who(nxt)}'s {between} could not be played, "
-                                     f"then {game.who(mover)}'s play", seen.to_board())
+                                     f"then {game.who(mover)}'s play", seen.to_board(), turns=3,
+                                  missed=notation(first))
                        for i, first in enumerate(passed[:4])]
             choices += [choice_doc(len(choices) + i, notation(o), o.position.to_board()) for i, o in enumerate(also)]
             self._ask_gap("pass_between", f"the board is three turns on: {game.who(mover)}'s "
@@ -271,7 +272,8 @@ class WayBack:
             if m.phase == "move" and m.turn == nxt:          # the throw held was taken as the next player's
                 self._judge.rule_play(seen, who, board, camera)
             return "ruled"
-        choices = [choice_doc(i, f"{notation(first)}, then {game.who(nxt)}'s play", seen.to_board())
+        choices = [choice_doc(i, f"{notation(first)}, then {game.who(nxt)}'s play", seen.to_board(), turns=2,
+                              missed=notation(first))
                    for i, first in enumerate(list(firsts.values())[:4])]
         choices += [choice_doc(len(choices) + i, notation(o), o.position.to_board()) for i, o in enumerate(also)]
         self._ask_gap("two_plays", f"the board is two plays on: {game.who(mover)}'s {thrown} and then a play of "
@@ -281,7 +283,8 @@ class WayBack:
     def _ask_gap(self, kind: str, why: str, choices: list[Any], seen: Position, board: Mapping[str, Any],
                  camera: Any, who: str) -> None:
         """One question naming the plays a board some turns on came by (*kind* ``two_plays`` or
-        ``pass_between``): its answer places the board (:meth:`place`)."""
+        ``pass_between``): its answer places the board (:meth:`place`) as the choice's ``turns`` and
+        ``missed`` say (``documents.ChoiceDoc``)."""
         game = self._game
         m = game.match
         assert m is not None
