@@ -215,12 +215,13 @@ class WayBack:
         game.held = None
         dice, who, ident = list(held["dice"]), str(held["who"]), held.get("ident")
         try:
-            game.part.take_dice(dice, who, ("dice", {"dice": dice, "ident": ident, "held": True}), ident)
+            taken = game.part.take_dice(dice, who, ("dice", {"dice": dice, "ident": ident, "held": True}), ident)
         except (EngineError, CompanionError, NotNowError) as exc:
             self._telling.say(f"the throw held for {game.who(held['player'])} ({'-'.join(map(str, dice))}) "
                               f"cannot be taken: {exc}; throw again", "notice", who)
             return
-        game.throw_by = who
+        if taken == "in_play":          # (it is: his throw was awaited, the phase "throw")
+            game.throw_by = who
 
     # ------------------------------------------------------ a board two plays on
     def two_plays_seen(self, seen: Position, board: Mapping[str, Any], camera: Any, who: str,

@@ -207,3 +207,26 @@ def test_a_board_three_turns_on_is_asked_with_each_choice_placing_it_three_turns
     assert [(g["turns"], g["missed"]) for g in _gaps(store, again)] == [(3, "3/1 2/1(2)")]
     s = again.state()
     assert (s["phase"], s["board"]["turn"]) == ("throw", "dark")     # Bob's throw held passed in the gap
+
+
+def _throw(c: Companion, dice: list[int], who: str) -> str:
+    """Dice handed to the part that plays the game, as the controls hand them: what became of them."""
+    assert c.current.part is not None
+    return c.current.part.take_dice(dice, who, ("dice", {"dice": dice, "ident": None}), None)
+
+
+def test_the_part_says_whether_a_throw_was_taken_in_play_or_held(store):
+    c = Companion(store)
+    c.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"}, who="test")
+    assert _throw(c, [3, 1], "test") == "in_play"             # the roll for the start: Ann's 3-1 in play
+    assert _throw(c, [6, 5], "box") == "held"                 # Bob's, while her play is awaited
+    assert (c.match.phase, list(c.match.dice)) == ("move", [3, 1])     # still her 3-1 awaited
+    c.new_game("sice-ace", {}, {}, who="test")
+    assert _throw(c, [6, 1], "test") == "in_play"             # a counting game holds no throw
+
+
+def test_a_held_throw_delivered_again_does_not_become_the_throw_in_play(store):
+    c = _game(store)                                          # Ann's 3-1, entered by "test"
+    c.enter_dice([6, 5], who="box", ident="box-1")            # held for Bob
+    c.enter_dice([6, 5], who="box", ident="box-1")            # the same throw again: still only held
+    assert c.current.throw_by == "test"                       # the throw in play is still Ann's
