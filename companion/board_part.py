@@ -31,6 +31,7 @@ from .state import ScoreBoard
 
 if TYPE_CHECKING:
     from .current_game import CurrentGame
+    from .games import DiceTaken
     from .judging import Judging
     from .state import Telling
 
@@ -57,7 +58,8 @@ class BoardPart:
             say(f"throw one die each for the start: {game.who(LIGHT)}'s die first, then {game.who(DARK)}'s",
                 "prompt", who=who)
 
-    def take_dice(self, values: list[int], who: str, note: tuple[str, dict[str, Any]], ident: str | None) -> None:
+    def take_dice(self, values: list[int], who: str, note: tuple[str, dict[str, Any]],
+                  ident: str | None) -> DiceTaken:
         game, say = self._game, self._telling.say
         m = game.match
         if m.phase == "start":
@@ -73,7 +75,8 @@ class BoardPart:
                     f"{game.who(DARK)} {values[1]})", "start_roll", who)
                 if m.phase == "move":
                     say(f"{game.who(m.turn)} plays {'-'.join(map(str, m.dice))}", "prompt", who)
-        elif m.phase == "throw":
+            return "in_play"
+        if m.phase == "throw":
             mover = m.turn
             before = m.position
             passed = m.throw(values)
@@ -83,7 +86,8 @@ class BoardPart:
                 say(f"{game.who(mover)} throws {'-'.join(map(str, m.dice or values))}", "throw", who)
             if passed is not None:       # no play: the pass says the throw too (announce.py)
                 self._judging.ruled(passed, who, before)
-        elif m.phase == "binding_toss":
+            return "in_play"
+        if m.phase == "binding_toss":
             if len(values) != 4:
                 raise CompanionError("the toss to break a bound table takes four dice: the binder's two, "
                                      "then the other's two")
@@ -94,13 +98,14 @@ class BoardPart:
                 say("the toss is tied: throw again", "binding", who)
             else:
                 self._judging.ask_break(chooser)
-        elif m.phase == "move" and who != "camera":
+            return "in_play"
+        if m.phase == "move" and who != "camera":
             # the next player threw while the referee still waits for this play (its frame not yet settled,
             # or missed): held for the next player's turn, not refused (way_back.py). Not the camera's: the
             # dice it sees while a play is awaited are the throw in play's (camera_throws.py)
             self._judging.way_back.hold(values, who, ident)
-        else:
-            raise NotNowError(f"no dice are wanted now: {game.awaiting()}")
+            return "held"
+        raise NotNowError(f"no dice are wanted now: {game.awaiting()}")
 
     def state_keys(self, awaiting: str, undo: str | None, question: QuestionDoc | None) -> StateDoc:
         game = self._game

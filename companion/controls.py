@@ -82,12 +82,11 @@ class Controls:
                 log.info("throw %s already taken", ident)
                 return self._telling.doc
             assert game.part is not None
-            held = game.held
             try:
-                game.part.take_dice(values, who, ("dice", {"dice": values, "ident": ident}), ident)
+                taken = game.part.take_dice(values, who, ("dice", {"dice": values, "ident": ident}), ident)
             except EngineError as exc:
                 raise CompanionError(str(exc)) from None
-            if game.held is None or game.held is held:
+            if taken == "in_play":
                 game.throw_by = who             # (a throw held for the next player is not the throw in play)
             self._telling.publish()
             return self._telling.doc

@@ -52,12 +52,20 @@ class AnnouncementDoc(TypedDict):
 
 
 class ChoiceDoc(TypedDict):
-    """One answer a question offers: a play (or "the board as read") and the board it leads to."""
+    """One answer a question offers: a play (or "the board as read") and the board it leads to.
+
+    A choice of a question about a board some turns on (``two_plays``, ``pass_between``: the camera missed
+    a play) that names the plays it came by carries how: ``turns``, how many turns on the board is placed
+    (2: the mover's play, then the other's; 3: the mover's, the other's throw that could not be played, the
+    mover's again), and ``missed``, the notation of the mover's first play. The answer is judged on these,
+    never on the words of ``play``."""
 
     index: int
     play: str
     board: BoardDoc | None
     p: NotRequired[float]           # the turn reader's chance of this play, where it ranked it
+    turns: NotRequired[int]         # a choice of plays some turns on: how many turns on the board is placed
+    missed: NotRequired[str]        # ... and the mover's first play, which the camera missed
 
 
 class QuestionDoc(TypedDict):
@@ -165,11 +173,20 @@ class StateDoc(TypedDict, total=False):
     tally: dict[str, Any]
 
 
-def choice_doc(index: int, play: str, board: Mapping[str, Any] | None, p: float | None = None) -> ChoiceDoc:
-    """One of a question's choices."""
+def choice_doc(index: int, play: str, board: Mapping[str, Any] | None, p: float | None = None, *,
+               turns: int | None = None, missed: str | None = None) -> ChoiceDoc:
+    """One of a question's choices; ``p``, ``turns`` and ``missed`` are written only where given.
+
+    >>> choice_doc(0, "8/5 6/5, then Bob (dark)'s play", None, turns=2, missed="8/5 6/5")
+    {'index': 0, 'play': "8/5 6/5, then Bob (dark)'s play", 'board': None, 'turns': 2, 'missed': '8/5 6/5'}
+    """
     out = ChoiceDoc(index=index, play=play, board=None if board is None else board_doc(board))
     if p is not None:
         out["p"] = round(float(p), 4)
+    if turns is not None:
+        out["turns"] = int(turns)
+    if missed is not None:
+        out["missed"] = str(missed)
     return out
 
 

@@ -21,7 +21,7 @@ here.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Protocol, Sequence, runtime_checkable
 
 from willughby.engine.counting import CountingMatch, Tally
 from willughby.engine.errors import InvalidOptionError
@@ -41,8 +41,14 @@ if TYPE_CHECKING:
     from .judging import Judging
     from .state import Telling
 
-__all__ = ["GameMatch", "Family", "FamilyPart", "BoardFamily", "CountingFamily", "family_of", "family_of_preset",
-           "DEFAULT_NAMES"]
+__all__ = ["GameMatch", "Family", "FamilyPart", "DiceTaken", "BoardFamily", "CountingFamily", "family_of",
+           "family_of_preset", "DEFAULT_NAMES"]
+
+#: what became of a throw handed to :meth:`FamilyPart.take_dice`: ``"in_play"``, taken as the throw in play
+#: (the roll for the start, the throw of the player on turn, the toss that breaks a bound table); ``"held"``,
+#: held for the next player while the mover's play is still awaited (``way_back.py``, ``WayBack.hold``), or
+#: that held throw delivered again: not the throw in play
+DiceTaken = Literal["in_play", "held"]
 
 #: names for the players of a counting game the page or the demo left unnamed
 DEFAULT_NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve")
@@ -155,8 +161,10 @@ class FamilyPart(Protocol):
     def opening(self, game_name: str, who: str, camera: bool) -> None:
         """Announce the new game: who plays, and what comes first."""
 
-    def take_dice(self, values: list[int], who: str, note: tuple[str, dict[str, Any]], ident: str | None) -> None:
-        """Dice thrown for the game in progress (validated 1..6): recorded with *note*, ruled, announced."""
+    def take_dice(self, values: list[int], who: str, note: tuple[str, dict[str, Any]],
+                  ident: str | None) -> DiceTaken:
+        """Dice thrown for the game in progress (validated 1..6): recorded with *note*, ruled, announced.
+        Says whether they were taken as the throw in play or held for the next player (:data:`DiceTaken`)."""
 
     def state_keys(self, awaiting: str, undo: str | None, question: QuestionDoc | None) -> StateDoc:
         """The state document's keys for the game in progress."""

@@ -71,7 +71,7 @@ class Judging:
         self.last_camera: CameraDoc | None = None
         self._turn_reader: TurnReader | None = None
         #: the way back to the board on the table: the players' board, a board two plays on, a throw held
-        self.way_back = WayBack(self)
+        self.way_back = WayBack(game, telling, self)
 
     @property
     def turn_reader(self) -> "TurnReader":
@@ -147,11 +147,11 @@ class Judging:
             doubtful = self.doubtful(confidence)
             exact = [o for o in outcomes if o.position.physical_key() == key]
             if exact and not doubtful:
-                return self._play(exact[0].position.with_turn(exact[0].position.turn), who, board)
+                return self.rule_play(exact[0].position.with_turn(exact[0].position.turn), who, board)
             if doubtful or not exact and confidence is not None and self._near(seen, outcomes):
                 self._ask(seen, outcomes, doubtful, board, who)
                 return None
-            return self._play(seen, who, board)
+            return self.rule_play(seen, who, board)
 
     def _judge_turn(self, board: Mapping[str, Any], evidence: "TurnEvidence", who: str) -> RulingDoc | None:
         """Judge the turn in progress from the camera's evidence (see on_reading)."""
@@ -186,7 +186,7 @@ class Judging:
             o = by_play[found.play]
             given.shown = o.position.to_board()
             mover = m.turn
-            made = self._play(o.position.with_turn(o.position.turn), who, board, camera)
+            made = self.rule_play(o.position.with_turn(o.position.turn), who, board, camera)
             if m.phase == "move" and m.turn != mover:
                 # a throw held for the next player was taken: the same frame may show his play too (the frame
                 # of the mover's play never settled), so it is judged again against his throw; the men not
@@ -209,7 +209,7 @@ class Judging:
                 if done == "asked":
                     self.asked_evidence = given
                     return None
-                return self._play(seen, who, board, camera)
+                return self.rule_play(seen, who, board, camera)
         ranked = [r for r in found.ranked if r["play"] not in (OTHER, NOT_MOVED)]
         other = found.other_board if found.p_other >= 1e-3 else None
         try:
@@ -281,8 +281,12 @@ class Judging:
         doc = seen.to_board()
         return any(_raw_distance(doc, o.position) <= 2 for o in outcomes)
 
-    def _play(self, after: Position, who: str, board: Mapping[str, Any],
-              camera: CameraDoc | None = None) -> RulingDoc:
+    def rule_play(self, after: Position, who: str, board: Mapping[str, Any],
+                  camera: CameraDoc | None = None) -> RulingDoc:
+        """*after* ruled as the mover's play of the throw awaited (legal or not): the reading *board* (and
+        what the turn reader weighed, *camera*) saved, the ruling numbered, announced and published, and a
+        throw held for the player now on turn taken. Returns the ruling made. The way back (``way_back.py``)
+        rules the players' board through it (``way_back.Judge``)."""
         game = self._game
         m = game.match
         assert m is not None
@@ -351,16 +355,19 @@ class Judging:
                         else "the board is one man away from a legal play")
         turn = game.turn_in_progress()
         about = f"Turn {turn}: {game.who(m.turn)} threw {'-'.join(map(str, m.dice or ()))}"
-        self._put("move", f"Which play was made? {where[0].upper()}{where[1:]}.", about, m.turn, m.dice or (),
-                  choices, who, seen.to_board() if seen is not None else None,
-                  {"reading": dict(board), "doubtful": doubtful, "why": why, "camera": dict(camera or {})})
+        self.put_question("move", f"Which play was made? {where[0].upper()}{where[1:]}.", about, m.turn,
+                          m.dice or (), choices, who, seen.to_board() if seen is not None else None,
+                          {"reading": dict(board), "doubtful": doubtful, "why": why, "camera": dict(camera or {})})
         self._telling.say(f"{about}: please confirm the play on the page; {where}", "question", who)
         self._telling.publish()
 
-    def _put(self, kind: str, text: str, about: str, player: Any, dice: Sequence[int], choices: list[ChoiceDoc],
-             who: str, reading: Mapping[str, Any] | None, entry: dict[str, Any]) -> None:
-        """Open a question: stored in the game's log with its choices first (``asked``), so a referee started
-        again over the store asks it again (:meth:`restore`), then put on the page."""
+    def put_question(self, kind: str, text: str, about: str, player: Any, dice: Sequence[int],
+                     choices: list[ChoiceDoc], who: str, reading: Mapping[str, Any] | None,
+                     entry: dict[str, Any]) -> None:
+        """Open a question of *kind* (``move``, ``turn``, ``two_plays``, ``pass_between``): stored in the game's
+        log with its choices first (``asked``, each choice whole, its data and all), so a referee started
+        again over the store asks it again (:meth:`restore`), then put on the page. The way back
+        (``way_back.py``) asks its questions through it (``way_back.Judge``)."""
         game = self._game
         asked = {"kind": kind, "text": text, "about": about, "turn": game.turn_in_progress(), "player": player,
                  "dice": list(dice), "asked_at": self._clock(), "choices": choices,
@@ -423,18 +430,21 @@ class Judging:
             chosen = picked["board"]
             assert chosen is not None           # a question of moves (or of the turn) offers boards
             seen = self.position(chosen, m)
-            #: a choice naming the plays a board some turns on came by: placed that many turns on
-            gap_turns = {"two_plays": 2, "pass_between": 3}.get(q["kind"]) if ", then " in str(picked["play"]) else None
-            two = gap_turns is not None
-            way = None if q["kind"] == "turn" or two else self.way_back.way(seen)     # (a board refused: nothing written)
+            # a choice naming the plays a board some turns on came by (a ``two_plays`` or ``pass_between``
+            # question's) carries how many turns on it is placed, and the mover's play the camera missed
+            # (documents.ChoiceDoc). A choice stored without them (a question asked by a referee before they
+            # were written) is not taken as such: its board is taken as any board the players give
+            # (WayBack.way), which finds from the two boards alone how far on it is and a play that leads there
+            gap_turns = picked.get("turns")
+            # (a board refused: nothing written)
+            way = None if q["kind"] == "turn" or gap_turns is not None else self.way_back.way(seen)
             game.store.append(game.need_id(), "answer", {"question": question_id, "choice": choice,
                                                          "play": picked["play"]}, who)
             asked = self.asked_evidence
             if q["kind"] == "turn":              # whose turn after the board the players placed
                 self.way_back.place(seen, 1 if chosen.get("turn") != m.turn else 2, who, chosen, missed=None)
-            elif two:                            # the mover's play named, then the other's: two turns on
-                assert gap_turns is not None
-                self.way_back.place(seen, gap_turns, who, chosen, missed=str(picked["play"]).split(", then ")[0])
+            elif gap_turns is not None:          # the mover's play named, then the other's: two (three) turns on
+                self.way_back.place(seen, gap_turns, who, chosen, missed=picked.get("missed"))
             else:
                 self.way_back.players_board(seen, who, chosen, way)
             if asked is not None:
@@ -459,8 +469,9 @@ class Judging:
 
 
 def _question(n: int, asked: Mapping[str, Any]) -> QuestionDoc:
-    """The question of the log's entry *n*, as it was asked (``asked``: what :meth:`Judging._put` stored)."""
-    choices = [choice_doc(int(c["index"]), str(c["play"]), c.get("board"), c.get("p")) for c in asked["choices"]]
+    """The question of the log's entry *n*, as it was asked (``asked``: what :meth:`Judging.put_question` stored)."""
+    choices = [choice_doc(int(c["index"]), str(c["play"]), c.get("board"), c.get("p"), turns=c.get("turns"),
+                          missed=c.get("missed")) for c in asked["choices"]]
     return question_doc(f"q-{n}", str(asked["kind"]), str(asked["text"]), about=str(asked["about"]),
                         turn=int(asked["turn"]), player=asked["player"], dice=list(asked["dice"]),
                         asked_at=float(asked["asked_at"]), choices=choices, reading=asked.get("reading"))

@@ -37,6 +37,7 @@ from .numbering import TurnCounter
 
 if TYPE_CHECKING:
     from .current_game import CurrentGame
+    from .games import DiceTaken
     from .state import Telling
 
 __all__ = ["TallyPart", "new_game_text", "awaiting", "rebuild", "turns", "state", "ruling_doc"]
@@ -149,9 +150,11 @@ class TallyPart:
         if note:                    # said with or without a camera: the page shows the camera idle
             self._telling.say(note, "notice", who=who)
 
-    def take_dice(self, values: list[int], who: str, note: tuple[str, dict[str, Any]], ident: str | None) -> None:
+    def take_dice(self, values: list[int], who: str, note: tuple[str, dict[str, Any]],
+                  ident: str | None) -> DiceTaken:
         """The player on turn threw *values*: counted by the engine (which refuses dice the game cannot
-        throw, ``EngineError``), recorded, ruled (always legal: the dice decide) and announced."""
+        throw, ``EngineError``), recorded, ruled (always legal: the dice decide) and announced; always the
+        throw in play (a counting game holds no throw)."""
         game = self._game
         m: CountingMatch = game.match
         if m.phase != "throw":
@@ -164,6 +167,7 @@ class TallyPart:
         game.rulings.append(ruling_doc(outcome, before, turn, len(m.history)))
         for text, kind in describe_tally_throw(outcome, game.who):
             self._telling.say(text, kind, who)   # (the end, if this throw ended it, was stored by save)
+        return "in_play"
 
     def state_keys(self, awaiting: str, undo: str | None, question: QuestionDoc | None) -> StateDoc:
         game = self._game

@@ -13,42 +13,63 @@ the way back:
 - a camera's frame two plays on from the board the referee holds (a frame of the mover's play never
   settled, or was missed) is never ruled illegal against the next player: where the held throw and the
   picture settle both plays, both are ruled; otherwise one question names both (:meth:`WayBack.two_plays_seen`).
+
+It is handed the game in progress, what tells the players, and of the judging only what :class:`Judge` names:
+ruling a play, putting a question, forgetting the one open.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence
 
 from willughby.engine.errors import EngineError
 from willughby.engine.placing import first_plays, moved_alone, pass_between, two_plays
 from willughby.engine.position import Position, other
 from willughby.engine.rulings import Outcome
 
-from .documents import choice_doc
+from .documents import CameraDoc, ChoiceDoc, RulingDoc, choice_doc
 from .errors import CompanionError, NotNowError
 from .numbering import notation
 
 if TYPE_CHECKING:
     from .current_game import CurrentGame
-    from .judging import Judging
     from .state import Telling
 
-__all__ = ["WayBack"]
+__all__ = ["WayBack", "Judge"]
+
+
+class Judge(Protocol):
+    """What :class:`WayBack` asks of the part that judges the moves (``judging.py``, ``Judging``): to rule a
+    board as the mover's play, to put a question to the players, and to forget the question open. Nothing
+    else of it is reached."""
+
+    def rule_play(self, after: Position, who: str, board: Mapping[str, Any],
+                  camera: CameraDoc | None = None) -> RulingDoc:
+        """*after* ruled as the mover's play of the throw awaited (legal or not), saved with the reading
+        *board*, announced and published; a throw held for the player then on turn is taken."""
+        ...
+
+    def put_question(self, kind: str, text: str, about: str, player: Any, dice: Sequence[int],
+                     choices: list[ChoiceDoc], who: str, reading: Mapping[str, Any] | None,
+                     entry: dict[str, Any]) -> None:
+        """A question of *kind* opened: stored in the game's log with its choices, then put on the page."""
+        ...
+
+    def forget(self) -> None:
+        """No question is open any more."""
+        ...
 
 
 class WayBack:
-    """The players' board, a board two plays on, a throw held (see the module docstring)."""
+    """The players' board, a board two plays on, a throw held (see the module docstring).
 
-    def __init__(self, judging: "Judging") -> None:
-        self._judging = judging
+    It is handed the game in progress, what tells the players, and the part that judges the moves (only
+    what :class:`Judge` names of it)."""
 
-    @property
-    def _game(self) -> "CurrentGame":
-        return self._judging._game
-
-    @property
-    def _telling(self) -> "Telling":
-        return self._judging._telling
+    def __init__(self, game: "CurrentGame", telling: "Telling", judge: Judge) -> None:
+        self._game = game
+        self._telling = telling
+        self._judge = judge
 
     def players_board(self, seen: Position, who: str, board: Mapping[str, Any],
                        way: tuple[str, Any] | None = None) -> None:
@@ -57,7 +78,7 @@ class WayBack:
         :meth:`way` says (*way*, where it was asked already)."""
         kind, what = way if way is not None else self.way(seen)
         if kind == "play":
-            self._judging._play(what, who, board)
+            self._judge.rule_play(what, who, board)
         elif kind == "placed":
             self.place(seen, 2, who, board, missed=what)
         elif kind == "passed":
@@ -99,7 +120,7 @@ class WayBack:
             m.place(seen, turns)
         except EngineError as exc:
             raise CompanionError(f"the board cannot be placed: {exc}") from None
-        self._judging.forget()
+        self._judge.forget()
         after = m.position
         assert after.turn is not None
         nxt = game.who(after.turn)
@@ -142,9 +163,9 @@ class WayBack:
         why = (f"the board is more than one play from the board before {game.who(mover)}'s {thrown}, "
                "and no two plays lead to it")
         about = f"Turn {game.turn_in_progress()}: {game.who(mover)} threw {thrown}"
-        self._judging._put("turn", f"Whose turn is it? {why[0].upper()}{why[1:]}; the referee takes the board as it stands.",
-                  about, mover, m.dice or (), choices, who, seen.to_board(),
-                  {"reading": dict(board), "doubtful": [], "why": why, "camera": {}})
+        self._judge.put_question("turn", f"Whose turn is it? {why[0].upper()}{why[1:]}; the referee takes the board "
+                                 "as it stands.", about, mover, m.dice or (), choices, who, seen.to_board(),
+                                 {"reading": dict(board), "doubtful": [], "why": why, "camera": {}})
         self._telling.say(f"{about}: the board placed is taken as it stands; whose turn is it? {why}", "question",
                           who)
         self._telling.publish()
@@ -194,12 +215,13 @@ class WayBack:
         game.held = None
         dice, who, ident = list(held["dice"]), str(held["who"]), held.get("ident")
         try:
-            game.part.take_dice(dice, who, ("dice", {"dice": dice, "ident": ident, "held": True}), ident)
+            taken = game.part.take_dice(dice, who, ("dice", {"dice": dice, "ident": ident, "held": True}), ident)
         except (EngineError, CompanionError, NotNowError) as exc:
             self._telling.say(f"the throw held for {game.who(held['player'])} ({'-'.join(map(str, dice))}) "
                               f"cannot be taken: {exc}; throw again", "notice", who)
             return
-        game.throw_by = who
+        if taken == "in_play":          # (it is: his throw was awaited, the phase "throw")
+            game.throw_by = who
 
     # ------------------------------------------------------ a board two plays on
     def two_plays_seen(self, seen: Position, board: Mapping[str, Any], camera: Any, who: str,
@@ -223,7 +245,8 @@ class WayBack:
             # the mover's men alone, two of his plays on: the throw held for the other could not be played
             between = "-".join(map(str, game.held["dice"])) if game.held is not None else ""
             choices = [choice_doc(i, f"{notation(first)}, then {game.who(nxt)}'s {between} could not be played, "
-                                     f"then {game.who(mover)}'s play", seen.to_board())
+                                     f"then {game.who(mover)}'s play", seen.to_board(), turns=3,
+                                  missed=notation(first))
                        for i, first in enumerate(passed[:4])]
             choices += [choice_doc(len(choices) + i, notation(o), o.position.to_board()) for i, o in enumerate(also)]
             self._ask_gap("pass_between", f"the board is three turns on: {game.who(mover)}'s "
@@ -245,12 +268,13 @@ class WayBack:
             self._telling.say(f"no frame of {game.who(mover)}'s {thrown} was seen: the board shows it played, "
                               f"and {game.who(nxt)}'s {'-'.join(map(str, held['dice']))} after it; both are "
                               "ruled", "notice", who)
-            self._judging._play(first.position.with_turn(first.position.turn), who, first.position.to_board(),
-                                camera)
+            self._judge.rule_play(first.position.with_turn(first.position.turn), who, first.position.to_board(),
+                                  camera)
             if m.phase == "move" and m.turn == nxt:          # the throw held was taken as the next player's
-                self._judging._play(seen, who, board, camera)
+                self._judge.rule_play(seen, who, board, camera)
             return "ruled"
-        choices = [choice_doc(i, f"{notation(first)}, then {game.who(nxt)}'s play", seen.to_board())
+        choices = [choice_doc(i, f"{notation(first)}, then {game.who(nxt)}'s play", seen.to_board(), turns=2,
+                              missed=notation(first))
                    for i, first in enumerate(list(firsts.values())[:4])]
         choices += [choice_doc(len(choices) + i, notation(o), o.position.to_board()) for i, o in enumerate(also)]
         self._ask_gap("two_plays", f"the board is two plays on: {game.who(mover)}'s {thrown} and then a play of "
@@ -260,13 +284,15 @@ class WayBack:
     def _ask_gap(self, kind: str, why: str, choices: list[Any], seen: Position, board: Mapping[str, Any],
                  camera: Any, who: str) -> None:
         """One question naming the plays a board some turns on came by (*kind* ``two_plays`` or
-        ``pass_between``): its answer places the board (:meth:`place`)."""
+        ``pass_between``): its answer places the board (:meth:`place`) as the choice's ``turns`` and
+        ``missed`` say (``documents.ChoiceDoc``)."""
         game = self._game
         m = game.match
         assert m is not None
         about = f"Turn {game.turn_in_progress()}: {game.who(m.turn)} threw {'-'.join(map(str, m.dice or ()))}"
-        self._judging._put(kind, f"Which play was made first? {why[0].upper()}{why[1:]}; the referee takes the "
-                           "board as it stands.", about, m.turn, m.dice or (), choices, who, seen.to_board(),
-                           {"reading": dict(board), "doubtful": [], "why": why, "camera": dict(camera or {})})
+        self._judge.put_question(kind, f"Which play was made first? {why[0].upper()}{why[1:]}; the referee takes "
+                                 "the board as it stands.", about, m.turn, m.dice or (), choices, who,
+                                 seen.to_board(),
+                                 {"reading": dict(board), "doubtful": [], "why": why, "camera": dict(camera or {})})
         self._telling.say(f"{about}: please confirm on the page; {why}", "question", who)
         self._telling.publish()

@@ -1,6 +1,7 @@
 """The house holds its shape (docs/house-conventions.md, docs/architecture.md):
 no two files import each other, round any circle; no import at a module's
-foot; no docstring sends a reader to a file that does not exist.
+foot; no docstring sends a reader to a file that does not exist; no part of
+the companion reaches into another's private members.
 
 The imports are read from the source (``ast``), not by importing it: an
 import inside a function counts (a circle through a lazy import is still a
@@ -178,3 +179,21 @@ def test_no_family_name_is_compared_outside_the_families() -> None:
             if _NAME_COMPARED.search(line):
                 compared.append(f"{rel}:{n}: {line.strip()}")
     assert compared == []
+
+
+#: the companion's parts (docs/architecture.md, "Who owns what"), each handed what it needs of the others
+_PARTS = ("service", "current_game", "state", "judging", "way_back", "controls", "games", "board_part", "tally",
+          "views", "dispute_photos")
+
+
+def test_no_part_of_the_companion_reaches_into_anothers_private_members() -> None:
+    """A part asks another through its public names (``way_back.Judge`` says what the way back asks of the
+    judging): ``self._name`` is a part's own, ``other._name`` or ``self._part._name`` another's."""
+    reached = []
+    for part in _PARTS:
+        path = ROOT / "companion" / f"{part}.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__") \
+                    and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+                reached.append(f"companion/{part}.py:{node.lineno}: {ast.unparse(node)}")
+    assert reached == []

@@ -119,3 +119,114 @@ def test_a_two_plays_question_open_across_a_restart_is_asked_again(store):
     asked = c.state()["question"]
     again = Companion(store)
     assert again.state()["question"]["id"] == asked["id"] and again.state()["question"]["kind"] == "two_plays"
+
+
+def _gaps(store: GameStore, c: Companion) -> list[dict]:
+    return [e["data"] for e in store.game(c.game_id)["log"] if e["kind"] == "gap"]
+
+
+def _two_plays_asked(store: GameStore) -> tuple[Companion, dict]:
+    """Ann's 3-1 awaited, Bob's throw never entered, and the camera's frame of Bob's play after hers: asked."""
+    c = _game(store)
+    before, _ann, bob = _boards(c)
+    c.on_reading(bob, None, who="camera", evidence=_evidence(bob, before))
+    return c, bob
+
+
+def test_a_two_plays_choice_carries_its_turns_and_the_missed_play_and_keeps_them_across_a_restart(store):
+    c, bob = _two_plays_asked(store)
+    q = c.state()["question"]
+    assert [(ch["play"], ch.get("turns"), ch.get("missed")) for ch in q["choices"]] == [
+        ("8/5 6/5, then Bob (dark)'s play", 2, "8/5 6/5"),
+        ("8/5 6/5", None, None), ("6/2", None, None)]          # the throw's own plays, should the picture be misread
+    again = Companion(store)                                  # the power cut: asked again, the choices whole
+    assert again.state()["question"]["choices"] == q["choices"]
+    again.answer(q["id"], 0, who="test")
+    assert [(g["turns"], g["missed"]) for g in _gaps(store, again)] == [(2, "8/5 6/5")]
+    s = again.state()
+    assert (s["phase"], s["board"]["turn"]) == ("throw", "light")
+    assert Position.from_board(s["board"]).physical_key() == Position.from_board(bob).physical_key()
+
+
+def test_a_gap_choice_is_placed_by_its_data_whatever_its_words(store):
+    c, _bob = _two_plays_asked(store)
+    q = c.judging.question
+    assert q is not None
+    q["choices"][0]["play"] = "Bob (dark)'s play, then Ann (light)'s before it"    # the words changed
+    c.answer(q["id"], 0, who="test")
+    assert [(g["turns"], g["missed"]) for g in _gaps(store, c)] == [(2, "8/5 6/5")]
+    assert any("Ann (light)'s 3-1 (8/5 6/5, or a play like it)" in a["text"] for a in c.state()["announcements"])
+
+
+def test_a_legal_plays_choice_is_ruled_as_the_play_even_worded_like_a_gap(store):
+    c, _bob = _two_plays_asked(store)
+    q = c.judging.question
+    assert q is not None
+    q["choices"][1]["play"] = "8/5 6/5, then nothing"           # no turns: the throw's own play, one turn
+    c.answer(q["id"], 1, who="test")
+    assert _gaps(store, c) == []
+    assert [(r["player"], r["verdict"], r["play"]) for r in c.state()["rulings"][-1:]] == [
+        ("light", "legal", "8/5 6/5")]
+
+
+def test_a_gap_question_stored_before_choices_carried_their_turns_is_still_answered(store):
+    c, bob = _two_plays_asked(store)
+    asked = next(e for e in reversed(store.game(c.game_id)["log"]) if e["kind"] == "question")
+    old = dict(asked["data"])
+    old["asked"] = dict(old["asked"], choices=[{k: v for k, v in ch.items() if k not in ("turns", "missed")}
+                                               for ch in old["asked"]["choices"]])
+    store.append(c.game_id, "question", old, "test")          # as the referee before asked it
+    again = Companion(store)
+    q = again.state()["question"]
+    assert q["kind"] == "two_plays" and all("turns" not in ch for ch in q["choices"])
+    again.answer(q["id"], 0, who="test")        # taken as a board the players give: two plays lead to it
+    assert [(g["turns"], g["missed"]) for g in _gaps(store, again)] == [(2, "8/5 6/5")]
+    assert Position.from_board(again.state()["board"]).physical_key() == Position.from_board(bob).physical_key()
+
+
+def test_a_board_three_turns_on_is_asked_with_each_choice_placing_it_three_turns_on(store):
+    """Dark's man on the bar before light's closed board: light's 1-1, dark's 6-5 held (it cannot enter), and
+    light's next play, none of it seen; the frame after them asks which play of light's 1-1 came first."""
+    closed = Position.from_board({"format": "board/1", "light": [2, 2, 2, 2, 2, 2, 3] + [0] * 17,
+                                  "dark": [0] * 23 + [14], "bar": {"light": 0, "dark": 1}, "turn": "light"})
+    c = Companion(store)
+    c.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"}, who="test", start=closed.to_board())
+    c.enter_dice([1, 1], who="test")
+    c.enter_dice([6, 5], who="box")                        # held for Bob, whose 6-5 cannot enter
+    first = parse_play(closed, "3/1 2/1(2)").with_turn("light")
+    shown = parse_play(first, "7/5 3/2").to_board()       # Ann's 2-1 after it
+    c.on_reading(shown, None, who="camera", evidence=_evidence(shown, closed.to_board()))
+    q = c.state()["question"]
+    assert q["kind"] == "pass_between"
+    gaps = [ch for ch in q["choices"] if "turns" in ch]
+    assert {ch["turns"] for ch in gaps} == {3} and "3/1 2/1(2)" in [ch["missed"] for ch in gaps]
+    assert all("turns" not in ch and "missed" not in ch for ch in q["choices"] if ch not in gaps)
+    again = Companion(store)
+    assert again.state()["question"]["choices"] == q["choices"]
+    again.answer(q["id"], next(ch["index"] for ch in gaps if ch["missed"] == "3/1 2/1(2)"), who="test")
+    assert [(g["turns"], g["missed"]) for g in _gaps(store, again)] == [(3, "3/1 2/1(2)")]
+    s = again.state()
+    assert (s["phase"], s["board"]["turn"]) == ("throw", "dark")     # Bob's throw held passed in the gap
+
+
+def _throw(c: Companion, dice: list[int], who: str) -> str:
+    """Dice handed to the part that plays the game, as the controls hand them: what became of them."""
+    assert c.current.part is not None
+    return c.current.part.take_dice(dice, who, ("dice", {"dice": dice, "ident": None}), None)
+
+
+def test_the_part_says_whether_a_throw_was_taken_in_play_or_held(store):
+    c = Companion(store)
+    c.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"}, who="test")
+    assert _throw(c, [3, 1], "test") == "in_play"             # the roll for the start: Ann's 3-1 in play
+    assert _throw(c, [6, 5], "box") == "held"                 # Bob's, while her play is awaited
+    assert (c.match.phase, list(c.match.dice)) == ("move", [3, 1])     # still her 3-1 awaited
+    c.new_game("sice-ace", {}, {}, who="test")
+    assert _throw(c, [6, 1], "test") == "in_play"             # a counting game holds no throw
+
+
+def test_a_held_throw_delivered_again_does_not_become_the_throw_in_play(store):
+    c = _game(store)                                          # Ann's 3-1, entered by "test"
+    c.enter_dice([6, 5], who="box", ident="box-1")            # held for Bob
+    c.enter_dice([6, 5], who="box", ident="box-1")            # the same throw again: still only held
+    assert c.current.throw_by == "test"                       # the throw in play is still Ann's
