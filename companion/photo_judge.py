@@ -69,18 +69,24 @@ def judge_photo(rules: Rules, before: Position, dice: Sequence[int], image: np.n
     Returns the document ``judge --after-image --json`` prints
     (``docs/command-line.md``), with ``corners``, the corners read with."""
     from willughby.vision.turns import (CHANGE_DELTA_E, FAINT_DELTA_E, Candidate, TurnEvidence, TurnReader,
-                                        point_change_profiles)
+                                        bar_change, point_change_profiles, rectified)
 
     corners, reading, earlier = _read_photo(rules, image, corners, marked_by_hand=marked_by_hand, look=look,
                                             earlier=earlier)
-    profiles = faint = None
+    profiles = faint = bar = None
     if earlier is not None:
         # where along each point the picture changed: in the games of piles, what a play did there
         profiles, faint = point_change_profiles(earlier, image, corners, delta_e=(CHANGE_DELTA_E, FAINT_DELTA_E))
+        # and whether a man left the bar or came to it (as the watcher compares two settled frames): a man
+        # entered onto a point of his own colour may change that point too little to show, but not the bar
+        # (docs/house-conventions.md, convention 18)
+        config = getattr(reading, "config", None)
+        bar = bar_change(rectified(earlier, corners, config), rectified(image, corners, reading=reading))
     outcomes = turn_outcomes(rules, before, dice)
     by_play = {(o.play.notation or "(no play)"): o for o in outcomes}
-    found = TurnReader().judge([Candidate(p, o.position.to_board()) for p, o in by_play.items()],
-                               TurnEvidence.from_reading(reading, profiles=profiles, faint_profiles=faint),
+    evidence = TurnEvidence.from_reading(reading, profiles=profiles, faint_profiles=faint)
+    evidence.bar_change = bar
+    found = TurnReader().judge([Candidate(p, o.position.to_board()) for p, o in by_play.items()], evidence,
                                before=before.to_board(), men=rules.men, piles=family_of(rules).board == "piles")
     candidates = [{"play": r["play"], "board": r["board"], "p": round(r["p"], 4)} for r in found.ranked]
     notes = list(found.notes)

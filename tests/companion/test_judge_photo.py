@@ -302,3 +302,44 @@ def test_without_dice_or_a_photo_the_dice_are_asked_for(thrown, capsys):
     code = main(["judge", "--variant", "backgammon", "--before", thrown["start"], "--after", thrown["start"]])
     err = capsys.readouterr().err
     assert code == 2 and "give the dice thrown" in err and len(err.strip().splitlines()) == 1
+
+
+def test_with_the_photo_before_a_man_gone_from_the_bar_is_weighed_as_the_watcher_weighs_it(tmp_path, monkeypatch):
+    # docs/house-conventions.md, convention 18: "nothing moved" is a claim about the picture. A man entered
+    # from the bar onto a point of his own colour may change that point too little to show, but the bar's
+    # picture changes: judged from two photos, the turn reader is given the bar's change, as at the table
+    from willughby.engine.position import Position
+    from willughby.vision.synth import SceneSpec, render
+    from willughby.vision.turns import TurnReader
+
+    before = dict(START.to_board(), turn="dark")
+    before["dark"] = list(before["dark"])
+    before["dark"][0] -= 1                           # one of dark's men from his 24 point on the bar
+    before["bar"] = {"light": 0, "dark": 1}
+    pos = Position.from_board(before)
+    entry = next(o for o in turn_outcomes(RULES, pos, (6, 5)) if o.position.to_board()["bar"]["dark"] == 0)
+    paths = {}
+    for name, board in (("before", before), ("after", entry.position.to_board())):
+        image, label = render(np.random.default_rng(9), SceneSpec(position=board, occluded_share=0.3, occluded=False,
+                                                                  **SPEC))
+        cv2.imwrite(str(tmp_path / f"{name}.png"), image)
+        paths[name] = str(tmp_path / f"{name}.png")
+    corners = " ".join(f"{x:.1f},{y:.1f}" for x, y in label["corners"])
+    (tmp_path / "before.json").write_text(json.dumps(before))
+    seen = []
+    real = TurnReader.judge
+
+    def spy(self, candidates, evidence, *a, **k):
+        seen.append(evidence.bar_change)
+        return real(self, candidates, evidence, *a, **k)
+
+    monkeypatch.setattr(TurnReader, "judge", spy)
+    base = ["judge", "--variant", "backgammon", "--before", "@" + str(tmp_path / "before.json"), "--dice", "6,5",
+            "--corners", corners, "--json", "--after-image", paths["after"]]
+    assert main(base + ["--before-image", paths["before"]]) == 0
+    assert main(base + ["--before-image", paths["after"]]) == 0           # the same photo: the bar unchanged
+    assert main(base) == 0                                                # no photo before: nothing compared
+    cfg = TurnReader().config
+    assert seen[0] is not None and seen[0] > cfg.bar_moved_share
+    assert seen[1] is not None and seen[1] <= cfg.bar_moved_share
+    assert seen[2] is None
