@@ -115,6 +115,9 @@ class Game:
         self.matched = 0
         self.stills = 0
         self.seen_rulings = 0
+        #: each wrong ruling in a line: the still, the misread before it (if any), what was ruled and why
+        self.wrongs: list[str] = []
+        self._last_kind: tuple[str, int] | None = None
 
     # ------------------------------------------------------------- the referee's side
     @property
@@ -143,6 +146,12 @@ class Game:
                 self.tally["wrong"] += 1
                 if r.verdict == "illegal":
                     self.tally["wrong_illegal"] += 1
+                truth = self.true_plays[self.matched] if self.matched < len(self.true_plays) else None
+                misread = (f"{self._last_kind[0]} {self.stills - self._last_kind[1]} stills before"
+                           if self._last_kind is not None else "no misread before")
+                self.wrongs.append(f"still {self.stills} ({misread}): {r.player}'s {'-'.join(map(str, r.dice))} "
+                                   f"ruled {r.verdict} {r.play or ''} ({r.reason or ''}); the next true play "
+                                   f"{'none' if truth is None else truth[0] + ' ' + '-'.join(map(str, truth[1]))}")
             else:
                 self.matched = hit + 1
         self.seen_rulings = len(rulings)
@@ -155,8 +164,12 @@ class Game:
                 return
             self.tally["questions"] += 1
             want = _board(truth_after)
-            pick = next((ch for ch in q.get("choices", []) if ch.get("board") is not None
-                         and all(ch["board"].get(k) == want[k] for k in ("light", "dark", "bar", "off"))), None)
+            fits = [ch for ch in q.get("choices", []) if ch.get("board") is not None
+                    and all(ch["board"].get(k) == want[k] for k in ("light", "dark", "bar", "off"))]
+            # the players know how many plays were made since the referee's last: of the choices showing the
+            # board, the one that says so (one play, or two: a choice's ``turns``)
+            behind = len(self.true_plays) - self.matched
+            pick = next((ch for ch in fits if ch.get("turns", 1) == behind), fits[0] if fits else None)
             if pick is not None and self._do(self.c.answer, q["id"], pick["index"], who="bench"):
                 continue
             self.tally["fixed_by_players"] += 1
@@ -181,6 +194,7 @@ class Game:
         if misread and self._lost_since is None:
             self.tally[f"misread_{kind}"] += 1
             self._lost_since = self.stills
+            self._last_kind = (kind, self.stills)
             if kind == "unseen":
                 return                       # no frame settled: the next one is two plays from the last
             reading = dict(self._last_read) if kind == "miss" else (swapped or picture)
@@ -241,6 +255,7 @@ def run_games(games: int, seed: int, misread_rate: float, kinds: tuple[str, ...]
     """Play *games* games; the figures (JSON-ready)."""
     totals: Counter[str] = Counter()
     recover: list[int | None] = []
+    wrongs: list[str] = []
     started = time.perf_counter()
     for g in range(games):
         game = Game(random.Random(seed * 1000 + g), misread_rate, kinds)
@@ -249,7 +264,8 @@ def run_games(games: int, seed: int, misread_rate: float, kinds: tuple[str, ...]
         totals["stills"] += game.stills
         totals["games"] += 1
         recover.extend(game.recover)
-    return {"totals": dict(totals), "recover": recover, "seconds": time.perf_counter() - started}
+        wrongs.extend(f"game {g + 1}, {w}" for w in game.wrongs)
+    return {"totals": dict(totals), "recover": recover, "seconds": time.perf_counter() - started, "wrongs": wrongs}
 
 
 def _baseline(rev: str, games: int, seed: int, misread_rate: float, kinds: tuple[str, ...]) -> dict[str, Any]:
@@ -291,6 +307,11 @@ def _report(name: str, figures: dict[str, Any]) -> None:
                  f"{sum(1 for r in back if r == 1)}; stills to get back at most {max(back)}, "
                  f"median {statistics.median(back):.0f})" if back else "")
               + f"; never {len(rec) - len(back)}")
+    wrongs = figures.get("wrongs", [])
+    for w in wrongs[:6]:
+        print(f"  wrong: {w}")
+    if len(wrongs) > 6:
+        print(f"  ... and {len(wrongs) - 6} more wrong rulings")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -184,6 +184,9 @@ class Judging:
             return None                                        # nothing moved yet (dice thrown on the board)
         if found.verdict == "legal" and found.play in by_play:
             o = by_play[found.play]
+            if self.way_back.one_or_two_plays(o, board, camera, who):
+                self.asked_evidence = given      # one play, or two that leave the board alike: the players say
+                return None
             given.shown = o.position.to_board()
             mover = m.turn
             made = self.rule_play(o.position.with_turn(o.position.turn), who, board, camera)

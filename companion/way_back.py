@@ -281,6 +281,36 @@ class WayBack:
                       f"{game.who(nxt)}'s, and no frame between them was seen", choices, seen, board, camera, who)
         return "asked"
 
+    def one_or_two_plays(self, single: Outcome, board: Mapping[str, Any], camera: Any, who: str) -> bool:
+        """A frame the turn reader read as the mover's play *single*, while a throw is held for the next
+        player: where another play of the mover's and then the next player's play of the throw held lead to
+        the same board (the mover's frame never settled, and the next player's play undid part of it), the
+        board alone cannot tell one play from two, and one question names both (``two_plays``: its first
+        choice the one play; True). False where the board is the one play's alone: rule it."""
+        game = self._game
+        m = game.match
+        assert m is not None
+        if m.turn is None or m.dice is None or game.held is None or game.held["player"] != other(m.turn):
+            return False
+        seen = single.position
+        key = seen.physical_key()
+        pairs = [(first, second) for first, second in first_plays(m.rules, m.position, m.dice, seen,
+                                                                  game.held["dice"])
+                 if second.play.steps and first.position.physical_key() != key]
+        if not pairs:
+            return False
+        mover, nxt = m.turn, other(m.turn)
+        thrown, between = "-".join(map(str, m.dice)), "-".join(map(str, game.held["dice"]))
+        choices = [choice_doc(0, notation(single), seen.to_board())]
+        firsts = {first.position.physical_key(): first for first, _ in pairs}
+        choices += [choice_doc(1 + i, f"{notation(first)}, then {game.who(nxt)}'s {between}", seen.to_board(),
+                               turns=2, missed=notation(first))
+                    for i, first in enumerate(list(firsts.values())[:3])]
+        self._ask_gap("two_plays", f"the board is {game.who(mover)}'s {notation(single)}, or another play of the "
+                      f"{thrown} and then {game.who(nxt)}'s {between} (thrown before the board was seen), which "
+                      "leave it alike", choices, seen, board, camera, who)
+        return True
+
     def _ask_gap(self, kind: str, why: str, choices: list[Any], seen: Position, board: Mapping[str, Any],
                  camera: Any, who: str) -> None:
         """One question naming the plays a board some turns on came by (*kind* ``two_plays`` or

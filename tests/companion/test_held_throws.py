@@ -230,3 +230,47 @@ def test_a_held_throw_delivered_again_does_not_become_the_throw_in_play(store):
     c.enter_dice([6, 5], who="box", ident="box-1")            # held for Bob
     c.enter_dice([6, 5], who="box", ident="box-1")            # the same throw again: still only held
     assert c.current.throw_by == "test"                       # the throw in play is still Ann's
+
+
+def _coincidence(store: GameStore) -> tuple[Companion, dict, dict]:
+    """Bob (dark) to play 4-1 with one of Ann's men on the bar and her blot on his 2 point; Ann throws 2-6
+    before his play is seen. Bob's 6/1, and Bob's 6/2*/1 then Ann's bar/23 (her hit man entered where it
+    stood), leave the same board: the frame of it is asked about, not ruled Bob's 6/1."""
+    start = Position.from_board({
+        "format": "board/1", "light": [1, 0, 0, 0, 0, 4, 0, 2, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0],
+        "dark": [0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 3, 0, 4, 0, 1, 0, 0, 2],
+        "bar": {"light": 1, "dark": 0}, "off": {"light": 0, "dark": 0}, "turn": "dark"})
+    c = Companion(store)
+    c.new_game("backgammon", {}, {"light": "Ann", "dark": "Bob"}, who="test", start=start.to_board())
+    c.enter_dice([4, 1], who="test")
+    c.enter_dice([2, 6], who="box")                       # held for Ann
+    single = parse_play(start, "6/1").to_board()
+    assert Position.from_board(single).physical_key() == \
+        parse_play(parse_play(start, "6/2*/1").with_turn("light"), "bar/23").physical_key()
+    c.on_reading(single, None, who="camera", evidence=_evidence(single, start.to_board()))
+    return c, start.to_board(), single
+
+
+def test_a_board_one_play_or_two_leave_alike_with_a_throw_held_is_asked_never_ruled_one_play(store):
+    c, _start, single = _coincidence(store)
+    s = c.state()
+    assert not s["rulings"] or s["rulings"][-1]["player"] != "dark"          # Bob's 6/1 not ruled
+    q = s["question"]
+    assert q is not None and q["kind"] == "two_plays"
+    assert q["choices"][0]["play"] == "6/1" and "turns" not in q["choices"][0]
+    two = [ch for ch in q["choices"] if ch.get("turns") == 2]
+    assert [ch["missed"] for ch in two] == ["6/2*/1"] and "then Ann (light)'s 2-6" in two[0]["play"]
+    c.answer(q["id"], two[0]["index"], who="test")              # the players: Bob hit, and Ann entered
+    s = c.state()
+    assert (s["phase"], s["board"]["turn"], s["question"]) == ("throw", "dark", None)
+    assert [(g["turns"], g["missed"]) for g in _gaps(store, c)] == [(2, "6/2*/1")]
+
+
+def test_the_one_play_answered_is_ruled_and_the_throw_held_taken_as_the_next_players(store):
+    c, _start, _single = _coincidence(store)
+    q = c.state()["question"]
+    c.answer(q["id"], 0, who="test")                            # the players: Bob played 6/1, Ann not yet
+    s = c.state()
+    assert (s["rulings"][-1]["player"], s["rulings"][-1]["verdict"], s["rulings"][-1]["play"]) == \
+        ("dark", "legal", "6/1")
+    assert (s["phase"], s["dice"], s["board"]["turn"]) == ("move", [2, 6], "light")
