@@ -12,7 +12,7 @@ verdict is ``unsure`` and the players are asked.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -22,7 +22,9 @@ from willughby.engine.position import Position
 from willughby.engine.referee import judge, turn_outcomes
 from willughby.engine.rules import Rules
 
-__all__ = ["judge_photo", "possible_position", "read_throw", "unsure_of_throw"]
+from .point_question import men_on, point_named, points_apart
+
+__all__ = ["judge_photo", "point_question", "possible_position", "read_throw", "unsure_of_throw"]
 
 
 def _read_photo(rules: Rules, image: np.ndarray, corners: Sequence[Sequence[float]], *, marked_by_hand: bool,
@@ -109,7 +111,38 @@ def judge_photo(rules: Rules, before: Position, dice: Sequence[int], image: np.n
                "game_over": None}
     doc.update(reading=_reading_doc(reading, rules), candidates=candidates, settled=found.settled, notes=notes,
                corners=[[round(float(x), 1), round(float(y), 1)] for x, y in np.asarray(corners, float).tolist()])
+    if doc["verdict"] == "unsure" and found.settled:
+        ask = point_question(found.ranked, doc["reading"], before.turn or "light")
+        if ask is not None:
+            doc["ask"] = ask
+            notes.append(f"only {ask['point']} is in doubt: " +
+                         " or ".join(f"{c['men']} ({c['play']})" for c in ask["choices"]))
     return doc
+
+
+def point_question(ranked: Sequence[Mapping[str, Any]], reading: Mapping[str, Any], mover: str,
+                   sure: float = 0.9) -> dict[str, Any] | None:
+    """Where the camera read every location surely (*sure*, as ``reading["confidence"]`` gives it) but one
+    point, and some of the boards the turn reader weighed (*ranked*: the throw's plays, and another board)
+    are the reading everywhere else, the one question that settles the turn: how many men stand on that
+    point (``{"point", "index", "question", "choices": [{"play", "men", "p"}]}``, the point named as *mover*
+    counts it, ``index`` as light counts it; the reading's own count there is a choice too, as "the board
+    as read"); else None. The throw's legal plays never differ at one point alone (men are neither made nor
+    lost), so where one of them is the reading everywhere but there, the question is whether it was made."""
+    confidence = reading.get("confidence") or {}
+    doubtful = [k for k, v in confidence.items() if float(v) < sure]
+    if len(doubtful) != 1 or not str(doubtful[0]).isdigit():
+        return None
+    at = int(doubtful[0]) - 1
+    fits = [r for r in ranked if r.get("board") is not None and points_apart(reading, r["board"]) <= {at}][:4]
+    if not any(points_apart(reading, r["board"]) == {at} for r in fits):
+        return None                   # no board weighed differs from the reading there: nothing to ask
+    name = point_named(at, mover)
+    choices = [{"play": r["play"], "men": men_on(r["board"], at), "p": round(float(r["p"]), 4)} for r in fits]
+    read = men_on(reading, at)
+    if read not in {c["men"] for c in choices}:
+        choices.append({"play": "the board as read", "men": read, "p": None})
+    return {"point": name, "index": at + 1, "question": f"How many men stand on {name}?", "choices": choices}
 
 
 def possible_position(board: Any, rules: Rules) -> Position | None:
