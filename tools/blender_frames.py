@@ -17,7 +17,8 @@ Writes ``OUTDIR/f00000.jpg`` + ``.json`` (the dev set's label format) for
 each frame; the raw renders (and the scenes handed to Blender) wait in
 ``OUTDIR/raw``, and a frame whose JPEG is
 already there is not rendered again, so a stopped run resumes.  About 13 s a
-frame at 1280x720 on two cores, at 16 samples a pixel.  Needs Blender (Debian: ``apt-get install
+frame at 1280x720 on two cores, at 16 samples a pixel; the cheap recipe (``--size 640x360 --samples 4
+--denoise 6 --board-only``, docs/vision-painter.md) about 2 s.  Needs Blender (Debian: ``apt-get install
 blender``; 3.4 was used); only for making training data, never at run time.
 Frames have no hands over the board: they are for training the point
 reader, which never reads a refused frame.
@@ -45,6 +46,19 @@ LOOKS = ("None", "Medium Low Contrast", "Medium Contrast", "Medium High Contrast
 # the light's colour, and the sky's (its ambient), per lighting style
 LIGHT_RGB = {"daylight_window": (1.0, 0.98, 0.95), "warm_lamp": (1.0, 0.80, 0.58), "overhead": (1.0, 0.97, 0.92)}
 SKY_RGB = {"daylight_window": (0.80, 0.87, 1.0), "warm_lamp": (1.0, 0.85, 0.7), "overhead": (0.95, 0.95, 0.95)}
+
+
+def board_border(corners: list, size: tuple[int, int], margin: float = 0.18) -> list[float]:
+    """The part of the frame a training frame needs (the playing surface's *corners* widened by *margin* of
+    its size each way, for the frame, the bar and the men off), as shares of the frame from its top left:
+    rendering only that (Blender's border) leaves the rest black."""
+    xy = np.asarray(corners, float)
+    lo, hi = xy.min(axis=0), xy.max(axis=0)
+    pad = (hi - lo) * margin
+    w, h = size
+    x0, y0 = np.clip((lo - pad) / (w, h), 0.0, 1.0)
+    x1, y1 = np.clip((hi + pad) / (w, h), 0.0, 1.0)
+    return [round(float(x0), 4), round(float(y0), 4), round(float(x1), 4), round(float(y1), 4)]
 
 
 def scene_of(plan: synth.ScenePlan, rng: np.random.Generator, name: str, samples: int = 16) -> dict:
@@ -176,6 +190,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=1, help="Blender processes at once (they share the cores)")
     ap.add_argument("--samples", type=int, default=16,
                     help="Cycles samples a pixel (the dev set used 32; 16 takes half the time)")
+    ap.add_argument("--denoise", type=float, default=0.0, metavar="H",
+                    help="denoise each render before the camera's effects (OpenCV's non-local means of this "
+                         "strength, e.g. 6: Debian's Blender has no denoiser of its own), so few samples suffice")
+    ap.add_argument("--board-only", action="store_true",
+                    help="render only the board's part of the frame (the table beyond it left black): for "
+                         "training the point reader, which reads the points alone")
+    ap.add_argument("--size", default="1280x720", metavar="WxH",
+                    help="the frame's size (default 1280x720; 640x360 is about the reader's own resolution, "
+                         "a millimetre of the board a pixel)")
     ap.add_argument("--blender", default=shutil.which("blender") or "blender")
     ap.add_argument("--position-kind", choices=synth.POSITION_KINDS)
     ap.add_argument("--palette-jitter", type=float, default=0.0)
@@ -189,8 +212,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.count < 1 or args.jobs < 1:
         ap.error("--count and --jobs must be at least 1")
     try:
+        size = tuple(int(v) for v in args.size.lower().split("x"))
+        if len(size) != 2 or min(size) < 64:
+            raise ValueError
+    except ValueError:
+        ap.error(f"--size takes WIDTHxHEIGHT in pixels, at least 64 each, not {args.size!r}")
+    if args.samples < 1:
+        ap.error("--samples must be at least 1")
+    try:
         spec = synth.SceneSpec(occluded=False, position_kind=args.position_kind, palette_jitter=args.palette_jitter,
-                               **synth.scene_options(args))
+                               image_size=size, **synth.scene_options(args))
     except synth.SynthError as exc:
         ap.error(str(exc))
     raw = args.out / "raw"
@@ -210,8 +241,13 @@ def main(argv: list[str] | None = None) -> int:
             continue
         rng = np.random.default_rng([args.seed, i])
         plan = synth.plan_scene(rng, spec)
-        todo.append(scene_of(plan, rng, name, args.samples))
-        labels[name] = (plan, rng)
+        scene = scene_of(plan, rng, name, args.samples)
+        post = post_params(rng)                  # (drawn here, in the same order as ever: after the scene)
+        label = plan.label(post, {"renderer": "blender-cycles"})
+        if args.board_only:
+            scene["border"] = board_border(label["corners"], plan.size)
+        todo.append(scene)
+        labels[name] = (label, post, rng)
     print(f"{len(names) - len(todo)} frames already there, {len(todo)} to render", flush=True)
     threads = max(1, (os.cpu_count() or 1) // args.jobs)
     procs = []
@@ -236,13 +272,14 @@ def main(argv: list[str] | None = None) -> int:
             path = raw / f"{name}.png"
             if not path.exists():
                 continue
-            plan, rng = pending.pop(name)
+            label, post, rng = pending.pop(name)
             image = cv2.imread(str(path))
             if image is None:
                 print(f"{name}: unreadable render, skipped", file=sys.stderr)
                 continue
-            post = post_params(rng)
-            (args.out / f"{name}.json").write_text(json.dumps(plan.label(post, {"renderer": "blender-cycles"})))
+            if args.denoise > 0:
+                image = cv2.fastNlMeansDenoisingColored(image, None, args.denoise, args.denoise, 7, 21)
+            (args.out / f"{name}.json").write_text(json.dumps(label))
             (args.out / f"{name}.jpg").write_bytes(finish(image, rng, post))
             done += 1
             rate = (time.perf_counter() - t0) / done

@@ -192,6 +192,7 @@ def build(scene):
     sc.cycles.device = "CPU"
     sc.cycles.samples = int(scene["samples"])
     sc.cycles.use_adaptive_sampling = False
+    # (Debian's Blender is built without a denoiser: ``blender_frames.py --denoise`` denoises the render after)
     sc.cycles.use_denoising = False
     sc.cycles.max_bounces = 4
     sc.cycles.diffuse_bounces = 2
@@ -204,6 +205,12 @@ def build(scene):
     sc.cycles.filter_width = 1.5
     sc.render.resolution_x, sc.render.resolution_y = w, h
     sc.render.resolution_percentage = 100
+    border = scene.get("border")              # only the board's part of the frame (x0, y0, x1, y1, from top left)
+    if border:
+        sc.render.use_border = True
+        sc.render.use_crop_to_border = False
+        sc.render.border_min_x, sc.render.border_max_x = float(border[0]), float(border[2])
+        sc.render.border_min_y, sc.render.border_max_y = 1.0 - float(border[3]), 1.0 - float(border[1])
     sc.render.image_settings.file_format = "PNG"
     sc.render.image_settings.color_mode = "RGB"
     sc.view_settings.view_transform = "Filmic"

@@ -118,3 +118,34 @@ def test_blender_draws_the_men_where_the_label_puts_them(tmp_path):
     assert len(found) >= len(flat) // 2
     near = [min(math.dist((f.x, f.y), xy) for xy in flat) for f in found]
     assert np.median(near) < 4.0
+
+
+@pytest.mark.skipif(shutil.which("blender") is None, reason="Blender is not installed (only to make training data)")
+def test_a_cheap_board_only_frame_is_rendered_with_a_label_that_fits_it(tmp_path):
+    # the cheap recipe (issue 45, item 1): the reader's own resolution, 2 samples, denoised after, the board
+    # alone rendered (the table beyond it left black)
+    out = tmp_path / "frames"
+    done = subprocess.run([sys.executable, str(TOOLS / "blender_frames.py"), str(out), "--count", "1",
+                           "--seed", "41", "--size", "320x180", "--samples", "2", "--denoise", "6",
+                           "--board-only"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    label = json.loads((out / "f00000.json").read_text())
+    image = cv2.imread(str(out / "f00000.jpg"))
+    assert image is not None and image.shape[:2] == (180, 320) and label["image_size"] == [320, 180]
+    corners = np.asarray(label["corners"], float)
+    assert corners.shape == (4, 2) and (corners >= 0).all() and (corners[:, 0] < 320).all() \
+        and (corners[:, 1] < 180).all()
+    mask = np.zeros(image.shape[:2], np.uint8)
+    cv2.fillPoly(mask, [corners.astype(np.int32)], 1)
+    corner_px = np.concatenate([image[:6, :6].reshape(-1, 3), image[-6:, -6:].reshape(-1, 3)])
+    assert image[mask == 1].mean() > 40 and corner_px.mean() < 25
+    assert sum(label["light"]) + label["bar"]["light"] + label["off"]["light"] == 15
+    assert "WILLUGHBY rendered f00000" in done.stdout
+
+
+def test_the_board_border_holds_the_playing_surface_and_stays_in_the_frame():
+    bf = _tool("blender_frames")
+    border = bf.board_border([[100, 300], [120, 50], [540, 60], [560, 310]], (640, 360))
+    x0, y0, x1, y1 = border
+    assert 0 <= x0 < 100 / 640 and 0 <= y0 < 50 / 360 and 560 / 640 < x1 <= 1 and 310 / 360 < y1 <= 1
+    assert bf.board_border([[0, 0], [0, 360], [640, 360], [640, 0]], (640, 360)) == [0.0, 0.0, 1.0, 1.0]
