@@ -30,7 +30,7 @@ def matched_gain(now: np.ndarray, then: np.ndarray, ok: np.ndarray | None = None
     white balance scale every place alike.  Ones where too little is seen.
 
     >>> then = np.full((20, 20, 3), 100, np.uint8)
-    >>> matched_gain((then * np.array([1.2, 1.0, 0.9])).astype(np.uint8), then).round(2).tolist()
+    >>> [round(float(g), 2) for g in matched_gain((then * np.array([1.2, 1.0, 0.9])).astype(np.uint8), then)]
     [1.2, 1.0, 0.9]
     """
     a = now.reshape(-1, 3).astype(np.float32)
