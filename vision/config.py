@@ -345,6 +345,10 @@ class OcclusionConfig:
                                                 # may be crossed; the others look as they did, and are not
     reference_cover: float = _f(0.5, "share")  # ... and one with this share of its frame's rows and of the rows
                                                # beyond changed is crossed, whatever the cues say
+    reference_gain: bool = True      # ... the picture's exposure and white balance matched to the reference's
+                                     # first (a gain per channel, the median over the ring and over the surface)
+    reference_shift_mm: float = _f(2.0, "nonneg")  # ... and a place changed only where the reference, moved by up to
+                                                   # this much either way, changed there too (a camera nudged)
     marker_chroma: float = _f(12.0)  # a marker's black and white: Lab chroma below this, and
     marker_black: float = _f(30.0)   # ... lightness below this (ink)
     marker_white: float = _f(75.0)   # ... or above this (paper)

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from .config import OcclusionConfig, VisionConfig
-from .cover_view import ONES3, View, as_bgr8, strong_edges, view_of
+from .cover_view import View, as_bgr8, least_change, matched_gain, strong_edges, view_of
 from .geometry import Corners
 
 __all__ = ["CoverCues", "cover_cues"]
@@ -200,6 +200,28 @@ def _men_mask(lab: np.ndarray, men: list[np.ndarray] | None, oc: OcclusionConfig
     return (cv2.dilate(out, grow) > 0) & inside
 
 
+def _changed(now: np.ndarray, lab: np.ndarray, then: np.ndarray, known: np.ndarray, oc: OcclusionConfig,
+             step: float) -> np.ndarray:
+    """Where the surface *now* (8-bit BGR, *lab* its Lab) has changed since
+    the clear picture *then* (``reference_delta_e`` or more, lightness
+    weighted): with ``reference_gain``, *then* first brought to *now*'s
+    exposure and white balance (``matched_gain``: a camera's own drift
+    changes every place alike, a hand a few).  A camera nudged a pixel or
+    three moves the board's edges, but only places far from every strong
+    edge are weighed here (``cover_clear_mm``), so *then* is not moved
+    (``reference_shift_mm`` is the frame's: moved here too, it spared an arm
+    on a real photo)."""
+    then_f = then.astype(np.float32)
+    if oc.reference_gain:
+        then_f = np.minimum(then_f * matched_gain(now, then, known), 255.0)
+    before = cv2.cvtColor(then_f * (1 / 255.0), cv2.COLOR_BGR2Lab)
+    weight = np.array([oc.l_weight, 1.0, 1.0], np.float32)
+    # the weighted colour distance squared, summed over the channels by OpenCV (numpy's power and sum over
+    # the last axis took a tenth of a frame's read)
+    changed: np.ndarray = least_change(lab * weight, before * weight, 0) >= oc.reference_delta_e ** 2
+    return changed
+
+
 def cover_cues(config: VisionConfig, image: np.ndarray, corners: Corners, men: list[np.ndarray] | None = None,
                view: View | None = None, exact: bool = True, reference: np.ndarray | None = None,
                recent: np.ndarray | None = None) -> CoverCues:
@@ -259,13 +281,8 @@ def cover_cues(config: VisionConfig, image: np.ndarray, corners: Corners, men: l
     clear = np.minimum(cv2.distanceTransform((~edge).astype(np.uint8), cv2.DIST_L2, 5), 1e4) * step >= oc.cover_clear_mm
     want = clear & zone
     for then in (reference, recent if reference is not None else None):
-        if then is not None and then.shape == (rows, cols, 3):
-            before = cv2.cvtColor(then.astype(np.float32) * (1 / 255.0), cv2.COLOR_BGR2Lab)
-            diff = cv2.blur(lab, (3, 3)) - cv2.blur(before, (3, 3))
-            diff[..., 0] *= oc.l_weight
-            # the weighted colour distance squared, summed over the channels by OpenCV (numpy's power and sum
-            # over the last axis took a tenth of a frame's read)
-            want &= cv2.transform(cv2.multiply(diff, diff), ONES3) >= oc.reference_delta_e ** 2
+        if then is not None and then.shape == (rows, cols, 3) and view.bgr is not None:
+            want &= _changed(view.surface(view.bgr), lab, then, known, oc, step)
 
     def too_small(where: np.ndarray) -> bool:
         """Holds no disc the size of the bar: nothing there can cover the men (not weighed further)."""

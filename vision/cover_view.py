@@ -17,9 +17,61 @@ from .config import VisionConfig
 from .errors import FrameError
 from .geometry import BoardGeometry, Corners, corners_array
 
-__all__ = ["ONES3", "as_bgr8", "View", "view_of", "strong_edges"]
+__all__ = ["ONES3", "as_bgr8", "least_change", "matched_gain", "View", "view_of", "strong_edges"]
 
 ONES3 = np.ones((1, 3), np.float32)          # sums a 3-channel image's channels (cv2.transform)
+
+def matched_gain(now: np.ndarray, then: np.ndarray, ok: np.ndarray | None = None) -> np.ndarray:
+    """The gain per channel (B, G, R) that takes *then* to *now*'s exposure
+    and white balance: the median over the places both show (*ok*) of
+    *now* / *then*, where neither is dark or clipped (both 8-bit BGR of
+    the same shape).  A hand, or men moved, change less than half of what
+    is compared, and do not move the median far; the camera's exposure and
+    white balance scale every place alike.  Ones where too little is seen.
+
+    >>> then = np.full((20, 20, 3), 100, np.uint8)
+    >>> [round(float(g), 2) for g in matched_gain((then * np.array([1.2, 1.0, 0.9])).astype(np.uint8), then)]
+    [1.2, 1.0, 0.9]
+    """
+    a = now.reshape(-1, 3).astype(np.float32)
+    b = then.reshape(-1, 3).astype(np.float32)
+    good = (b.min(1) >= 12) & (b.max(1) <= 243) & (a.min(1) >= 4) & (a.max(1) <= 251)
+    if ok is not None:
+        good &= ok.reshape(-1)
+    if good.sum() < 64:
+        return np.ones(3, np.float32)
+    gain: np.ndarray = np.clip(np.median(a[good] / b[good], axis=0), 0.4, 2.5).astype(np.float32)
+    return gain
+
+
+def least_change(now: np.ndarray, then: np.ndarray, shift: int, weight: np.ndarray | None = None,
+                 blur: tuple[int, int] = (3, 3)) -> np.ndarray:
+    """How far *now* is from *then* (two maps of the same shape, channels
+    last, Lab with lightness already weighted as the caller weighs it), per
+    place: the squared distance of the two, each averaged over *blur* (where
+    *weight*, if given), and the least of it over *then* moved by up to
+    *shift* places either way, both axes: a camera nudged a pixel moves the
+    board's edges, and a place changed only for that looks like a place of
+    the picture before beside it."""
+    if weight is None:
+        a, b = cv2.blur(now, blur), cv2.blur(then, blur)
+    else:
+        w = weight.astype(np.float32)[..., None]
+        wsum = np.maximum(cv2.blur(w[..., 0], blur), 1e-3)[..., None]
+        a = cv2.blur(now * w, blur).reshape(now.shape) / wsum
+        b = cv2.blur(then * w, blur).reshape(then.shape) / wsum
+    if shift > 0:
+        b = cv2.copyMakeBorder(b, shift, shift, shift, shift, cv2.BORDER_REPLICATE)
+    rows, cols = now.shape[:2]
+    best: np.ndarray | None = None
+    for dy in range(-shift, shift + 1):
+        for dx in range(-shift, shift + 1):
+            d = a - b[shift + dy:shift + dy + rows, shift + dx:shift + dx + cols]
+            d2 = cv2.transform(cv2.multiply(d, d), ONES3).reshape(rows, cols)
+            best = d2 if best is None else np.minimum(best, d2)
+    assert best is not None
+    return best
+
 
 def as_bgr8(image: object) -> np.ndarray:
     """The frame as an 8-bit BGR image (a grey one is widened)."""

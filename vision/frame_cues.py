@@ -15,7 +15,7 @@ import numpy as np
 from .camera import Camera, camera_from_corners
 from .config import OcclusionConfig, VisionConfig
 from .geometry import BoardGeometry, Corners, corners_array
-from .cover_view import as_bgr8, view_of
+from .cover_view import as_bgr8, least_change, matched_gain, view_of
 
 __all__ = ["SideCues", "frame_cues", "rails_picture", "split_reference"]
 
@@ -298,21 +298,20 @@ def _changes(P: _Panel, judged: np.ndarray, reference: np.ndarray, oc: Occlusion
     """Against *reference* (``rails_picture`` of a clear photo), per column:
     whether it looks as it did (at most ``reference_share`` of its rows
     changed by ``reference_delta_e`` or more, Lab averaged as the colour cue
-    is; widened by the farthest slant's shift, so an arm crossing aslant is
+    is, against the reference brought to this picture's exposure and white
+    balance (``reference_gain``) and moved by up to ``reference_shift_mm``,
+    the least change taken; widened by the farthest slant's shift, so an arm crossing aslant is
     not taken for unchanged), and whether it is covered (at least
     ``reference_cover`` of the frame's rows *and* of the rows beyond them
     changed: something lies on the frame and reaches out over the table)."""
-    ref = cv2.cvtColor(reference.astype(np.float32) * (1 / 255.0), cv2.COLOR_BGR2Lab).transpose(2, 0, 1)
-    ref = np.ascontiguousarray(ref)
-    ref[0] *= oc.l_weight
-    blur = tuple(oc.blur)
-    weight = judged.astype(np.float32)
-    wsum = np.maximum(cv2.blur(weight, blur), 1e-3)
-    d2 = np.zeros(judged.shape, np.float32)
-    for c in range(3):
-        b = cv2.blur((P.lab[c] - ref[c]) * weight, blur) / wsum
-        d2 += b * b
-    changed = (np.sqrt(d2) >= oc.reference_delta_e) & judged
+    then = reference.astype(np.float32)
+    if oc.reference_gain:             # the camera's exposure and white balance since (every place alike)
+        then = np.minimum(then * matched_gain(P.bgr, reference, judged), 255.0)
+    ref: np.ndarray = cv2.cvtColor(then * (1 / 255.0), cv2.COLOR_BGR2Lab) * np.array([oc.l_weight, 1.0, 1.0], np.float32)
+    now = np.ascontiguousarray(P.lab.transpose(1, 2, 0))
+    shift = int(round(oc.reference_shift_mm / oc.step_mm))      # a camera nudged moves the frame's edges
+    d2 = least_change(now, ref, shift, judged, (int(oc.blur[0]), int(oc.blur[1])))
+    changed = (d2 >= oc.reference_delta_e ** 2) & judged
     share = changed.sum(0) / np.maximum(judged.sum(0), 1)
     moved = (share > oc.reference_share).astype(np.uint8).reshape(1, -1)
     reach = int(np.ceil(max(abs(t) for t in oc.shears) * judged.shape[0] / 2)) if oc.shears else 0

@@ -42,7 +42,12 @@ covering object *does*, three ways (:func:`check_frame`):
 3. **It comes and goes**: with the calibration photo (:func:`rails_picture`
    keeps its frame and its surface), a change on the frame's rows and
    beyond them is an arm whatever the cues say, an unchanged frame is not
-   crossed, and only what changed on the surface can cover the men.
+   crossed, and only what changed on the surface can cover the men.  The
+   photo is first brought to this picture's exposure and white balance (a
+   gain per channel, ``reference_gain``), and on the frame a place has
+   changed only if it did against the photo moved a little either way too
+   (``reference_shift_mm``): the camera's own drift and a nudge are not a
+   hand.
 
 What follows is the frame check itself (1).
 
