@@ -15,7 +15,14 @@ class read (empty, or n men of a colour) is the label's. Printed per photo and i
 
 The photos are third-party and are measured, never learnt into anything shipped. CPU; a few seconds a photo.
 
-    python benchmarks/learning_within.py --photos DIR [--json]
+With ``--renders N``, the same across frames of one drawn board (the painter's ``held-out-test`` styles, a
+table each, ``turn_scenes.game_scene``): the start frame learnt as calibration learns it (``learn_look`` with
+the start's men known), then frames of later positions of a game on that table read, each with the light
+drifted (the exposure by up to 12%, each colour channel by up to 6%), the camera moved 1-3 px (the
+calibration's corners kept) and the JPEG made again (quality 80-92): locations read right and boards exact,
+cold (corners only) and with what was learnt, and frames refused each way.
+
+    python benchmarks/learning_within.py --photos DIR [--renders 12] [--json]
 """
 
 from __future__ import annotations
@@ -111,12 +118,68 @@ def measure(photos: list[tuple[str, tuple[np.ndarray, np.ndarray, np.ndarray]]],
     return {"photos": rows, "totals": totals}
 
 
+def drifted(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """*image* as the same camera might give it minutes later: the exposure and white balance drifted, the
+    camera moved 1-3 px, a JPEG made again."""
+    import cv2
+
+    gain = rng.uniform(0.88, 1.12) * rng.uniform(0.94, 1.06, 3)
+    out = np.clip(image.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+    shift = rng.uniform(1.0, 3.0) * np.array([np.cos(a := rng.uniform(0, 2 * np.pi)), np.sin(a)])
+    out = cv2.warpAffine(out, np.float32([[1, 0, shift[0]], [0, 1, shift[1]]]), (out.shape[1], out.shape[0]),
+                         borderMode=cv2.BORDER_REPLICATE)
+    ok, jpeg = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(80, 93))])
+    assert ok
+    return cv2.imdecode(jpeg, cv2.IMREAD_COLOR)
+
+
+def measure_renders(tables: int, frames: int, seed: int) -> dict[str, Any]:
+    """Per reading (cold, learnt): locations right, boards exact, frames refused, over *tables* drawn tables
+    of *frames* drifted frames each (see the module)."""
+    from turn_scenes import game_scene, play_games
+
+    from willughby.vision.evaluate import compare
+    from willughby.vision.reader import learn_look, read_board
+
+    games = play_games(seed, tables * 120, 0.0)
+    out: dict[str, dict[str, int]] = {k: {"locations": 0, "right": 0, "exact": 0, "refused": 0, "frames": 0}
+                                      for k in ("cold", "learnt")}
+    for t, game in enumerate(games[:tables]):
+        print(f"table {t + 1} of {tables}", file=sys.stderr, flush=True)
+        scene, _ = game_scene(seed * 7919 + t, "held-out-test")
+        start = game[0].before.to_board()
+        image, label = scene.render(start, np.random.default_rng([seed, t, 0]), n_dice=0)
+        look = learn_look(image, label["corners"], known=start)
+        rng = np.random.default_rng([seed, t, 1])
+        picks = np.linspace(len(game) // 4, len(game) - 1, frames).astype(int)
+        for n, k in enumerate(picks):
+            board = game[int(k)].after
+            frame, truth = scene.render(board, np.random.default_rng([seed, t, 2, n]), n_dice=0)
+            frame = drifted(frame, rng)
+            for key, seen in (("cold", None), ("learnt", look)):
+                reading = read_board(frame, label["corners"], look=seen)
+                o = out[key]
+                o["frames"] += 1
+                if not reading.settled:
+                    o["refused"] += 1             # (its locations not counted: refused is its own figure)
+                    continue
+                report = compare(truth, reading.to_board())
+                o["right"] += report.right
+                o["locations"] += report.total
+                o["exact"] += int(report.exact)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--photos", type=Path, default=Path(os.environ.get("WILLUGHBY_REAL_PHOTOS", ".")))
     ap.add_argument("--weights", default="0.5,1,2,4", help="the prototypes' weights to try (default 0.5,1,2,4)")
     ap.add_argument("--strengths", default="",
                     help="also the head with these priors' strengths, to compare (the shipped one's is 0.05)")
+    ap.add_argument("--renders", type=int, default=0, metavar="N",
+                    help="also N drawn tables: the start learnt, later frames of the game drifted and read")
+    ap.add_argument("--frames", type=int, default=6, help="frames read a drawn table (default 6)")
+    ap.add_argument("--seed", type=int, default=45)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     pairs = labelled_pictures(args.photos)
@@ -137,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
         if got is not None:
             photos.append((image.name, got))
     figures = measure(photos, weights, strengths)
+    if args.renders > 0:
+        figures["renders"] = measure_renders(args.renders, args.frames, args.seed)
     if args.json:
         print(json.dumps(figures, indent=1))
         return 0
@@ -150,6 +215,13 @@ def main(argv: list[str] | None = None) -> int:
     t = figures["totals"]
     print("| **total** | " + " | ".join(f"{t[k]}/{t['points']} ({100 * t[k] / t['points']:.1f}%)" for k in keys)
           + " |")
+    if "renders" in figures:
+        print(f"\n{args.renders} drawn tables (held-out-test styles), the start learnt, {args.frames} later frames "
+              f"each read with the light drifted, the camera moved 1-3 px and the JPEG made again:")
+        for key, o in figures["renders"].items():
+            print(f"  {key:<7} refused {o['refused']}/{o['frames']}; of those read, locations right "
+                  f"{o['right']}/{o['locations']} ({100 * o['right'] / max(o['locations'], 1):.2f}%), boards exact "
+                  f"{o['exact']}/{o['frames'] - o['refused']}")
     return 0
 
 

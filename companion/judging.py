@@ -38,6 +38,7 @@ from .announce import describe_board_ruling, rethrow_text
 from .documents import CameraDoc, ChoiceDoc, QuestionDoc, RulingDoc, StateDoc, choice_doc, question_doc
 from .errors import CompanionError, NotNowError, UnknownError
 from .numbering import notation, ruling_doc
+from .point_question import men_on, point_named, points_apart
 from .way_back import WayBack
 
 if TYPE_CHECKING:
@@ -356,9 +357,19 @@ class Judging:
                            for k in doubtful[:6])
         where = why or (f"the camera is unsure of {places}" if doubtful
                         else "the board is one man away from a legal play")
+        asking = "Which play was made?"
+        if seen is not None and ranked:
+            # the board as read and the likeliest play differ at one point alone: that point is the question
+            likeliest, read = ranked[0].position.to_board(), seen.to_board()
+            apart = points_apart(read, likeliest)
+            if len(apart) == 1:
+                at = apart.pop()
+                asking = f"How many men stand on {point_named(at, mover)}?"
+                where = (f"the camera reads every other point as {notation(ranked[0])} leaves it, and there "
+                         f"{men_on(read, at)} where that play leaves {men_on(likeliest, at)}")
         turn = game.turn_in_progress()
         about = f"Turn {turn}: {game.who(m.turn)} threw {'-'.join(map(str, m.dice or ()))}"
-        self.put_question("move", f"Which play was made? {where[0].upper()}{where[1:]}.", about, m.turn,
+        self.put_question("move", f"{asking} {where[0].upper()}{where[1:]}.", about, m.turn,
                           m.dice or (), choices, who, seen.to_board() if seen is not None else None,
                           {"reading": dict(board), "doubtful": doubtful, "why": why, "camera": dict(camera or {})})
         self._telling.say(f"{about}: please confirm the play on the page; {where}", "question", who)

@@ -121,7 +121,10 @@ def test_a_confident_reading_one_man_from_a_legal_play_is_asked_about(c):
     after["light"][4] -= 1                # one man of the 5 point not seen
     after["off"] = {"light": 1, "dark": 0}
     assert c.on_reading(after, SURE) is None
-    assert c.state()["question"]["text"] == "Which play was made? The board is one man away from a legal play."
+    # the board as read and the nearest play differ at one point alone: the question names it (issue 45, item 5)
+    assert c.state()["question"]["text"] == (
+        "How many men stand on light's point 5? The camera reads every other point as 8/5 6/5 leaves it, and "
+        "there 1 light man where that play leaves 2 light men.")
 
 
 def test_a_wrong_question_or_choice_is_refused(c):
