@@ -191,6 +191,8 @@ def measure_photo(photo: Photo, scratch: Path) -> PhotoResult:
             print(f"  {photo.name}: {err.strip()}", file=sys.stderr)
             continue
         result.tally[t.kind][score(t, doc)] += 1
+        if doc.get("ask"):
+            result.tally[t.kind]["one point"] += 1     # asked about one point alone (``judge``'s ``ask``)
         if reading_doc is None:
             reading_doc = doc                   # the read does not depend on the turn: the first one's
     if reading_doc:
@@ -231,7 +233,7 @@ def totals(results: list[PhotoResult]) -> dict[str, Any]:
             "points_right": sum(r.points_right for r in clear), "points": 24 * len(clear),
             "locations_right": sum(r.locations_right for r in clear),
             "locations": sum(r.locations for r in clear), "exact": sum(r.exact for r in clear),
-            "turns": {k: {o: tally[k][o] for o in (*OUTCOMES, "error")} for k in KINDS},
+            "turns": {k: {o: tally[k][o] for o in (*OUTCOMES, "error", "one point")} for k in KINDS},
             "ms_median": round(statistics.median(millis), 1) if millis else None}
 
 
@@ -401,6 +403,11 @@ def main(argv: list[str] | None = None) -> int:
           "(`willughby vision evaluate`); turns ruled right / asked / wrong; ms: median judge (read and weigh)")
     print()
     print("\n".join(table(readers, results)))
+    for reader, res in zip(readers, results):
+        t = totals(res)["turns"]
+        asked = sum(t[k]["asked"] for k in KINDS)
+        print(f"[{reader.name}] of the {asked} turns asked, {sum(t[k]['one point'] for k in KINDS)} asked about "
+              "one point alone (how many men stand there)")
     if loo_lines:
         print()
         print("\n".join(loo_lines))
