@@ -93,18 +93,20 @@ def installed(reader: Reader) -> Iterator[None]:
     from willughby.vision import config as vconfig
     from willughby.vision import pointnet, turns
 
-    saved = (vconfig._default_config, pointnet._net, turns.default_config)
+    saved = (vconfig._default_config, pointnet._net, turns.default_config, pointnet._parts)
     try:
         if reader.config is not None:
             vconfig._default_config = lambda: reader.config
         if reader.onnx is not None:
             shipped, load = str(pointnet.MODEL_PATH), saved[1]
             pointnet._net = lambda path: load(str(reader.onnx) if path == shipped else path)
+            # the shipped network's two parts (read once and kept) are not the candidate's: read it whole
+            pointnet._parts = lambda path: None
         if reader.turns is not None:
             turns.default_config = functools.partial(saved[2], Path(reader.turns))
         yield
     finally:
-        vconfig._default_config, pointnet._net, turns.default_config = saved
+        vconfig._default_config, pointnet._net, turns.default_config, pointnet._parts = saved
 
 
 # ------------------------------------------------------------------ one photo
