@@ -146,12 +146,16 @@ def test_a_candidate_is_read_with_only_while_it_is_measured(tmp_path):
     real_net = pointnet._net
     try:
         pointnet._net = loaded.append
+        real_parts = pointnet._parts
         with bench.installed(bench.Reader("candidate", config, net, calibration)):
             assert VisionConfig.default().occlusion.z_frame == 6.0
+            # the shipped network's two parts are never read for the candidate: it is read whole
+            assert pointnet._parts(str(pointnet.MODEL_PATH)) is None
             pointnet._net(str(pointnet.MODEL_PATH))
             pointnet._net("/somewhere/else.onnx")
             assert (turns.TurnReader().config.temperature, turns.TurnReader().config.legal_min) == (2.5, 0.9991)
         assert loaded == [str(net), "/somewhere/else.onnx"]
+        assert pointnet._parts is real_parts
     finally:
         pointnet._net = real_net
     assert VisionConfig.default().occlusion.z_frame == VisionConfig().occlusion.z_frame
