@@ -12,7 +12,7 @@ verdict is ``unsure`` and the players are asked.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from willughby.engine.position import Position
 from willughby.engine.referee import judge, turn_outcomes
 from willughby.engine.rules import Rules
 
-from .point_question import men_on, point_named, points_apart
+from .point_question import point_question
 
 __all__ = ["judge_photo", "point_question", "possible_position", "read_throw", "unsure_of_throw"]
 
@@ -77,13 +77,16 @@ def judge_photo(rules: Rules, before: Position, dice: Sequence[int], image: np.n
                                             earlier=earlier)
     profiles = faint = bar = None
     if earlier is not None:
+        # both photos rectified once, as the comparison rectifies them (the board's layout found in the photo
+        # before), for the points and the bar alike
+        then = rectified(earlier, corners)
+        now = rectified(image, corners, then.config)
         # where along each point the picture changed: in the games of piles, what a play did there
-        profiles, faint = point_change_profiles(earlier, image, corners, delta_e=(CHANGE_DELTA_E, FAINT_DELTA_E))
+        profiles, faint = point_change_profiles(then, now, corners, delta_e=(CHANGE_DELTA_E, FAINT_DELTA_E))
         # and whether a man left the bar or came to it (as the watcher compares two settled frames): a man
         # entered onto a point of his own colour may change that point too little to show, but not the bar
         # (docs/house-conventions.md, convention 18)
-        config = getattr(reading, "config", None)
-        bar = bar_change(rectified(earlier, corners, config), rectified(image, corners, reading=reading))
+        bar = bar_change(then, now)
     outcomes = turn_outcomes(rules, before, dice)
     by_play = {(o.play.notation or "(no play)"): o for o in outcomes}
     evidence = TurnEvidence.from_reading(reading, profiles=profiles, faint_profiles=faint)
@@ -118,31 +121,6 @@ def judge_photo(rules: Rules, before: Position, dice: Sequence[int], image: np.n
             notes.append(f"only {ask['point']} is in doubt: " +
                          " or ".join(f"{c['men']} ({c['play']})" for c in ask["choices"]))
     return doc
-
-
-def point_question(ranked: Sequence[Mapping[str, Any]], reading: Mapping[str, Any], mover: str,
-                   sure: float = 0.9) -> dict[str, Any] | None:
-    """Where the camera read every location surely (*sure*, as ``reading["confidence"]`` gives it) but one
-    point, and some of the boards the turn reader weighed (*ranked*: the throw's plays, and another board)
-    are the reading everywhere else, the one question that settles the turn: how many men stand on that
-    point (``{"point", "index", "question", "choices": [{"play", "men", "p"}]}``, the point named as *mover*
-    counts it, ``index`` as light counts it; the reading's own count there is a choice too, as "the board
-    as read"); else None. The throw's legal plays never differ at one point alone (men are neither made nor
-    lost), so where one of them is the reading everywhere but there, the question is whether it was made."""
-    confidence = reading.get("confidence") or {}
-    doubtful = [k for k, v in confidence.items() if float(v) < sure]
-    if len(doubtful) != 1 or not str(doubtful[0]).isdigit():
-        return None
-    at = int(doubtful[0]) - 1
-    fits = [r for r in ranked if r.get("board") is not None and points_apart(reading, r["board"]) <= {at}][:4]
-    if not any(points_apart(reading, r["board"]) == {at} for r in fits):
-        return None                   # no board weighed differs from the reading there: nothing to ask
-    name = point_named(at, mover)
-    choices = [{"play": r["play"], "men": men_on(r["board"], at), "p": round(float(r["p"]), 4)} for r in fits]
-    read = men_on(reading, at)
-    if read not in {c["men"] for c in choices}:
-        choices.append({"play": "the board as read", "men": read, "p": None})
-    return {"point": name, "index": at + 1, "question": f"How many men stand on {name}?", "choices": choices}
 
 
 def possible_position(board: Any, rules: Rules) -> Position | None:

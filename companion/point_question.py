@@ -1,4 +1,4 @@
-"""The one point in doubt: a photo read surely everywhere but one point (``photo_judge.point_question``).
+"""The one point in doubt: a photo read surely everywhere but one point (:func:`point_question`).
 
 A picture read surely at every point but one, where some play of the throw is the reading everywhere else,
 needs no question about the whole board: "how many men stand on light's point 5?" settles it. These name
@@ -16,9 +16,9 @@ the points and the men on them in the players' words.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
-__all__ = ["points_apart", "point_named", "men_on"]
+__all__ = ["point_question", "points_apart", "point_named", "men_on"]
 
 
 def points_apart(a: Mapping[str, Any], b: Mapping[str, Any]) -> set[int]:
@@ -39,3 +39,28 @@ def men_on(board: Mapping[str, Any], index: int) -> str:
         if n:
             return f"{n} {side} {'man' if n == 1 else 'men'}"
     return "no man"
+
+
+def point_question(ranked: Sequence[Mapping[str, Any]], reading: Mapping[str, Any], mover: str,
+                   sure: float = 0.9) -> dict[str, Any] | None:
+    """Where the camera read every location surely (*sure*, as ``reading["confidence"]`` gives it) but one
+    point, and some of the boards the turn reader weighed (*ranked*: the throw's plays, and another board)
+    are the reading everywhere else, the one question that settles the turn: how many men stand on that
+    point (``{"point", "index", "question", "choices": [{"play", "men", "p"}]}``, the point named as *mover*
+    counts it, ``index`` as light counts it; the reading's own count there is a choice too, as "the board
+    as read"); else None. The throw's legal plays never differ at one point alone (men are neither made nor
+    lost), so where one of them is the reading everywhere but there, the question is whether it was made."""
+    confidence = reading.get("confidence") or {}
+    doubtful = [k for k, v in confidence.items() if float(v) < sure]
+    if len(doubtful) != 1 or not str(doubtful[0]).isdigit():
+        return None
+    at = int(doubtful[0]) - 1
+    fits = [r for r in ranked if r.get("board") is not None and points_apart(reading, r["board"]) <= {at}][:4]
+    if not any(points_apart(reading, r["board"]) == {at} for r in fits):
+        return None                   # no board weighed differs from the reading there: nothing to ask
+    name = point_named(at, mover)
+    choices = [{"play": r["play"], "men": men_on(r["board"], at), "p": round(float(r["p"]), 4)} for r in fits]
+    read = men_on(reading, at)
+    if read not in {c["men"] for c in choices}:
+        choices.append({"play": "the board as read", "men": read, "p": None})
+    return {"point": name, "index": at + 1, "question": f"How many men stand on {name}?", "choices": choices}

@@ -200,8 +200,8 @@ def _men_mask(lab: np.ndarray, men: list[np.ndarray] | None, oc: OcclusionConfig
     return (cv2.dilate(out, grow) > 0) & inside
 
 
-def _changed(now: np.ndarray, lab: np.ndarray, then: np.ndarray, known: np.ndarray, oc: OcclusionConfig,
-             step: float) -> np.ndarray:
+def _changed(now: np.ndarray, lab: np.ndarray, then: np.ndarray, known: np.ndarray, oc: OcclusionConfig
+             ) -> np.ndarray:
     """Where the surface *now* (8-bit BGR, *lab* its Lab) has changed since
     the clear picture *then* (``reference_delta_e`` or more, lightness
     weighted): with ``reference_gain``, *then* first brought to *now*'s
@@ -282,7 +282,7 @@ def cover_cues(config: VisionConfig, image: np.ndarray, corners: Corners, men: l
     want = clear & zone
     for then in (reference, recent if reference is not None else None):
         if then is not None and then.shape == (rows, cols, 3) and view.bgr is not None:
-            want &= _changed(view.surface(view.bgr), lab, then, known, oc, step)
+            want &= _changed(view.surface(view.bgr), lab, then, known, oc)
 
     def too_small(where: np.ndarray) -> bool:
         """Holds no disc the size of the bar: nothing there can cover the men (not weighed further)."""
