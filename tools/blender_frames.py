@@ -61,9 +61,55 @@ def board_border(corners: list, size: tuple[int, int], margin: float = 0.18) -> 
     return [round(float(x0), 4), round(float(y0), 4), round(float(x1), 4), round(float(y1), 4)]
 
 
-def scene_of(plan: synth.ScenePlan, rng: np.random.Generator, name: str, samples: int = 16) -> dict:
+def kelvin_rgb(kelvin: float) -> tuple[float, float, float]:
+    """A light's colour at a colour temperature (K), as RGB shares of its
+    brightest channel: 2,700 K a tungsten bulb, 4,000 K a warm-white tube,
+    5,500 K midday, 6,500 K an overcast window (read off the blackbody
+    locus between these anchors, linearly)."""
+    anchors = ((2700, (1.0, 0.66, 0.38)), (3500, (1.0, 0.77, 0.54)), (4500, (1.0, 0.87, 0.73)),
+               (5500, (1.0, 0.94, 0.88)), (6500, (1.0, 0.98, 1.0)), (8000, (0.86, 0.90, 1.0)))
+    k = min(max(kelvin, anchors[0][0]), anchors[-1][0])
+    for (k0, c0), (k1, c1) in zip(anchors, anchors[1:]):
+        if k <= k1:
+            t = (k - k0) / (k1 - k0)
+            return tuple(round(a + (b - a) * t, 4) for a, b in zip(c0, c1))  # type: ignore[return-value]
+    return anchors[-1][1]
+
+
+def widen_light(scene: dict, rng: np.random.Generator) -> None:
+    """More of the light and finish real rooms and sets have (``--varied-light``): the lamp's colour
+    from a candle-warm bulb to a blue window, a second light of another colour from another side in
+    half the frames, glossy or matt men with rims from sharp to bevelled, and in a quarter of the frames
+    one colour of points brought to the men of its shade (dark men on dark points, light on light)."""
+    light = scene["light"]
+    light["rgb"] = list(kelvin_rgb(float(rng.uniform(2700, 7500))))
+    light["ambient_rgb"] = list(kelvin_rgb(float(rng.uniform(3500, 8000))))
+    if rng.random() < 0.5:
+        az = float(rng.uniform(0, 2 * math.pi))
+        elev = float(rng.uniform(0.35, 1.2))
+        second = {"type": "AREA", "energy": float(light["energy"] * rng.uniform(0.15, 0.6)),
+                  "size": [float(rng.uniform(0.3, 1.0))] * 2, "distance": float(rng.uniform(1.5, 2.5)),
+                  "dir": [math.cos(az) * math.cos(elev), math.sin(az) * math.cos(elev), math.sin(elev)],
+                  "target": light["target"], "rgb": list(kelvin_rgb(float(rng.uniform(2700, 8000))))}
+        scene["light2"] = second
+    men = scene["men"]
+    men["rough"] = float(rng.uniform(0.08, 0.6))
+    men["spec"] = float(rng.uniform(0.3, 0.9))
+    men["rim"] = float(rng.uniform(0.6, min(3.6, men["thick"] * 0.3)))
+    if rng.random() < 0.25:
+        shade = int(rng.integers(0, 2))                  # 0: light men on light points, 1: dark on dark
+        man = np.asarray(men["rgb"][shade], float)
+        points = scene["board"]["point_rgb"]
+        which = int(np.argmin([np.sum(np.abs(np.asarray(c, float) - man)) for c in points]))
+        points[which] = [float(v) for v in np.clip(man * rng.uniform(0.85, 1.15, 3), 0, 255)]
+
+
+def scene_of(plan: synth.ScenePlan, rng: np.random.Generator, name: str, samples: int = 16,
+             varied_light: bool = False) -> dict:
     """The Blender scene (world millimetres) of one planned scene; *rng*
-    draws what only this renderer needs (light power, look, exposure...)."""
+    draws what only this renderer needs (light power, look, exposure...),
+    and with *varied_light* the wider light and finish of ``widen_light``
+    (drawn last, so scenes without it stay as they were)."""
     board, geo, cam = plan.board, plan.board.geo, plan.cam
     W, D = board.W, board.D
 
@@ -128,7 +174,7 @@ def scene_of(plan: synth.ScenePlan, rng: np.random.Generator, name: str, samples
     table = {"kind": "grain" if tb["kind"] == "wood" else "cloth", "light": tb["light"],
              "dark": tb.get("dark", [c * 0.85 for c in tb["light"]])}
     wood = dict(plan.wood_e)
-    return {
+    scene = {
         "name": name,
         "size": list(plan.size),
         "samples": int(samples),
@@ -152,6 +198,9 @@ def scene_of(plan: synth.ScenePlan, rng: np.random.Generator, name: str, samples
                 "rough": float(rng.uniform(0.25, 0.55)), "spec": float(rng.uniform(0.3, 0.55))},
         "dice": {"list": dice, "rgb": list(synth._DICE_BODY[plan.dice_body])},
     }
+    if varied_light:
+        widen_light(scene, rng)
+    return scene
 
 
 def post_params(rng: np.random.Generator) -> dict:
@@ -199,6 +248,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", default="1280x720", metavar="WxH",
                     help="the frame's size (default 1280x720; 640x360 is about the reader's own resolution, "
                          "a millimetre of the board a pixel)")
+    ap.add_argument("--varied-light", action="store_true",
+                    help="widen the light and the men's finish: lamps from 2,700 to 7,500 K, a second light of "
+                         "another colour, glossy to matt men with sharp to bevelled rims, dark men on dark points "
+                         "and light on light")
     ap.add_argument("--blender", default=shutil.which("blender") or "blender")
     ap.add_argument("--position-kind", choices=synth.POSITION_KINDS)
     ap.add_argument("--palette-jitter", type=float, default=0.0)
@@ -241,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         rng = np.random.default_rng([args.seed, i])
         plan = synth.plan_scene(rng, spec)
-        scene = scene_of(plan, rng, name, args.samples)
+        scene = scene_of(plan, rng, name, args.samples, args.varied_light)
         post = post_params(rng)                  # (drawn here, in the same order as ever: after the scene)
         label = plan.label(post, {"renderer": "blender-cycles"})
         if args.board_only:

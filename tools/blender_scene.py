@@ -260,6 +260,18 @@ def build(scene):
     sc.collection.objects.link(lobj)
     lobj.location = Vector(lit["target"]) * MM + direction * lit["distance"]
     lobj.rotation_euler = (-direction).to_track_quat("-Z", "Y").to_euler()
+    second = scene.get("light2")              # a window or lamp of another colour from another side
+    if second:
+        sdata = bpy.data.lights.new("light2", "AREA")
+        sdata.energy = second["energy"]
+        sdata.color = second["rgb"]
+        sdata.shape = "RECTANGLE"
+        sdata.size, sdata.size_y = second["size"]
+        sobj = bpy.data.objects.new("light2", sdata)
+        sc.collection.objects.link(sobj)
+        sdir = Vector(second["dir"]).normalized()
+        sobj.location = Vector(second["target"]) * MM + sdir * second["distance"]
+        sobj.rotation_euler = (-sdir).to_track_quat("-Z", "Y").to_euler()
 
     # ---- table
     tb = scene["table"]

@@ -149,3 +149,33 @@ def test_the_board_border_holds_the_playing_surface_and_stays_in_the_frame():
     x0, y0, x1, y1 = border
     assert 0 <= x0 < 100 / 640 and 0 <= y0 < 50 / 360 and 560 / 640 < x1 <= 1 and 310 / 360 < y1 <= 1
     assert bf.board_border([[0, 0], [0, 360], [640, 360], [640, 0]], (640, 360)) == [0.0, 0.0, 1.0, 1.0]
+
+
+def test_a_lamp_is_warmer_the_lower_its_colour_temperature():
+    bf = _tool("blender_frames")
+    bulb, tube, window = bf.kelvin_rgb(2700), bf.kelvin_rgb(4000), bf.kelvin_rgb(7500)
+    assert bulb[2] < tube[2] < window[2] and bulb[0] >= tube[0] >= window[0]
+    assert bf.kelvin_rgb(1000) == bulb and max(bf.kelvin_rgb(5000)) == 1.0
+
+
+def test_varied_light_widens_the_light_and_finish_and_leaves_the_scene_otherwise_as_it_was():
+    # issue 45, item 1: lamps and windows of different colour, gloss, bevelled rims, dark men on dark points
+    bf = _tool("blender_frames")
+    seconds = warm = cool = dark_on_dark = 0
+    for seed in range(40):
+        plain_scene = bf.scene_of(*_plan(seed, image_size=(640, 360)), "p")
+        plan, rng = _plan(seed, image_size=(640, 360))
+        wide = bf.scene_of(plan, rng, "w", varied_light=True)
+        # what the plan placed is untouched: camera, board's shape, every man
+        assert wide["camera"] == plain_scene["camera"] and wide["men"]["list"] == plain_scene["men"]["list"]
+        assert wide["board"]["point_tris"] == plain_scene["board"]["point_tris"] and wide["seed"] == plain_scene["seed"]
+        assert 0.08 <= wide["men"]["rough"] <= 0.6 and 0.6 <= wide["men"]["rim"] <= 3.6
+        assert all(0 <= c <= 1.0 for c in wide["light"]["rgb"])
+        seconds += "light2" in wide
+        warm += wide["light"]["rgb"][2] < 0.6
+        cool += wide["light"]["rgb"][2] > 0.95
+        men = [np.asarray(c, float) for c in wide["men"]["rgb"]]
+        dark_on_dark += any(min(np.abs(np.asarray(p, float) - m).max() for m in men) < 0.16 * 255
+                            and p not in plain_scene["board"]["point_rgb"] for p in wide["board"]["point_rgb"])
+        assert "light2" not in plain_scene
+    assert 8 <= seconds <= 32 and warm >= 3 and cool >= 3 and 3 <= dark_on_dark <= 20
