@@ -209,6 +209,44 @@ def post_params(rng: np.random.Generator) -> dict:
             "noise": round(float(rng.uniform(1.2, 3.4)), 2), "jpeg_q": int(rng.integers(84, 95))}
 
 
+def lens_of(size: tuple[int, int], k1: float) -> tuple[np.ndarray, np.ndarray]:
+    """A camera matrix for a frame of *size* (the focal length half the frame's diagonal, the centre in the
+    middle) and OpenCV's distortion coefficients with radial *k1* (negative: barrel, as wide lenses give)."""
+    w, h = size
+    f = 0.5 * math.hypot(w, h)
+    return np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1.0]]), np.array([k1, 0.0, 0.0, 0.0, 0.0])
+
+
+def distort_points(xy: np.ndarray, size: tuple[int, int], k1: float) -> np.ndarray:
+    """Where pixels *xy* of a pinhole frame fall through the lens of ``lens_of``."""
+    K, dist = lens_of(size, k1)
+    pts = np.asarray(xy, np.float64).reshape(-1, 2)
+    norm = (pts - K[:2, 2]) / K[0, 0]
+    r2 = (norm ** 2).sum(axis=1, keepdims=True)
+    return norm * (1 + dist[0] * r2) * K[0, 0] + K[:2, 2]
+
+
+def distort(image: np.ndarray, k1: float) -> np.ndarray:
+    """*image* (a pinhole render) as a lens of radial distortion *k1* shows it: each pixel of the result
+    takes the render's colour where the lens brought it from."""
+    h, w = image.shape[:2]
+    K, dist = lens_of((w, h), k1)
+    grid = np.stack(np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64)), -1)
+    src = cv2.undistortPoints(grid.reshape(-1, 1, 2), K, dist, P=K).reshape(h, w, 2).astype(np.float32)
+    return cv2.remap(image, src[..., 0], src[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
+def distort_label(label: dict, k1: float) -> None:
+    """The label's pixel places (the corners, the dice's centres) moved as ``distort`` moves the picture."""
+    size = tuple(label["image_size"])
+    label["corners"] = [[round(float(x), 2), round(float(y), 2)]
+                        for x, y in distort_points(np.asarray(label["corners"]), size, k1)]
+    for die in label.get("dice", []):
+        x, y = distort_points(np.asarray([die["center"]]), size, k1)[0]
+        die["center"] = [round(float(x), 2), round(float(y), 2)]
+    label.setdefault("style", {})["lens_k1"] = round(k1, 4)
+
+
 def finish(raw: np.ndarray, rng: np.random.Generator, post: dict) -> bytes:
     """Vignetting, lens blur, sensor noise and a JPEG round trip."""
     h, w = raw.shape[:2]
@@ -252,6 +290,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="widen the light and the men's finish: lamps from 2,700 to 7,500 K, a second light of "
                          "another colour, glossy to matt men with sharp to bevelled rims, dark men on dark points "
                          "and light on light")
+    ap.add_argument("--lens-distortion", type=float, default=0.0, metavar="K",
+                    help="bend each frame through a lens of radial distortion drawn from -K (barrel, a wide Pi "
+                         "Camera Module 3 or a phone) to K/4 (pincushion), the label's corners and dice moved "
+                         "with it (e.g. 0.12)")
     ap.add_argument("--blender", default=shutil.which("blender") or "blender")
     ap.add_argument("--position-kind", choices=synth.POSITION_KINDS)
     ap.add_argument("--palette-jitter", type=float, default=0.0)
@@ -272,6 +314,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--size takes WIDTHxHEIGHT in pixels, at least 64 each, not {args.size!r}")
     if args.samples < 1:
         ap.error("--samples must be at least 1")
+    if not 0 <= args.lens_distortion <= 0.5:
+        ap.error(f"--lens-distortion takes a share from 0 to 0.5, not {args.lens_distortion}")
     try:
         spec = synth.SceneSpec(occluded=False, position_kind=args.position_kind, palette_jitter=args.palette_jitter,
                                image_size=size, **synth.scene_options(args))
@@ -332,6 +376,11 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             if args.denoise > 0:
                 image = cv2.fastNlMeansDenoisingColored(image, None, args.denoise, args.denoise, 7, 21)
+            if args.lens_distortion > 0:        # (drawn from its own stream: the frame's other draws stay)
+                k1 = float(np.random.default_rng([args.seed, 7, int(name[1:]) if name[1:].isdigit() else 0])
+                           .uniform(-args.lens_distortion, args.lens_distortion / 4))
+                image = distort(image, k1)
+                distort_label(label, k1)
             (args.out / f"{name}.json").write_text(json.dumps(label))
             (args.out / f"{name}.jpg").write_bytes(finish(image, rng, post))
             done += 1

@@ -179,3 +179,26 @@ def test_varied_light_widens_the_light_and_finish_and_leaves_the_scene_otherwise
                             and p not in plain_scene["board"]["point_rgb"] for p in wide["board"]["point_rgb"])
         assert "light2" not in plain_scene
     assert 8 <= seconds <= 32 and warm >= 3 and cool >= 3 and 3 <= dark_on_dark <= 20
+
+
+@pytest.mark.parametrize("k1", [-0.12, 0.03])
+def test_a_lens_moves_the_labels_corners_and_dice_where_it_moves_the_picture(k1):
+    # issue 45, item 1: Pi Camera Module 3 wide and phone lenses bend the board; the label must bend with it
+    bf = _tool("blender_frames")
+    size = (640, 360)
+    places = [(30.0, 25.0), (600.0, 40.0), (620.0, 340.0), (45.0, 330.0), (400.0, 100.0)]
+    label = {"image_size": list(size), "corners": [list(p) for p in places[:4]],
+             "dice": [{"value": 3, "center": list(places[4])}]}
+    bf.distort_label(label, k1)
+    moved = [*label["corners"], label["dice"][0]["center"]]
+    assert label["style"]["lens_k1"] == k1
+    for (x, y), (mx, my) in zip(places, moved):
+        image = np.zeros((size[1], size[0]), np.uint8)
+        cv2.circle(image, (int(x), int(y)), 3, 255, -1)
+        bent = bf.distort(image, k1).astype(float)
+        yy, xx = np.mgrid[:size[1], :size[0]]
+        seen = (float((xx * bent).sum() / bent.sum()), float((yy * bent).sum() / bent.sum()))
+        assert math.dist(seen, (mx, my)) < 0.6
+        # a barrel lens pulls the frame's corners toward its centre, a pincushion pushes them out
+        inward = math.dist((mx, my), (320, 180)) < math.dist((x, y), (320, 180))
+        assert inward == (k1 < 0)
