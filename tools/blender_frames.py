@@ -45,6 +45,8 @@ HERE = Path(__file__).resolve().parent
 LOOKS = ("None", "Medium Low Contrast", "Medium Contrast", "Medium High Contrast")
 # the light's colour, and the sky's (its ambient), per lighting style
 LIGHT_RGB = {"daylight_window": (1.0, 0.98, 0.95), "warm_lamp": (1.0, 0.80, 0.58), "overhead": (1.0, 0.97, 0.92)}
+# the painter's light of each fall-off (``synth.STYLES["lighting"]``), as one of the three kinds above
+FALLOFF_KIND = {"gradient": "daylight_window", "spot": "warm_lamp", "spot_wide": "overhead"}
 SKY_RGB = {"daylight_window": (0.80, 0.87, 1.0), "warm_lamp": (1.0, 0.85, 0.7), "overhead": (0.95, 0.95, 0.95)}
 
 
@@ -156,6 +158,11 @@ def scene_of(plan: synth.ScenePlan, rng: np.random.Generator, name: str, samples
                      "yaw": float(board.yaw + math.degrees(turn)), "value": int(value)})
 
     kind = plan.lighting
+    rgb = LIGHT_RGB.get(kind)
+    if rgb is None:                       # a held-out style: the kind of light its fall-off says, its own cast
+        style = synth.STYLES["lighting"][kind]
+        kind = FALLOFF_KIND[style["falloff"]]
+        rgb = tuple(round(c / max(style["cast"]), 4) for c in style["cast"])
     direction = [float(c) for c in plan.light.L]
     if kind == "warm_lamp":
         light = {"type": "POINT", "energy": float(rng.uniform(34, 56)), "size": [float(rng.uniform(0.03, 0.12))] * 2,
@@ -168,9 +175,9 @@ def scene_of(plan: synth.ScenePlan, rng: np.random.Generator, name: str, samples
         light = {"type": "AREA", "energy": float(rng.uniform(120, 195)),
                  "size": [float(rng.uniform(0.2, 0.8)), float(rng.uniform(0.2, 0.6))],
                  "distance": float(rng.uniform(1.8, 2.6)), "ambient": float(rng.uniform(0.06, 0.14))}
-    light.update({"dir": direction, "target": [float(c) for c in plan.target], "rgb": LIGHT_RGB[kind],
+    light.update({"dir": direction, "target": [float(c) for c in plan.target], "rgb": rgb,
                   "ambient_rgb": SKY_RGB[kind]})
-    tb = synth.TABLES[plan.table]
+    tb = synth.STYLES["table"][plan.table]
     table = {"kind": "grain" if tb["kind"] == "wood" else "cloth", "light": tb["light"],
              "dark": tb.get("dark", [c * 0.85 for c in tb["light"]])}
     wood = dict(plan.wood_e)
@@ -297,6 +304,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--blender", default=shutil.which("blender") or "blender")
     ap.add_argument("--position-kind", choices=synth.POSITION_KINDS)
     ap.add_argument("--palette-jitter", type=float, default=0.0)
+    ap.add_argument("--style-set", choices=[*synth.STYLE_SETS, synth.RANDOMIZED],
+                    help="draw the palettes from this set (default: the training styles); 'held-out-test' for "
+                         "frames to measure a network on that it never learnt the look of")
     ap.add_argument("--like", type=Path, metavar="DEVDIR",
                     help="draw the scenes of this folder's labels instead (a diagnostic, as "
                          "tools/render_like_dev.py: never train on it)")
@@ -318,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--lens-distortion takes a share from 0 to 0.5, not {args.lens_distortion}")
     try:
         spec = synth.SceneSpec(occluded=False, position_kind=args.position_kind, palette_jitter=args.palette_jitter,
-                               image_size=size, **synth.scene_options(args))
+                               style_set=args.style_set, image_size=size, **synth.scene_options(args))
     except synth.SynthError as exc:
         ap.error(str(exc))
     raw = args.out / "raw"

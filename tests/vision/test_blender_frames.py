@@ -202,3 +202,16 @@ def test_a_lens_moves_the_labels_corners_and_dice_where_it_moves_the_picture(k1)
         # a barrel lens pulls the frame's corners toward its centre, a pincushion pushes them out
         inward = math.dist((mx, my), (320, 180)) < math.dist((x, y), (320, 180))
         assert inward == (k1 < 0)
+
+
+def test_the_held_out_styles_light_is_built_from_their_own_cast():
+    # frames of styles no network learnt from, to measure on (issue 45, item 2)
+    bf = _tool("blender_frames")
+    kinds = set()
+    for seed in range(12):
+        plan, rng = _plan(seed, style_set="held-out-test", image_size=(640, 360))
+        scene = bf.scene_of(plan, rng, "h")
+        cast = synth.STYLES["lighting"][plan.lighting]["cast"]
+        assert scene["light"]["rgb"] == pytest.approx([c / max(cast) for c in cast], abs=1e-3)
+        kinds.add(scene["light"]["type"])
+    assert kinds >= {"AREA", "POINT"}
