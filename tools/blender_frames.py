@@ -366,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     done = 0
     pending = dict(labels)
     while procs or pending:
+        finished = []
         for p in list(procs):
             line = p.stdout.readline()
             if line == "" and p.poll() is not None:
@@ -375,9 +376,13 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             if line.startswith("WILLUGHBY") or "Error" in line:
                 print(line.rstrip(), flush=True)
-        for name in list(pending):
+            if line.startswith("WILLUGHBY rendered "):
+                finished.append(line.split()[2])
+        # only the frames Blender said it wrote (a look at every pending frame for each of Blender's many
+        # lines cost more than the renders over thousands of frames); once Blender is done, every one left
+        for name in (finished if procs else list(pending)):
             path = raw / f"{name}.png"
-            if not path.exists():
+            if name not in pending or not path.exists():
                 continue
             label, post, rng = pending.pop(name)
             image = cv2.imread(str(path))
