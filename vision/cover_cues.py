@@ -80,7 +80,8 @@ def _colour_support(lab: np.ndarray, grain: np.ndarray, ok: np.ndarray, want: np
     half = cols // 2
     block = max(1, int(round(oc.support_near_mm / 2 / step2)))
     nb = (half + block - 1) // block
-    blk = np.concatenate([np.arange(half) // block, nb + np.arange(cols - half) // block])
+    # (an odd width leaves the second half a column wider: that column joins the half's last block)
+    blk = np.concatenate([np.arange(half) // block, nb + np.minimum(np.arange(cols - half) // block, nb - 1)])
     nk = 2 * nb
     near = 2                                      # blocks either side (each half a near-distance long)
     band = max(0, int(round(oc.support_band_mm / step2)))

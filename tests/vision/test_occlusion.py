@@ -358,3 +358,19 @@ def test_a_reference_of_another_shape_is_not_used():
     image = np.full((720, 1280, 3), 120, np.uint8)
     corners = [[1000, 620], [280, 620], [280, 100], [1000, 100]]
     assert not check_frame(VisionConfig(), image, corners, reference=np.zeros((3, 3, 3), np.uint8)).occluded
+
+
+@pytest.mark.parametrize("step", [2.0, 3.0, 4.0])
+def test_the_colour_support_holds_for_a_surface_of_any_width(step):
+    # a path-traced board of its own proportions (issue 45) was rectified to a width whose folded half was odd:
+    # its last column fell in a block past the last, and judging the photo ended in a traceback
+    from willughby.vision import cover_cues
+    oc = VisionConfig.default().occlusion
+    for w in range(40, 140):
+        rng = np.random.default_rng(w)
+        lab = rng.uniform(0, 255, (30, 2 * w, 3)).astype(np.float32)
+        grain = rng.uniform(0, 1, (30, 2 * w)).astype(np.float32)
+        ok = np.ones((30, 2 * w), bool)
+        share, usual = cover_cues._colour_support(lab, grain, ok, ok.copy(), oc, step)
+        assert share.shape == usual.shape == ok.shape
+        assert ((share >= 0) & (share <= 1)).all()
