@@ -34,6 +34,7 @@ import shutil
 import subprocess
 import sys
 import time
+import zlib
 from pathlib import Path
 
 import cv2
@@ -392,7 +393,8 @@ def main(argv: list[str] | None = None) -> int:
             if args.denoise > 0:
                 image = cv2.fastNlMeansDenoisingColored(image, None, args.denoise, args.denoise, 7, 21)
             if args.lens_distortion > 0:        # (drawn from its own stream: the frame's other draws stay)
-                k1 = float(np.random.default_rng([args.seed, 7, int(name[1:]) if name[1:].isdigit() else 0])
+                k1 = float(np.random.default_rng([args.seed, 7, int(name[1:]) if name[1:].isdigit()
+                                                  else zlib.crc32(name.encode())])     # (--like: the dev set's names)
                            .uniform(-args.lens_distortion, args.lens_distortion / 4))
                 image = distort(image, k1)
                 distort_label(label, k1)
