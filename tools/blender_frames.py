@@ -20,8 +20,10 @@ already there is not rendered again, so a stopped run resumes.  About 13 s a
 frame at 1280x720 on two cores, at 16 samples a pixel; the cheap recipe (``--size 640x360 --samples 4
 --denoise 6 --board-only``, docs/vision-painter.md) about 2 s.  Needs Blender (Debian: ``apt-get install
 blender``; 3.4 was used); only for making training data, never at run time.
-Frames have no hands over the board: they are for training the point
-reader, which never reads a refused frame.
+With ``--inlaid`` some frames show inlaid sets, and with ``--covered-share``
+some have a hand, a sleeve or a cup over the men (``blender_looks.py``): those
+are labelled occluded, for measuring the check for a cover; the point reader,
+which never reads a refused frame, never learns from them.
 """
 
 from __future__ import annotations
@@ -41,6 +43,9 @@ import cv2
 import numpy as np
 
 from willughby.vision import synth
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from blender_looks import COVER_KINDS, cover, inlay, kelvin_rgb, widen_light  # noqa: E402,F401  (kelvin_rgb: its users)
 
 HERE = Path(__file__).resolve().parent
 LOOKS = ("None", "Medium Low Contrast", "Medium Contrast", "Medium High Contrast")
@@ -62,49 +67,6 @@ def board_border(corners: list, size: tuple[int, int], margin: float = 0.18) -> 
     x0, y0 = np.clip((lo - pad) / (w, h), 0.0, 1.0)
     x1, y1 = np.clip((hi + pad) / (w, h), 0.0, 1.0)
     return [round(float(x0), 4), round(float(y0), 4), round(float(x1), 4), round(float(y1), 4)]
-
-
-def kelvin_rgb(kelvin: float) -> tuple[float, float, float]:
-    """A light's colour at a colour temperature (K), as RGB shares of its
-    brightest channel: 2,700 K a tungsten bulb, 4,000 K a warm-white tube,
-    5,500 K midday, 6,500 K an overcast window (read off the blackbody
-    locus between these anchors, linearly)."""
-    anchors = ((2700, (1.0, 0.66, 0.38)), (3500, (1.0, 0.77, 0.54)), (4500, (1.0, 0.87, 0.73)),
-               (5500, (1.0, 0.94, 0.88)), (6500, (1.0, 0.98, 1.0)), (8000, (0.86, 0.90, 1.0)))
-    k = min(max(kelvin, anchors[0][0]), anchors[-1][0])
-    for (k0, c0), (k1, c1) in zip(anchors, anchors[1:]):
-        if k <= k1:
-            t = (k - k0) / (k1 - k0)
-            return tuple(round(a + (b - a) * t, 4) for a, b in zip(c0, c1))  # type: ignore[return-value]
-    return anchors[-1][1]
-
-
-def widen_light(scene: dict, rng: np.random.Generator) -> None:
-    """More of the light and finish real rooms and sets have (``--varied-light``): the lamp's colour
-    from a candle-warm bulb to a blue window, a second light of another colour from another side in
-    half the frames, glossy or matt men with rims from sharp to bevelled, and in a quarter of the frames
-    one colour of points brought to the men of its shade (dark men on dark points, light on light)."""
-    light = scene["light"]
-    light["rgb"] = list(kelvin_rgb(float(rng.uniform(2700, 7500))))
-    light["ambient_rgb"] = list(kelvin_rgb(float(rng.uniform(3500, 8000))))
-    if rng.random() < 0.5:
-        az = float(rng.uniform(0, 2 * math.pi))
-        elev = float(rng.uniform(0.35, 1.2))
-        second = {"type": "AREA", "energy": float(light["energy"] * rng.uniform(0.15, 0.6)),
-                  "size": [float(rng.uniform(0.3, 1.0))] * 2, "distance": float(rng.uniform(1.5, 2.5)),
-                  "dir": [math.cos(az) * math.cos(elev), math.sin(az) * math.cos(elev), math.sin(elev)],
-                  "target": light["target"], "rgb": list(kelvin_rgb(float(rng.uniform(2700, 8000))))}
-        scene["light2"] = second
-    men = scene["men"]
-    men["rough"] = float(rng.uniform(0.08, 0.6))
-    men["spec"] = float(rng.uniform(0.3, 0.9))
-    men["rim"] = float(rng.uniform(0.6, min(3.6, men["thick"] * 0.3)))
-    if rng.random() < 0.25:
-        shade = int(rng.integers(0, 2))                  # 0: light men on light points, 1: dark on dark
-        man = np.asarray(men["rgb"][shade], float)
-        points = scene["board"]["point_rgb"]
-        which = int(np.argmin([np.sum(np.abs(np.asarray(c, float) - man)) for c in points]))
-        points[which] = [float(v) for v in np.clip(man * rng.uniform(0.85, 1.15, 3), 0, 255)]
 
 
 def scene_of(plan: synth.ScenePlan, rng: np.random.Generator, name: str, samples: int = 16,
@@ -211,6 +173,23 @@ def scene_of(plan: synth.ScenePlan, rng: np.random.Generator, name: str, samples
     return scene
 
 
+def widen(scene: dict, label: dict, seed: int, index: int, inlaid: float, covered: float) -> None:
+    """Frame *index*'s inlays (in an *inlaid* share of the frames) and its cover (in a *covered* share),
+    each drawn from a stream of its own (``blender_looks``); a covered frame is labelled occluded."""
+    if inlaid > 0:
+        looks = np.random.default_rng([seed, 11, index])
+        if looks.random() < inlaid:
+            inlay(scene, looks)
+            label.setdefault("style", {})["inlaid"] = True
+    if covered > 0 and scene["men"]["list"]:
+        over = np.random.default_rng([seed, 13, index])
+        if over.random() < covered:
+            kind = COVER_KINDS[int(over.integers(len(COVER_KINDS)))]
+            scene["cover"] = cover(scene, over, kind)
+            label["occluded"] = True
+            label.setdefault("style", {})["cover"] = kind
+
+
 def post_params(rng: np.random.Generator) -> dict:
     """Camera effects over the rendered frame, in the dev set's ranges."""
     return {"vignette": round(float(rng.uniform(0.1, 0.45)), 3), "blur": round(float(rng.uniform(0.03, 0.9)), 2),
@@ -302,6 +281,13 @@ def main(argv: list[str] | None = None) -> int:
                     help="bend each frame through a lens of radial distortion drawn from -K (barrel, a wide Pi "
                          "Camera Module 3 or a phone) to K/4 (pincushion), the label's corners and dice moved "
                          "with it (e.g. 0.12)")
+    ap.add_argument("--inlaid", type=float, default=0.0, metavar="SHARE",
+                    help="this share of the frames shows an inlaid set: men's faces with a disc, star or ring of "
+                         "other woods, points of wood or bordered with marquetry, panels in the field")
+    ap.add_argument("--covered-share", type=float, default=0.0, metavar="SHARE",
+                    help="this share of the frames has a bare arm and hand, a sleeved one, a sleeve or a dice cup "
+                         "over one of the men (labelled occluded: for measuring the check for a cover, never "
+                         "learnt from by the point reader)")
     ap.add_argument("--blender", default=shutil.which("blender") or "blender")
     ap.add_argument("--position-kind", choices=synth.POSITION_KINDS)
     ap.add_argument("--palette-jitter", type=float, default=0.0)
@@ -325,6 +311,9 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--size takes WIDTHxHEIGHT in pixels, at least 64 each, not {args.size!r}")
     if args.samples < 1:
         ap.error("--samples must be at least 1")
+    for name, share in (("--inlaid", args.inlaid), ("--covered-share", args.covered_share)):
+        if not 0 <= share <= 1:
+            ap.error(f"{name} takes a share from 0 to 1, not {share}")
     if not 0 <= args.lens_distortion <= 0.5:
         ap.error(f"--lens-distortion takes a share from 0 to 0.5, not {args.lens_distortion}")
     try:
@@ -352,6 +341,7 @@ def main(argv: list[str] | None = None) -> int:
         scene = scene_of(plan, rng, name, args.samples, args.varied_light)
         post = post_params(rng)                  # (drawn here, in the same order as ever: after the scene)
         label = plan.label(post, {"renderer": "blender-cycles"})
+        widen(scene, label, args.seed, i, args.inlaid, args.covered_share)
         if args.board_only:
             scene["border"] = board_border(label["corners"], plan.size)
         todo.append(scene)

@@ -101,6 +101,94 @@ def textured(name, kind, light, dark, scale=1.0, rough=0.5, spec=0.3):
     return mat
 
 
+def inlaid(name, base, inlay, rough=0.5, spec=0.3):
+    """A man's face inlaid as turned men of real sets are: a disc of another
+    colour in the middle (*inlay*: ``rgb``, ``radius`` mm), cut into
+    ``sectors`` alternating with ``rgb2`` (a star or a rosette), and a ring
+    of the inlay's colour nearer the rim (``ring``: inner and outer radius,
+    mm, or none), measured from the man's axis in his own space."""
+    mat, bsdf = _principled(name, rough, spec)
+    nt = mat.node_tree
+    coord = nt.nodes.new("ShaderNodeTexCoord")
+    xyz = nt.nodes.new("ShaderNodeSeparateXYZ")
+    nt.links.new(coord.outputs["Object"], xyz.inputs["Vector"])
+    flat = nt.nodes.new("ShaderNodeCombineXYZ")
+    nt.links.new(xyz.outputs["X"], flat.inputs["X"])
+    nt.links.new(xyz.outputs["Y"], flat.inputs["Y"])
+    radius = nt.nodes.new("ShaderNodeVectorMath")
+    radius.operation = "LENGTH"
+    nt.links.new(flat.outputs["Vector"], radius.inputs[0])
+
+    def compare(op, value, source):
+        node = nt.nodes.new("ShaderNodeMath")
+        node.operation = op
+        nt.links.new(source, node.inputs[0])
+        node.inputs[1].default_value = value
+        return node.outputs[0]
+
+    def mix(fac, first, second):
+        node = nt.nodes.new("ShaderNodeMixRGB")
+        nt.links.new(fac, node.inputs["Fac"])
+        for slot, colour in (("Color1", first), ("Color2", second)):
+            if isinstance(colour, tuple):
+                node.inputs[slot].default_value = colour
+            else:
+                nt.links.new(colour, node.inputs[slot])
+        return node.outputs["Color"]
+
+    r = radius.outputs["Value"]
+    inner = linear(inlay["rgb"], saturate=1.0)
+    if inlay.get("sectors"):
+        angle = nt.nodes.new("ShaderNodeTexGradient")
+        angle.gradient_type = "RADIAL"
+        nt.links.new(coord.outputs["Object"], angle.inputs["Vector"])
+        turns = compare("MULTIPLY", float(inlay["sectors"]), angle.outputs["Fac"])
+        # alternate the sectors, and again across half the disc's radius: a star of two colours
+        ring_half = compare("GREATER_THAN", inlay["radius"] * 0.5 * MM, r)
+        odd = compare("GREATER_THAN", 0.5, compare("FRACT", 0.0, turns))
+        diff = nt.nodes.new("ShaderNodeMath")
+        diff.operation = "SUBTRACT"
+        nt.links.new(odd, diff.inputs[0])
+        nt.links.new(ring_half, diff.inputs[1])
+        star = compare("ABSOLUTE", 0.0, diff.outputs[0])
+        inner = mix(star, inner, linear(inlay["rgb2"], saturate=1.0))
+    colour = mix(compare("LESS_THAN", inlay["radius"] * MM, r), linear(base, saturate=1.0), inner)
+    ring = inlay.get("ring")
+    if ring:
+        outside = compare("GREATER_THAN", ring[0] * MM, r)
+        within = compare("LESS_THAN", ring[1] * MM, r)
+        both = nt.nodes.new("ShaderNodeMath")
+        both.operation = "MULTIPLY"
+        nt.links.new(outside, both.inputs[0])
+        nt.links.new(within, both.inputs[1])
+        colour = mix(both.outputs[0], colour, linear(inlay["rgb"], saturate=1.0))
+    nt.links.new(colour, bsdf.inputs["Base Color"])
+    return mat
+
+
+def striped(name, rgb, rgb2, pitch, rough=0.55, spec=0.25):
+    """Marquetry stripes of two colours, *pitch* mm apart, across the board's long side."""
+    mat, bsdf = _principled(name, rough, spec)
+    nt = mat.node_tree
+    coord = nt.nodes.new("ShaderNodeTexCoord")
+    wave = nt.nodes.new("ShaderNodeTexWave")
+    wave.wave_type = "BANDS"
+    wave.bands_direction = "X"
+    wave.inputs["Scale"].default_value = math.pi / (10 * pitch * MM)     # (Cycles' bands: a period of pi/10 units)
+    wave.inputs["Distortion"].default_value = 0.0
+    nt.links.new(coord.outputs["Object"], wave.inputs["Vector"])
+    step = nt.nodes.new("ShaderNodeMath")
+    step.operation = "GREATER_THAN"
+    step.inputs[1].default_value = 0.5
+    nt.links.new(wave.outputs["Fac"], step.inputs[0])
+    mix = nt.nodes.new("ShaderNodeMixRGB")
+    mix.inputs["Color1"].default_value = linear(rgb)
+    mix.inputs["Color2"].default_value = linear(rgb2)
+    nt.links.new(step.outputs[0], mix.inputs["Fac"])
+    nt.links.new(mix.outputs["Color"], bsdf.inputs["Base Color"])
+    return mat
+
+
 # ------------------------------------------------------------------- geometry
 def mesh_object(name, verts, faces, mat, smooth=False, parent=None):
     mesh = bpy.data.meshes.new(name)
@@ -177,6 +265,56 @@ def man_mesh(name, radius, thick, mat, groove, rim):
         top += [(g - w, t), (g - w * 0.5, t - d), (g + w * 0.5, t - d), (g + w, t)]
     top += [(r - b, t), (r - b * 0.3, t - b * 0.3), (r, t - b), (r, b), (r - b * 0.3, b * 0.3), (r - b, 0), (0, 0)]
     return lathe(name, top, mat)
+
+
+def shrunk(tri, by):
+    """The triangle *tri* ((a, b) mm) with each side moved *by* mm inwards (toward its incentre)."""
+    (ax, ay), (bx, by_), (cx, cy) = tri
+    la, lb, lc = math.dist((bx, by_), (cx, cy)), math.dist((ax, ay), (cx, cy)), math.dist((ax, ay), (bx, by_))
+    per = la + lb + lc
+    ix, iy = (la * ax + lb * bx + lc * cx) / per, (la * ay + lb * by_ + lc * cy) / per
+    area = abs((bx - ax) * (cy - ay) - (cx - ax) * (by_ - ay)) / 2
+    inradius = 2 * area / per
+    k = max(0.0, 1 - by / inradius)
+    return [(ix + (x - ix) * k, iy + (y - iy) * k) for x, y in tri]
+
+
+def placed(obj, start, end):
+    """Turn *obj* (built along +z from its origin) to run from *start* toward *end* (world mm)."""
+    a, b = Vector(start) * MM, Vector(end) * MM
+    obj.matrix_world = Matrix.Translation(a) @ (b - a).to_track_quat("Z", "Y").to_matrix().to_4x4()
+
+
+def cover_part(i, part):
+    """One solid of a hand, arm, sleeve or cup over the board (``blender_looks.cover``), in world mm."""
+    kind = part["material"]
+    if kind == "cloth":
+        mat = textured(f"cover{i}", "cloth", part["rgb"], [c * 0.8 for c in part["rgb"]], rough=0.9, spec=0.1)
+    else:
+        mat = plain(f"cover{i}", part["rgb"], rough=0.55 if kind == "skin" else 0.35, spec=0.3, saturate=1.0)
+    if part["shape"] == "cylinder":
+        length = (Vector(part["end"]) - Vector(part["start"])).length
+        r0, r1 = part["radius"]
+        mesh = lathe(f"cover{i}", [(0, 0), (r0, 0), (r1, length), (0, length)], mat, steps=32)
+        obj = bpy.data.objects.new(f"cover{i}", mesh)
+        bpy.context.scene.collection.objects.link(obj)
+        placed(obj, part["start"], part["end"])
+    elif part["shape"] == "ellipsoid":
+        profile = [(math.sin(t * math.pi / 12), -math.cos(t * math.pi / 12)) for t in range(13)]
+        profile = [(0.0 if abs(r) < 1e-9 else r, z) for r, z in profile]
+        mesh = lathe(f"cover{i}", profile, mat, steps=32)
+        obj = bpy.data.objects.new(f"cover{i}", mesh)
+        bpy.context.scene.collection.objects.link(obj)
+        obj.location = Vector(part["centre"]) * MM
+        obj.scale = tuple(float(r) for r in part["radii"])      # (the profile is a sphere of 1 mm)
+        obj.rotation_euler = (0, math.radians(part.get("pitch", 0.0)), math.radians(part["yaw"]))
+    else:                                   # a dice cup: open at one end, its wall *wall* mm thick
+        r0, r1, h, wall = part["mouth"], part["base"], part["height"], part["wall"]
+        mesh = lathe(f"cover{i}", [(0, h), (r1, h), (r0, 0), (r0 - wall, 0), (r1 - wall, h - wall), (0, h - wall)],
+                     mat, steps=40)
+        obj = bpy.data.objects.new(f"cover{i}", mesh)
+        bpy.context.scene.collection.objects.link(obj)
+        placed(obj, part["start"], part["end"])
 
 
 # ---------------------------------------------------------------------- scene
@@ -303,18 +441,40 @@ def build(scene):
     box("rail_e", a1, a1 + fw, b0, b1, 0, ztop, wood_mat, frame, bevel=2.0)
     u0, u1 = bd["bar_u"]
     box("bar", u0 - W / 2, u1 - W / 2, b0, b1, zs - 0.5, zs + bh, wood_mat, frame, bevel=1.5)
-    point_mats = [plain(f"point{i}", c, rough=0.6, spec=0.25) for i, c in enumerate(bd["point_rgb"])]
+    for j, panel in enumerate(bd.get("panels", [])):    # inlaid panels of the field, under the points' tips
+        pa0, pa1, pb0, pb1 = panel["box"]
+        box(f"panel{j}", pa0, pa1, pb0, pb1, zs, zs + 0.06, plain(f"panel{j}", panel["rgb"], rough=0.5), frame)
+        if panel.get("diamond"):
+            ca, cb, ra, rb = (pa0 + pa1) / 2, (pb0 + pb1) / 2, (pa1 - pa0) * 0.4, (pb1 - pb0) * 0.4
+            verts = [((ca + da) * MM, (cb + db) * MM, (zs + 0.09) * MM) for da, db in ((ra, 0), (0, rb), (-ra, 0), (0, -rb))]
+            mesh_object(f"diamond{j}", verts, [(0, 1, 2, 3)], plain(f"diamond{j}", panel["rgb2"], rough=0.5),
+                        parent=frame)
+    if bd.get("point_grain"):                        # points of wood, as inlaid boards have
+        point_mats = [textured(f"point{i}", "grain", c, [v * 0.72 for v in c], scale=2.0, rough=0.55, spec=0.3)
+                      for i, c in enumerate(bd["point_rgb"])]
+    else:
+        point_mats = [plain(f"point{i}", c, rough=0.6, spec=0.25) for i, c in enumerate(bd["point_rgb"])]
+    border = bd.get("point_border")                  # a stripe of marquetry round each point
+    border_mat = striped("border", border["rgb"], border["rgb2"], border["pitch"]) if border else None
     for i, tri in enumerate(bd["point_tris"]):       # board-local (a, b), mm
-        verts = [(a * MM, b * MM, (zs + 0.12) * MM) for a, b in tri]
-        mesh_object(f"pt{i}", verts, [(0, 1, 2) if _ccw(tri) else (0, 2, 1)], point_mats[bd["point_colour"][i]],
-                    parent=frame)
+        order = [(0, 1, 2) if _ccw(tri) else (0, 2, 1)]
+        if border:
+            verts = [(a * MM, b * MM, (zs + 0.12) * MM) for a, b in tri]
+            mesh_object(f"ptb{i}", verts, order, border_mat, parent=frame)
+            tri = shrunk(tri, border["width"])
+        verts = [(a * MM, b * MM, (zs + (0.16 if border else 0.12)) * MM) for a, b in tri]
+        mesh_object(f"pt{i}", verts, order, point_mats[bd["point_colour"][i]], parent=frame)
 
     # ---- men
     men = scene["men"]
     meshes = []
     for colour in (0, 1):
         m = men["rgb"][colour]
-        mat = plain(f"men{colour}", m, rough=men["rough"], spec=men["spec"], saturate=1.0)   # no pink ivory
+        inlay = (men.get("inlay") or [None, None])[colour]
+        if inlay:
+            mat = inlaid(f"men{colour}", m, inlay, rough=men["rough"], spec=men["spec"])
+        else:
+            mat = plain(f"men{colour}", m, rough=men["rough"], spec=men["spec"], saturate=1.0)   # no pink ivory
         meshes.append(man_mesh(f"man{colour}", men["radius"], men["thick"] - 0.05, mat,
                                men["groove"] if men["grooved"][colour] else 0.0, men["rim"]))
     for i, man in enumerate(men["list"]):
@@ -323,6 +483,10 @@ def build(scene):
         obj.location = Vector(man["xyz"]) * MM
         obj.rotation_euler = (math.radians(man.get("tip", [0, 0])[0]), math.radians(man.get("tip", [0, 0])[1]),
                               math.radians(man.get("turn", 0.0)))
+
+    # ---- a hand, an arm, a sleeve or a cup over the board (frames for the check for a cover)
+    for i, part in enumerate(scene.get("cover", [])):
+        cover_part(i, part)
 
     # ---- dice
     dice = scene["dice"]
@@ -367,11 +531,13 @@ def main():
         t0 = time.time()
         clear()
         build(scene)
+        built = time.time() - t0
         tmp = path[:-4] + ".part.png"
         bpy.context.scene.render.filepath = tmp
         bpy.ops.render.render(write_still=True)
         os.replace(tmp, path)                       # a frame is there whole or not at all
-        print(f"WILLUGHBY rendered {scene['name']} in {time.time() - t0:.1f} s", flush=True)
+        print(f"WILLUGHBY rendered {scene['name']} in {time.time() - t0:.1f} s (scene built in {built:.2f} s)",
+              flush=True)
 
 
 if __name__ == "__main__":

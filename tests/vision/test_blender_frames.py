@@ -215,3 +215,99 @@ def test_the_held_out_styles_light_is_built_from_their_own_cast():
         assert scene["light"]["rgb"] == pytest.approx([c / max(cast) for c in cast], abs=1e-3)
         kinds.add(scene["light"]["type"])
     assert kinds >= {"AREA", "POINT"}
+
+
+def test_inlays_change_the_look_only_and_every_part_is_drawn():
+    # issue 45, item 1: the inlaid sets of real photos (men with stars and rings, marquetry points, field panels)
+    bf, looks = _tool("blender_frames"), _tool("blender_looks")
+    seen = {"men": 0, "grain": 0, "border": 0, "panels": 0, "sectors": set()}
+    for seed in range(30):
+        plan, rng = _plan(seed, image_size=(640, 360))
+        scene = bf.scene_of(plan, rng, "i")
+        before = json.loads(json.dumps(scene))
+        looks.inlay(scene, np.random.default_rng([seed, 11]))
+        scene = json.loads(json.dumps(scene))           # (as Blender is handed it)
+        assert scene["men"]["list"] == before["men"]["list"] and scene["camera"] == before["camera"]
+        assert scene["board"]["point_tris"] == before["board"]["point_tris"]
+        inlay = scene["men"].get("inlay")
+        if inlay:
+            seen["men"] += 1
+            for colour, face in enumerate(inlay):
+                assert 0 < face["radius"] < scene["men"]["radius"] * 0.66
+                assert face["rgb"] != scene["men"]["rgb"][colour]
+                if face["ring"]:
+                    assert face["radius"] < face["ring"][0] < face["ring"][1] < scene["men"]["radius"]
+                seen["sectors"].add(face["sectors"])
+        seen["grain"] += bool(scene["board"].get("point_grain"))
+        seen["border"] += "point_border" in scene["board"]
+        for panel in scene["board"].get("panels", []):
+            seen["panels"] += 1
+            a0, a1, b0, b1 = panel["box"]
+            W = scene["board"]["W"]
+            assert -W / 2 <= a0 < a1 <= W / 2 and b0 == -b1 and b1 > 0
+            # a panel stays in its half: never over the bar
+            u0, u1 = scene["board"]["bar_u"]
+            assert a1 <= u0 - W / 2 or a0 >= u1 - W / 2
+    assert seen["men"] >= 10 and seen["grain"] >= 6 and seen["border"] >= 6 and seen["panels"] >= 12
+    assert seen["sectors"] >= {0, 4, 6, 8}
+
+
+@pytest.mark.parametrize("kind", ["arm", "sleeved hand", "sleeve", "cup"])
+def test_a_cover_lies_over_one_of_the_men_and_comes_from_the_cameras_side(kind):
+    looks = _tool("blender_looks")
+    bf = _tool("blender_frames")
+    for seed in range(6):
+        plan, rng = _plan(seed, image_size=(640, 360))
+        scene = bf.scene_of(plan, rng, "c")
+        parts = looks.cover(scene, np.random.default_rng(seed), kind)
+        men = [np.asarray(m["xyz"][:2]) for m in scene["men"]["list"]]
+        first = parts[0]
+        over = first.get("centre") or first["start"]
+        if kind == "cup" and first["end"][2] == first["start"][2]:       # lying on its side: its middle over him
+            over = (np.asarray(first["start"]) + np.asarray(first["end"])) / 2
+        assert min(np.linalg.norm(np.asarray(over[:2]) - m) for m in men) < first.get("height", 60)
+        zs = scene["board"]["zs"]
+        for part in parts:
+            for key in ("start", "end", "centre"):
+                if key in part:
+                    assert part[key][2] >= zs - 1e-6                    # nothing below the board's surface
+        if kind != "cup":
+            arm = parts[-1]
+            toward = np.subtract(arm["end"][:2], arm["start"][:2])
+            camera = np.subtract(scene["camera"]["C"][:2], arm["start"][:2])
+            yaw = math.radians(scene["board"]["yaw"])
+            across = np.array([-math.sin(yaw), math.cos(yaw)])
+            # away from the board toward the camera's side, rising
+            assert np.sign(toward @ across) == np.sign(camera @ across) and arm["end"][2] > arm["start"][2]
+    with pytest.raises(ValueError, match="kind must be one of"):
+        looks.cover(scene, np.random.default_rng(0), "glove")
+
+
+def test_a_shrunk_point_keeps_its_shape_inside_its_border():
+    # blender_scene imports bpy; its pure helper is read here without it
+    src = (TOOLS / "blender_scene.py").read_text()
+    start = src.index("def shrunk(")
+    namespace = {"math": math}
+    exec(src[start:src.index("\ndef ", start + 1)], namespace)
+    tri = [(0.0, 0.0), (40.0, 0.0), (20.0, 180.0)]
+    inner = namespace["shrunk"](tri, 3.0)
+    # each side moved 3 mm in: the base's distance from the old base is 3 mm
+    assert min(y for _, y in inner) == pytest.approx(3.0, abs=1e-6)
+    assert inner[2][1] < 180 and 0 < inner[0][0] < inner[1][0] < 40
+
+
+@pytest.mark.skipif(shutil.which("blender") is None, reason="Blender is not installed (only to make training data)")
+def test_a_covered_inlaid_frame_is_rendered_and_labelled_occluded(tmp_path):
+    out = tmp_path / "frames"
+    args = [sys.executable, str(TOOLS / "blender_frames.py"), str(out), "--count", "2", "--seed", "46000",
+            "--size", "320x180", "--samples", "2", "--denoise", "6", "--inlaid", "1", "--covered-share", "1"]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for name in ("f00000", "f00001"):
+        label = json.loads((out / f"{name}.json").read_text())
+        assert label["occluded"] is True and label["style"]["cover"] in ("arm", "sleeved hand", "sleeve", "cup")
+        assert label["style"]["inlaid"] is True
+        assert cv2.imread(str(out / f"{name}.jpg")).shape == (180, 320, 3)
+    assert "scene built in" in done.stdout
+    bad = subprocess.run([*args[:3], "--covered-share", "2"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--covered-share takes a share from 0 to 1" in bad.stderr
