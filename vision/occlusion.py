@@ -11,7 +11,9 @@ covering object *does*, three ways (:func:`check_frame`):
    trusted where it can be known: with the calibration photo's frame as the
    reference (only what changed since can cross it), or where the picture
    shows the frame and the table all round (``ring_seen`` of the ring the
-   strips sample: a camera over the table).  In a photo cut close to the
+   strips sample: a camera over the table) and the table beyond the
+   crossing is unlike the rest of its side as well (``beyond_z``: an arm
+   comes from outside).  Otherwise, as in a photo cut close to the
    board, a crossing must also **go on over the board** as one thing: the
    places connected to the crossing, of its colour (``onto_delta_e``) and
    within its outline (no strong edge between), hold a disc of radius
@@ -259,6 +261,17 @@ def _runs(flags: np.ndarray) -> list[tuple[int, int]]:
     return list(zip(np.nonzero(d == 1)[0].tolist(), np.nonzero(d == -1)[0].tolist()))
 
 
+def _beyond_changed(config: VisionConfig, cue: SideCues, start: int, stop: int) -> bool:
+    """Whether the table beyond the frame's crossed columns *start*:*stop* is unlike the rest of its
+    side too (the median of the rows' mean z there, ``beyond_z``): an arm reaches the board from
+    outside.  A stretch of the frame alone that looks crossed (its edges blurred, a pile of men
+    rising over the far rail, a shadow) with the table beyond as it is elsewhere must go on over
+    the points to be refused."""
+    if cue.zout is None or stop <= start:
+        return True
+    return float(np.median(cue.zout[start:stop])) >= config.occlusion.beyond_z
+
+
 def check_frame(config: VisionConfig, image: np.ndarray, corners: Corners,
                 men: list[np.ndarray] | None = None, camera: Camera | None = None,
                 reference: np.ndarray | None = None, recent: np.ndarray | None = None) -> FrameCheck:
@@ -300,7 +313,7 @@ def check_frame(config: VisionConfig, image: np.ndarray, corners: Corners,
             # picture shows it and the table round it (a camera over the table); in a photo cut close to
             # the board the frame's own look (a hinge, a brass corner, the picture's edge) can look
             # crossed: an arm also goes on over the points
-            if referenced or whole:
+            if referenced or (whole and _beyond_changed(config, cue, start, stop)):
                 onto = math.inf
             else:
                 view = view or view_of(config, image, corners)

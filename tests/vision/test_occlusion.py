@@ -197,6 +197,27 @@ def test_something_on_the_surface_alone_does_not_cross_the_frame():
     assert not check(img).occluded
 
 
+def test_a_stretch_of_frame_alone_unlike_its_side_with_the_table_beyond_as_ever_is_not_an_arm():
+    """A camera over the table sees the frame and the table round it. A stretch of the frame whose
+    edges are lost (a pile of men rising over the far rail, a blur, the frame's own shadow) with the
+    table beyond as it is all along the side is not something reaching the board from outside
+    (``beyond_z``; path-traced boards, issue 45); the same stretch with the table beyond it covered
+    too is, as an arm of the frame's own colour is."""
+    img = board()
+    a, b = px([[180.0, GEO.depth], [280.0, GEO.depth + FRAME_MM + 4.0]]).astype(int)
+    img[a[1]:b[1], a[0]:b[0]] = TABLE                              # the frame's edges gone there
+    cues = side_cues(img, "bottom")
+    lost = np.abs(cues.t - 230.0) < 30
+    assert cues.crossed[lost].any()                                # the frame's cues alone call it crossed ...
+    assert not check(img).occluded                                 # ... but nothing came from outside
+    old = CONFIG.with_values({"occlusion": {"beyond_z": 0.0}})
+    assert check_frame(old, img, corners()).occluded              # (as the check was before)
+    beyond = img.copy()
+    c, d = px([[180.0, GEO.depth + FRAME_MM], [280.0, GEO.depth + FRAME_MM + 60.0]]).astype(int)
+    beyond[c[1]:d[1], c[0]:d[0]] = WOOD
+    assert check(beyond).occluded and check(beyond).side == "bottom"
+
+
 # ------------------------------------------------------------------ rendered frames
 @pytest.mark.parametrize("seed", [3, 8])
 def test_rendered_frames_with_and_without_a_hand(seed):
