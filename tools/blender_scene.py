@@ -59,6 +59,32 @@ def plain(name, rgb, rough=0.5, spec=0.3, gain=1.0, saturate=1.25):
     return mat
 
 
+def _feed(nt, socket, value):
+    """Link *value* (another node's output) into *socket*, or set it (a number or a colour)."""
+    if isinstance(value, (int, float, tuple)):
+        socket.default_value = value
+    else:
+        nt.links.new(value, socket)
+
+
+def _math(nt, op, a, b=0.0):
+    """A Math node's output: *op* of *a* and *b* (each an output or a number)."""
+    node = nt.nodes.new("ShaderNodeMath")
+    node.operation = op
+    _feed(nt, node.inputs[0], a)
+    _feed(nt, node.inputs[1], b)
+    return node.outputs[0]
+
+
+def _mix(nt, fac, first, second):
+    """A colour mix's output: *first* where *fac* is 0, *second* where it is 1 (each an output or a colour)."""
+    node = nt.nodes.new("ShaderNodeMixRGB")
+    _feed(nt, node.inputs["Fac"], fac)
+    _feed(nt, node.inputs["Color1"], first)
+    _feed(nt, node.inputs["Color2"], second)
+    return node.outputs["Color"]
+
+
 def textured(name, kind, light, dark, scale=1.0, rough=0.5, spec=0.3):
     """Wood grain (bands of the light and dark colour, distorted), leather,
     felt or cloth (fine noise and a little bump), in object space."""
@@ -67,9 +93,6 @@ def textured(name, kind, light, dark, scale=1.0, rough=0.5, spec=0.3):
     coord = nt.nodes.new("ShaderNodeTexCoord")
     mapping = nt.nodes.new("ShaderNodeMapping")
     nt.links.new(coord.outputs["Object"], mapping.inputs["Vector"])
-    mix = nt.nodes.new("ShaderNodeMixRGB")
-    mix.inputs["Color1"].default_value = linear(dark)
-    mix.inputs["Color2"].default_value = linear(light)
     if kind == "grain":
         mapping.inputs["Scale"].default_value = (1.0 * scale, 14.0 * scale, 1.0)
         tex = nt.nodes.new("ShaderNodeTexWave")
@@ -80,24 +103,20 @@ def textured(name, kind, light, dark, scale=1.0, rough=0.5, spec=0.3):
         tex.inputs["Detail"].default_value = 3.0
         tex.inputs["Detail Scale"].default_value = 1.5
         nt.links.new(mapping.outputs["Vector"], tex.inputs["Vector"])
-        ramp = nt.nodes.new("ShaderNodeMath")
-        ramp.operation = "POWER"
-        ramp.inputs[1].default_value = 1.6
-        nt.links.new(tex.outputs["Fac"], ramp.inputs[0])
-        nt.links.new(ramp.outputs[0], mix.inputs["Fac"])
+        fac = _math(nt, "POWER", tex.outputs["Fac"], 1.6)
     else:
         mapping.inputs["Scale"].default_value = (scale, scale, scale)
         tex = nt.nodes.new("ShaderNodeTexNoise")
         tex.inputs["Scale"].default_value = {"leather": 260.0, "felt": 600.0, "cloth": 900.0}.get(kind, 400.0)
         tex.inputs["Detail"].default_value = 4.0
         nt.links.new(mapping.outputs["Vector"], tex.inputs["Vector"])
-        nt.links.new(tex.outputs["Fac"], mix.inputs["Fac"])
+        fac = tex.outputs["Fac"]
         bump = nt.nodes.new("ShaderNodeBump")
         bump.inputs["Strength"].default_value = {"leather": 0.25, "felt": 0.15, "cloth": 0.2}.get(kind, 0.15)
         bump.inputs["Distance"].default_value = 0.0005
         nt.links.new(tex.outputs["Fac"], bump.inputs["Height"])
         nt.links.new(bump.outputs["Normal"], bsdf.inputs["Normal"])
-    nt.links.new(mix.outputs["Color"], bsdf.inputs["Base Color"])
+    nt.links.new(_mix(nt, fac, linear(dark), linear(light)), bsdf.inputs["Base Color"])
     return mat
 
 
@@ -119,49 +138,24 @@ def inlaid(name, base, inlay, rough=0.5, spec=0.3):
     radius.operation = "LENGTH"
     nt.links.new(flat.outputs["Vector"], radius.inputs[0])
 
-    def compare(op, value, source):
-        node = nt.nodes.new("ShaderNodeMath")
-        node.operation = op
-        nt.links.new(source, node.inputs[0])
-        node.inputs[1].default_value = value
-        return node.outputs[0]
-
-    def mix(fac, first, second):
-        node = nt.nodes.new("ShaderNodeMixRGB")
-        nt.links.new(fac, node.inputs["Fac"])
-        for slot, colour in (("Color1", first), ("Color2", second)):
-            if isinstance(colour, tuple):
-                node.inputs[slot].default_value = colour
-            else:
-                nt.links.new(colour, node.inputs[slot])
-        return node.outputs["Color"]
-
     r = radius.outputs["Value"]
     inner = linear(inlay["rgb"], saturate=1.0)
     if inlay.get("sectors"):
         angle = nt.nodes.new("ShaderNodeTexGradient")
         angle.gradient_type = "RADIAL"
         nt.links.new(coord.outputs["Object"], angle.inputs["Vector"])
-        turns = compare("MULTIPLY", float(inlay["sectors"]), angle.outputs["Fac"])
+        turns = _math(nt, "MULTIPLY", angle.outputs["Fac"], float(inlay["sectors"]))
         # alternate the sectors, and again across half the disc's radius: a star of two colours
-        ring_half = compare("GREATER_THAN", inlay["radius"] * 0.5 * MM, r)
-        odd = compare("GREATER_THAN", 0.5, compare("FRACT", 0.0, turns))
-        diff = nt.nodes.new("ShaderNodeMath")
-        diff.operation = "SUBTRACT"
-        nt.links.new(odd, diff.inputs[0])
-        nt.links.new(ring_half, diff.inputs[1])
-        star = compare("ABSOLUTE", 0.0, diff.outputs[0])
-        inner = mix(star, inner, linear(inlay["rgb2"], saturate=1.0))
-    colour = mix(compare("LESS_THAN", inlay["radius"] * MM, r), linear(base, saturate=1.0), inner)
+        ring_half = _math(nt, "GREATER_THAN", r, inlay["radius"] * 0.5 * MM)
+        odd = _math(nt, "GREATER_THAN", _math(nt, "FRACT", turns), 0.5)
+        star = _math(nt, "ABSOLUTE", _math(nt, "SUBTRACT", odd, ring_half))
+        inner = _mix(nt, star, inner, linear(inlay["rgb2"], saturate=1.0))
+    colour = _mix(nt, _math(nt, "LESS_THAN", r, inlay["radius"] * MM), linear(base, saturate=1.0), inner)
     ring = inlay.get("ring")
     if ring:
-        outside = compare("GREATER_THAN", ring[0] * MM, r)
-        within = compare("LESS_THAN", ring[1] * MM, r)
-        both = nt.nodes.new("ShaderNodeMath")
-        both.operation = "MULTIPLY"
-        nt.links.new(outside, both.inputs[0])
-        nt.links.new(within, both.inputs[1])
-        colour = mix(both.outputs[0], colour, linear(inlay["rgb"], saturate=1.0))
+        band = _math(nt, "MULTIPLY", _math(nt, "GREATER_THAN", r, ring[0] * MM),
+                     _math(nt, "LESS_THAN", r, ring[1] * MM))
+        colour = _mix(nt, band, colour, linear(inlay["rgb"], saturate=1.0))
     nt.links.new(colour, bsdf.inputs["Base Color"])
     return mat
 
@@ -177,15 +171,8 @@ def striped(name, rgb, rgb2, pitch, rough=0.55, spec=0.25):
     wave.inputs["Scale"].default_value = math.pi / (10 * pitch * MM)     # (Cycles' bands: a period of pi/10 units)
     wave.inputs["Distortion"].default_value = 0.0
     nt.links.new(coord.outputs["Object"], wave.inputs["Vector"])
-    step = nt.nodes.new("ShaderNodeMath")
-    step.operation = "GREATER_THAN"
-    step.inputs[1].default_value = 0.5
-    nt.links.new(wave.outputs["Fac"], step.inputs[0])
-    mix = nt.nodes.new("ShaderNodeMixRGB")
-    mix.inputs["Color1"].default_value = linear(rgb)
-    mix.inputs["Color2"].default_value = linear(rgb2)
-    nt.links.new(step.outputs[0], mix.inputs["Fac"])
-    nt.links.new(mix.outputs["Color"], bsdf.inputs["Base Color"])
+    stripe = _math(nt, "GREATER_THAN", wave.outputs["Fac"], 0.5)
+    nt.links.new(_mix(nt, stripe, linear(rgb), linear(rgb2)), bsdf.inputs["Base Color"])
     return mat
 
 
