@@ -44,10 +44,9 @@ import numpy as np
 
 from willughby.vision import synth
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from blender_looks import COVER_KINDS, cover, inlay, kelvin_rgb, widen_light  # noqa: E402,F401  (kelvin_rgb: its users)
-
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))                # the tools beside it: blender_looks, render_like_dev
+from blender_looks import COVER_KINDS, cover, inlay, widen_light  # noqa: E402
 LOOKS = ("None", "Medium Low Contrast", "Medium Contrast", "Medium High Contrast")
 # the light's colour, and the sky's (its ambient), per lighting style
 LIGHT_RGB = {"daylight_window": (1.0, 0.98, 0.95), "warm_lamp": (1.0, 0.80, 0.58), "overhead": (1.0, 0.97, 0.92)}
@@ -327,7 +326,6 @@ def main(argv: list[str] | None = None) -> int:
     specs = [spec] * args.count
     names = [f"f{i:05d}" for i in range(args.count)]
     if args.like:
-        sys.path.insert(0, str(HERE))
         from render_like_dev import spec_like
         found = [json.loads(p.read_text()) for p in sorted(args.like.glob("*.json"))]
         pairs = [(p.stem, lab) for p, lab in zip(sorted(args.like.glob("*.json")), found) if not lab.get("occluded")]

@@ -177,6 +177,13 @@ def striped(name, rgb, rgb2, pitch, rough=0.55, spec=0.25):
 
 
 # ------------------------------------------------------------------- geometry
+def _linked(name, mesh):
+    """An object of *mesh* in the scene."""
+    obj = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
 def mesh_object(name, verts, faces, mat, smooth=False, parent=None):
     mesh = bpy.data.meshes.new(name)
     mesh.from_pydata(verts, [], faces)
@@ -185,8 +192,7 @@ def mesh_object(name, verts, faces, mat, smooth=False, parent=None):
         for poly in mesh.polygons:
             poly.use_smooth = True
     mesh.materials.append(mat)
-    obj = bpy.data.objects.new(name, mesh)
-    bpy.context.scene.collection.objects.link(obj)
+    obj = _linked(name, mesh)
     if parent is not None:
         obj.parent = parent
     return obj
@@ -282,16 +288,12 @@ def cover_part(i, part):
     if part["shape"] == "cylinder":
         length = (Vector(part["end"]) - Vector(part["start"])).length
         r0, r1 = part["radius"]
-        mesh = lathe(f"cover{i}", [(0, 0), (r0, 0), (r1, length), (0, length)], mat, steps=32)
-        obj = bpy.data.objects.new(f"cover{i}", mesh)
-        bpy.context.scene.collection.objects.link(obj)
+        obj = _linked(f"cover{i}", lathe(f"cover{i}", [(0, 0), (r0, 0), (r1, length), (0, length)], mat, steps=32))
         placed(obj, part["start"], part["end"])
     elif part["shape"] == "ellipsoid":
         profile = [(math.sin(t * math.pi / 12), -math.cos(t * math.pi / 12)) for t in range(13)]
         profile = [(0.0 if abs(r) < 1e-9 else r, z) for r, z in profile]
-        mesh = lathe(f"cover{i}", profile, mat, steps=32)
-        obj = bpy.data.objects.new(f"cover{i}", mesh)
-        bpy.context.scene.collection.objects.link(obj)
+        obj = _linked(f"cover{i}", lathe(f"cover{i}", profile, mat, steps=32))
         obj.location = Vector(part["centre"]) * MM
         obj.scale = tuple(float(r) for r in part["radii"])      # (the profile is a sphere of 1 mm)
         obj.rotation_euler = (0, math.radians(part.get("pitch", 0.0)), math.radians(part["yaw"]))
@@ -299,9 +301,7 @@ def cover_part(i, part):
         r0, r1, h, wall = part["mouth"], part["base"], part["height"], part["wall"]
         mesh = lathe(f"cover{i}", [(0, h), (r1, h), (r0, 0), (r0 - wall, 0), (r1 - wall, h - wall), (0, h - wall)],
                      mat, steps=40)
-        obj = bpy.data.objects.new(f"cover{i}", mesh)
-        bpy.context.scene.collection.objects.link(obj)
-        placed(obj, part["start"], part["end"])
+        placed(_linked(f"cover{i}", mesh), part["start"], part["end"])
 
 
 # ---------------------------------------------------------------------- scene
@@ -465,8 +465,7 @@ def build(scene):
         meshes.append(man_mesh(f"man{colour}", men["radius"], men["thick"] - 0.05, mat,
                                men["groove"] if men["grooved"][colour] else 0.0, men["rim"]))
     for i, man in enumerate(men["list"]):
-        obj = bpy.data.objects.new(f"m{i}", meshes[man["colour"]])
-        sc.collection.objects.link(obj)
+        obj = _linked(f"m{i}", meshes[man["colour"]])
         obj.location = Vector(man["xyz"]) * MM
         obj.rotation_euler = (math.radians(man.get("tip", [0, 0])[0]), math.radians(man.get("tip", [0, 0])[1]),
                               math.radians(man.get("turn", 0.0)))

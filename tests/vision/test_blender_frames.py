@@ -152,10 +152,10 @@ def test_the_board_border_holds_the_playing_surface_and_stays_in_the_frame():
 
 
 def test_a_lamp_is_warmer_the_lower_its_colour_temperature():
-    bf = _tool("blender_frames")
-    bulb, tube, window = bf.kelvin_rgb(2700), bf.kelvin_rgb(4000), bf.kelvin_rgb(7500)
+    looks = _tool("blender_looks")
+    bulb, tube, window = looks.kelvin_rgb(2700), looks.kelvin_rgb(4000), looks.kelvin_rgb(7500)
     assert bulb[2] < tube[2] < window[2] and bulb[0] >= tube[0] >= window[0]
-    assert bf.kelvin_rgb(1000) == bulb and max(bf.kelvin_rgb(5000)) == 1.0
+    assert looks.kelvin_rgb(1000) == bulb and max(looks.kelvin_rgb(5000)) == 1.0
 
 
 def test_varied_light_widens_the_light_and_finish_and_leaves_the_scene_otherwise_as_it_was():
