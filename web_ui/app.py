@@ -12,7 +12,7 @@ from typing import Any
 from flask import Flask, Response, current_app, jsonify, make_response, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError, SecurityError
 
-from . import api, events, pages, security
+from . import api, bodies, events, pages, security
 from .config import WebConfig
 from .contract import CompanionLike
 from .errors import TooManyAttemptsError, WebUIError
@@ -68,6 +68,7 @@ def create_app(config: WebConfig | Mapping[str, Any] | None = None,
     )
     limiter = LoginLimiter(config.login_attempts, config.login_lockout_s)
     WebServices(config, companion, limiter).install(app)
+    bodies.install(app)
     events.install(app, config)
 
     app.register_blueprint(api.bp)

@@ -15,6 +15,9 @@ __all__ = ["WebConfig", "ConfigError", "MAX_WATCHERS"]
 #: the most live-event watchers any configuration may allow (each holds an open connection)
 MAX_WATCHERS = 10000
 
+#: the fewest connections that may be left beyond the watchers, for the players' requests
+MIN_SPARE_CONNECTIONS = 16
+
 
 @dataclass(frozen=True)
 class WebConfig:
@@ -30,12 +33,16 @@ class WebConfig:
     address, logins from it are refused for ``login_lockout_s`` seconds.
     At most ``max_watchers`` pages may follow the live events at once; one
     more is refused politely (503, try again later), so that a crowd of
-    watchers never crowds out the players.
+    watchers never crowds out the players. A connection must complete its
+    request's headers within ``header_timeout_s`` of opening (or of its last
+    answer) and its body within ``body_timeout_s`` (a photo's upload is given
+    longer, by its size); past ``max_watchers + spare_connections`` open at
+    once, the oldest of those still sending a request goes (:mod:`.connections`).
 
     >>> WebConfig(pin="1234", secret_key=b"0123456789abcdef").events_keepalive_s
     15.0
     >>> WebConfig(pin="1234", secret_key=b"0123456789abcdef")  # the secrets stay out of logs
-    WebConfig(title='Willughby', events_keepalive_s=15.0, trusted_hosts=None, login_attempts=5, login_lockout_s=30.0, max_watchers=300)
+    WebConfig(title='Willughby', events_keepalive_s=15.0, trusted_hosts=None, login_attempts=5, login_lockout_s=30.0, max_watchers=300, header_timeout_s=10.0, body_timeout_s=20.0, spare_connections=300)
     """
 
     pin: str = field(repr=False)
@@ -46,6 +53,9 @@ class WebConfig:
     login_attempts: int = 5
     login_lockout_s: float = 30.0
     max_watchers: int = 300
+    header_timeout_s: float = 10.0
+    body_timeout_s: float = 20.0
+    spare_connections: int = 300
 
     def __post_init__(self) -> None:
         if not isinstance(self.pin, str):
@@ -56,7 +66,7 @@ class WebConfig:
             raise ConfigError("secret_key must be at least 16 bytes")
         if not isinstance(self.title, str) or not self.title.strip():
             raise ConfigError(f"title must be a non-empty string, not {self.title!r}")
-        for name in ("events_keepalive_s", "login_lockout_s"):
+        for name in ("events_keepalive_s", "login_lockout_s", "header_timeout_s", "body_timeout_s"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) \
                     or not math.isfinite(value) or value <= 0:
@@ -69,6 +79,10 @@ class WebConfig:
                 or not 1 <= self.max_watchers <= MAX_WATCHERS:
             raise ConfigError(f"max_watchers must be a whole number from 1 to {MAX_WATCHERS}, "
                               f"not {self.max_watchers!r}")
+        if isinstance(self.spare_connections, bool) or not isinstance(self.spare_connections, int) \
+                or not MIN_SPARE_CONNECTIONS <= self.spare_connections <= MAX_WATCHERS:
+            raise ConfigError(f"spare_connections must be a whole number from {MIN_SPARE_CONNECTIONS} to "
+                              f"{MAX_WATCHERS}, not {self.spare_connections!r}")
         if self.trusted_hosts is not None:
             hosts = (self.trusted_hosts,) if isinstance(self.trusted_hosts, str) else tuple(self.trusted_hosts)
             if not hosts or not all(isinstance(h, str) and h for h in hosts):

@@ -21,6 +21,14 @@ with h11) in front of the app, and:
   the app's host check, security headers and watcher limit
   (``WebConfig.max_watchers``, :mod:`.events`) apply to events as to
   everything else;
+* reads a request's body only once the app has checked who sends it
+  (:mod:`.bodies`: the login and CSRF token of a control, before a byte of
+  its body), within a deadline, into a file past a few kilobytes: never a
+  whole upload in memory;
+* holds every connection to account (:mod:`.connections`): one that does
+  not complete its request's headers within seconds is closed, and when too
+  many are open the oldest still sending a request goes, so silent or
+  dribbling connections never crowd out the players;
 * stops promptly: :meth:`PageServer.stop` (SIGTERM, Ctrl-C) ends every stream
   at once, lets the requests in hand finish, and returns.
 
@@ -40,6 +48,7 @@ import signal
 import socket
 import struct
 import sys
+import tempfile
 import threading
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping
 from concurrent.futures import ThreadPoolExecutor
@@ -48,7 +57,8 @@ from typing import Any
 import uvicorn
 from flask import Flask
 
-from .api import PHOTO_UPLOAD_PATH, UPLOAD_OVERHEAD
+from .bodies import BODY_TICKET_KEY, BodyTicket
+from .connections import ConnectionGuard, ConnectionLimits, guarded_protocol
 from .events import (EVENTS_TICKET_KEY, KEEPALIVE, RETRY_MS, EventsTicket, WatcherGate, format_event,
                      watcher_gate)
 from .services import services
@@ -59,16 +69,13 @@ __all__ = ["PageServer", "PageFront", "lan_addresses", "listens_on_all", "mdns_n
 #: the threads that run the app's requests (the Pi has four cores, the work is short)
 DEFAULT_WORKERS = 4
 
-#: the largest request body read when the app sets no MAX_CONTENT_LENGTH
-_BODY_CAP = 1024 * 1024
+#: a body past this many bytes is read into a file, not memory
+_IN_MEMORY = 64 * 1024
 
 #: how long a stop waits for streams and requests to finish before cancelling them
 _GRACE_S = 0.5
 
 _KEEPALIVE = KEEPALIVE.encode("utf-8")
-
-#: connections beyond the watchers, for the players' requests and for refusing watchers politely
-_SPARE_CONNECTIONS = 256
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -168,10 +175,9 @@ class PageFront:
         self.keepalive_s = found.config.events_keepalive_s
         self.max_watchers = found.config.max_watchers
         self.gate: WatcherGate = watcher_gate(app)
-        self._body_cap = int(app.config.get("MAX_CONTENT_LENGTH") or _BODY_CAP)
-        # a dispute photo's upload is the one larger body taken (the app checks the login before it reads it)
-        photo_bytes = int(getattr(self.companion, "max_photo_bytes", 0) or 0)
-        self._upload_cap = max(self._body_cap, photo_bytes + UPLOAD_OVERHEAD if photo_bytes > 0 else 0)
+        config = found.config
+        self.limits = ConnectionLimits(header_timeout_s=config.header_timeout_s,
+                                       max_connections=config.max_watchers + config.spare_connections)
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="willughby-page")
         self._events_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="willughby-events-check")
         self._hub: _Hub | None = None
@@ -229,19 +235,34 @@ class PageFront:
             await self._request(scope, receive, send)
 
     async def _request(self, scope: Scope, receive: Receive, send: Send) -> None:
-        upload = scope["method"] == "POST" and PHOTO_UPLOAD_PATH.fullmatch(scope["path"]) is not None
-        body = await self._read_body(receive, self._upload_cap if upload else self._body_cap)
-        if body is None:  # the client went before it had sent its request
-            return
-        environ = self._environ(scope, body)
         loop = asyncio.get_running_loop()
-        status, headers, content = await loop.run_in_executor(self._pool, self._call_app, environ)
-        await send({"type": "http.response.start", "status": status, "headers": headers})
-        await send({"type": "http.response.body", "body": content if scope["method"] != "HEAD" else b""})
+        body: Any = io.BytesIO()
+        if _has_body(scope):
+            # the app checks who sends it before a byte of the body is read (bodies.py)
+            ticket = BodyTicket()
+            environ = self._environ(scope, body, 0)
+            environ[BODY_TICKET_KEY] = ticket
+            status, headers, content = await loop.run_in_executor(self._pool, self._call_app, environ)
+            if ticket.cap is None:  # refused on its headers: answered, the body left unread, the connection closed
+                await _answer(send, status, headers + [(b"connection", b"close")], content)
+                return
+            try:
+                body = await self._read_body(receive, ticket.cap, ticket.timeout_s)
+            except TimeoutError:
+                await _answer(send, 408, [(b"content-type", b"application/json"), (b"connection", b"close")],
+                              b'{"error": "the request\'s body did not come in time"}')
+                return
+            if body is None:  # the client went before it had sent its request
+                return
+        with body:
+            environ = self._environ(scope, body, body.seek(0, io.SEEK_END))
+            body.seek(0)
+            status, headers, content = await loop.run_in_executor(self._pool, self._call_app, environ)
+        await _answer(send, status, headers, content if scope["method"] != "HEAD" else b"")
 
     async def _events(self, scope: Scope, receive: Receive, send: Send) -> None:
         ticket = EventsTicket()
-        environ = self._environ(scope, b"")
+        environ = self._environ(scope, io.BytesIO(), 0)
         environ[EVENTS_TICKET_KEY] = ticket
         loop = asyncio.get_running_loop()
         status, headers, content = await loop.run_in_executor(self._events_pool, self._call_app, environ)
@@ -297,19 +318,31 @@ class PageFront:
         watcher.gone = True
         watcher.wake.set()
 
-    async def _read_body(self, receive: Receive, cap: int) -> bytes | None:
-        """The request's body, up to one byte more than *cap*, what the app takes (it then refuses it, 413)."""
-        body = bytearray()
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return None
-            body += message.get("body", b"")
-            if len(body) > cap or not message.get("more_body", False):
-                return bytes(body)
+    @staticmethod
+    async def _read_body(receive: Receive, cap: int, timeout_s: float) -> Any:
+        """The request's body in a file (memory up to a few kilobytes), up to one byte more than *cap*,
+        what the app takes (it then refuses it, 413); None if the client went first. TimeoutError past
+        *timeout_s*."""
+        body = tempfile.SpooledTemporaryFile(max_size=_IN_MEMORY)
+        size = 0
+        try:
+            async with asyncio.timeout(timeout_s):
+                while True:
+                    message = await receive()
+                    if message["type"] == "http.disconnect":
+                        body.close()
+                        return None
+                    chunk = message.get("body", b"")[:cap + 1 - size]
+                    body.write(chunk)
+                    size += len(chunk)
+                    if size > cap or not message.get("more_body", False):
+                        return body
+        except BaseException:
+            body.close()
+            raise
 
     # -- WSGI -------------------------------------------------------------------
-    def _environ(self, scope: Scope, body: bytes) -> dict[str, Any]:
+    def _environ(self, scope: Scope, body: Any, length: int) -> dict[str, Any]:
         """The WSGI environ of an ASGI request (PEP 3333: strings are latin-1 of the bytes)."""
         server = scope.get("server") or ("localhost", 80)
         client = scope.get("client") or ("", 0)
@@ -323,10 +356,10 @@ class PageFront:
             "SERVER_PROTOCOL": f"HTTP/{scope.get('http_version', '1.1')}",
             "REMOTE_ADDR": str(client[0]),
             "REMOTE_PORT": str(client[1]),
-            "CONTENT_LENGTH": str(len(body)),
+            "CONTENT_LENGTH": str(length),
             "wsgi.version": (1, 0),
             "wsgi.url_scheme": scope.get("scheme", "http"),
-            "wsgi.input": io.BytesIO(body),
+            "wsgi.input": body,
             "wsgi.errors": sys.stderr,
             "wsgi.multithread": True,
             "wsgi.multiprocess": False,
@@ -338,7 +371,9 @@ class PageFront:
                 continue
             value = raw_value.decode("latin-1")
             if name == "CONTENT-LENGTH":
-                continue  # the length of the body read, above
+                if BODY_TICKET_KEY not in environ:
+                    continue  # the length of the body read, above
+                environ["CONTENT_LENGTH"] = value  # asked before the body is read: the length the client says
             key = "CONTENT_TYPE" if name == "CONTENT-TYPE" else "HTTP_" + name.replace("-", "_")
             environ[key] = f"{environ[key]},{value}" if key in environ else value
         return environ
@@ -368,6 +403,21 @@ class PageFront:
                 b"".join(chunks))
 
 
+def _has_body(scope: Scope) -> bool:
+    """Whether the request says a body follows (or may: any method but GET and HEAD)."""
+    if scope["method"] not in ("GET", "HEAD"):
+        return True
+    for name, value in scope["headers"]:
+        if (name == b"content-length" and value.strip() not in (b"", b"0")) or name == b"transfer-encoding":
+            return True
+    return False
+
+
+async def _answer(send: Send, status: int, headers: _Headers, content: bytes) -> None:
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": content})
+
+
 class _Uvicorn(uvicorn.Server):
     """uvicorn's server, leaving the signals to :class:`PageServer` (uvicorn's
     own handlers raise the signal again once it has stopped, which would end
@@ -389,20 +439,25 @@ class PageServer:
                  workers: int = DEFAULT_WORKERS) -> None:
         self.front = PageFront(app, workers=workers)
         self.host = host
-        _allow_open_files(self.front.max_watchers + _SPARE_CONNECTIONS + 64)
+        self.guard = ConnectionGuard(self.front.limits)
+        _allow_open_files(self.front.limits.max_connections + 64)
         try:
             self._socket = _bind(host, port)
         except OSError:
             self.front.close()
             raise
         self.port: int = self._socket.getsockname()[1]
-        config = uvicorn.Config(self.front, lifespan="off", http="h11", ws="none", loop="asyncio",
+        config = uvicorn.Config(self.front, lifespan="off", http=guarded_protocol(self.guard), ws="none",
+                                loop="asyncio",
                                 interface="asgi3", proxy_headers=False, server_header=False,
                                 access_log=False, log_config=None, log_level="warning",
                                 # uvicorn's annotation says int; it waits with asyncio.wait_for, which takes seconds
                                 # as a float, and half a second is the grace wanted here
                                 timeout_graceful_shutdown=_GRACE_S,  # type: ignore[arg-type]
-                                limit_concurrency=self.front.max_watchers + _SPARE_CONNECTIONS)
+                                # the guard closes a connection idle between requests (header_timeout_s);
+                                # uvicorn's own keep-alive timer only as a backstop
+                                timeout_keep_alive=int(self.front.limits.header_timeout_s) + 1,
+                                limit_concurrency=None)
         self._server = _Uvicorn(config)
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop_asked = False
