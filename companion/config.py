@@ -11,8 +11,10 @@ players = { light = "Light", dark = "Dark" }
 [web]
 host = "0.0.0.0"      # every address, so phones at the table can open the page; "127.0.0.1": this machine only
 port = 8080
-pin = ""              # the control PIN; generated and printed at first start when empty
+pin = ""              # the control PIN (4-12 digits, or a passphrase of 16+ characters); generated and
+                      # printed at first start when empty
 max_watchers = 300    # pages that may follow the game at once; one more is asked to come back later
+trusted_hosts = []    # the host names the page answers to, e.g. ["willughby.local", "192.168.1.20"] (empty: any)
 
 [camera]
 source = "none"       # "camera:0", "picamera:", "folder:PATH", "video:PATH" (willughby.hardware.camera)
@@ -54,7 +56,7 @@ from willughby.engine.rules import get_preset, preset_rules
 from willughby.web_ui.config import MAX_WATCHERS
 
 __all__ = ["CompanionConfig", "ConfigError", "DeviceAbsentError", "load_config", "default_data_dir", "ensure_pin", "host_problem",
-           "port_problem", "watchers_problem"]
+           "port_problem", "watchers_problem", "pin_is_good", "WEB_SETTINGS"]
 
 #: where the dice come from: typed on the page, the dice box, the Pi's ROLL button, the players' own dice seen
 DICE_SOURCES = ("page", "box", "pi", "camera")
@@ -149,6 +151,7 @@ class CompanionConfig:
     pin_numbers: Mapping[str, Any] = field(default_factory=dict)
     speech: str = "auto"
     vision: Mapping[str, Any] = field(default_factory=dict)   # the [vision] table (willughby.vision.config)
+    web: Mapping[str, Any] = field(default_factory=dict)      # the page's other [web] settings (WebConfig's)
 
     def __post_init__(self) -> None:
         try:
@@ -176,8 +179,10 @@ class CompanionConfig:
                 raise ConfigError(f"camera.{name} {problem}")
         if self.speech not in ("auto", "on", "off"):
             raise ConfigError(f"speech.enabled must be auto, on or off, not {self.speech!r}")
-        if self.pin and not (self.pin.isdigit() and 4 <= len(self.pin) <= 12):
-            raise ConfigError("web.pin must be 4 to 12 digits")
+        if self.pin and not pin_is_good(self.pin):
+            raise ConfigError(f"web.pin must be 4 to 12 digits, or a passphrase of {MIN_PASSPHRASE} to "
+                              f"{MAX_PASSPHRASE} characters (not all digits, no spaces at its ends)")
+        self.web_config(self.pin or "0000", b"a key of sixteen bytes")   # the other [web] settings, checked now
         self.vision_config                 # the [vision] table, checked now: a bad value stops the start
         if self.pin_numbers:
             from willughby.hardware.config import PinConfig
@@ -212,6 +217,17 @@ class CompanionConfig:
         return CameraControls(fps=self.camera_fps, exposure=self.camera_exposure,
                               white_balance=self.camera_white_balance)
 
+    def web_config(self, pin: str, secret_key: bytes) -> Any:
+        """The page's settings: *pin* and *secret_key* with ``host``/``port`` aside, ``max_watchers`` and
+        the ``[web]`` table's other values (:class:`willughby.web_ui.WebConfig`)."""
+        from willughby.web_ui.config import ConfigError as WebConfigError
+        from willughby.web_ui.config import WebConfig
+
+        try:
+            return WebConfig(pin=pin, secret_key=secret_key, max_watchers=self.max_watchers, **dict(self.web))
+        except WebConfigError as exc:
+            raise ConfigError(f"web.{exc}") from None
+
     @property
     def vision_config(self) -> Any:
         """The camera's reading settings: the defaults with the ``[vision]``
@@ -232,6 +248,26 @@ class CompanionConfig:
     @property
     def calibration_path(self) -> Path:
         return Path(self.data_dir) / "calibration.json"
+
+
+#: the [web] settings the page's own configuration checks (willughby.web_ui.WebConfig)
+WEB_SETTINGS = ("title", "trusted_hosts", "login_attempts", "login_lockout_s", "wrong_pins_per_hour",
+                "header_timeout_s", "body_timeout_s", "spare_connections", "events_keepalive_s")
+
+#: a passphrase given as the PIN: at least this many characters (about 60 bits in four common words)
+MIN_PASSPHRASE = 16
+MAX_PASSPHRASE = 128
+
+
+def pin_is_good(pin: str) -> bool:
+    """Whether *pin* may be the control PIN: 4 to 12 digits, or a passphrase.
+
+    >>> pin_is_good("2468"), pin_is_good("24"), pin_is_good("correct horse battery staple"), pin_is_good(" x" * 9)
+    (True, False, True, False)
+    """
+    if pin.isdigit():
+        return 4 <= len(pin) <= 12
+    return MIN_PASSPHRASE <= len(pin) <= MAX_PASSPHRASE and pin == pin.strip() and pin.isprintable()
 
 
 _TABLES: dict[str, dict[str, str]] = {
@@ -262,8 +298,14 @@ def config_from_mapping(doc: Mapping[str, Any], where: str = "the configuration"
             if table == "vision":             # checked whole by the camera's own configuration
                 values.setdefault("vision", {})[key] = value
                 continue
+            if table == "web" and key in WEB_SETTINGS:     # checked by the page's own configuration
+                if key == "trusted_hosts" and value == []:
+                    continue                               # none listed: any host name (the default)
+                values.setdefault("web", {})[key] = tuple(value) if isinstance(value, list) else value
+                continue
             if key not in _TABLES[table]:
-                raise ConfigError(f"{where}: unknown key {table}.{key} (known: {', '.join(_TABLES[table])})")
+                known = [*_TABLES[table], *(WEB_SETTINGS if table == "web" else ())]
+                raise ConfigError(f"{where}: unknown key {table}.{key} (known: {', '.join(known)})")
             name = _TABLES[table][key]
             expected = types[name]
             if name == "data_dir":

@@ -111,7 +111,6 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
     abandoned (:attr:`Runtime.left`). The demo carries on a game of another preset with its players."""
     from willughby.engine.rules import get_preset
     from willughby.web_ui import create_app
-    from willughby.web_ui.config import WebConfig
 
     data_dir = Path(config.data_dir)
     _make_data_dir(data_dir, "--data-dir" if demo else "companion.data_dir")
@@ -151,8 +150,7 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
             # nothing in progress, or a new game asked for once every device opened: the configured game,
             # ready for the roll for start (one in progress is kept as abandoned)
             companion.new_game(config.preset, dict(config.options), dict(config.players), who="serve")
-        rt.app = create_app(WebConfig(pin=config.pin, secret_key=_secret_key(data_dir),
-                                      max_watchers=config.max_watchers), companion=companion)
+        rt.app = create_app(config.web_config(config.pin, _secret_key(data_dir)), companion=companion)
     except BaseException:  # noqa: close what was built, then re-raise (nothing is hidden)
         rt.close()
         raise

@@ -256,10 +256,14 @@ class Companion:
 
     # -------------------------------------------------------------- devices
     def set_device(self, name: str, status: Any) -> None:
-        """A device's state for the page (``camera``, ``dice``, ``speech``)."""
+        """A device's state for the page (``camera``, ``dice``, ``speech``, the page's ``logins``);
+        ``{"alert": text}`` is shown where no one misses it; None takes the device off."""
         with self._lock:
             if self.devices.get(name) != status:
-                self.devices[name] = status
+                if status is None:
+                    self.devices.pop(name, None)
+                else:
+                    self.devices[name] = status
                 self.telling.publish()
 
     def notice(self, text: str) -> None:

@@ -16,6 +16,7 @@ from . import api, bodies, events, pages, security
 from .config import WebConfig
 from .contract import CompanionLike
 from .errors import TooManyAttemptsError, WebUIError
+from .logins import GuessingNotice
 from .services import LoginLimiter, WebServices, services
 
 __all__ = ["create_app"]
@@ -66,7 +67,8 @@ def create_app(config: WebConfig | Mapping[str, Any] | None = None,
         MAX_CONTENT_LENGTH=MAX_BODY,
         TRUSTED_HOSTS=list(config.trusted_hosts) if config.trusted_hosts else None,
     )
-    limiter = LoginLimiter(config.login_attempts, config.login_lockout_s)
+    limiter = LoginLimiter(config.login_attempts, config.login_lockout_s, config.wrong_pins_per_hour)
+    GuessingNotice(limiter, lambda notice: companion.set_device("logins", notice))
     WebServices(config, companion, limiter).install(app)
     bodies.install(app)
     events.install(app, config)

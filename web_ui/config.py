@@ -30,7 +30,9 @@ class WebConfig:
     is encoded as UTF-8).
     ``trusted_hosts``, when given, lists the host names the page answers to
     (Flask's ``TRUSTED_HOSTS``). After ``login_attempts`` wrong PINs from one
-    address, logins from it are refused for ``login_lockout_s`` seconds.
+    address, logins from it are refused for ``login_lockout_s`` seconds; past
+    ``wrong_pins_per_hour`` from anyone in an hour, every login waits, twice
+    as long after each further one (:mod:`.logins`).
     At most ``max_watchers`` pages may follow the live events at once; one
     more is refused politely (503, try again later), so that a crowd of
     watchers never crowds out the players. A connection must complete its
@@ -42,7 +44,7 @@ class WebConfig:
     >>> WebConfig(pin="1234", secret_key=b"0123456789abcdef").events_keepalive_s
     15.0
     >>> WebConfig(pin="1234", secret_key=b"0123456789abcdef")  # the secrets stay out of logs
-    WebConfig(title='Willughby', events_keepalive_s=15.0, trusted_hosts=None, login_attempts=5, login_lockout_s=30.0, max_watchers=300, header_timeout_s=10.0, body_timeout_s=20.0, spare_connections=300)
+    WebConfig(title='Willughby', events_keepalive_s=15.0, trusted_hosts=None, login_attempts=5, login_lockout_s=30.0, wrong_pins_per_hour=10, max_watchers=300, header_timeout_s=10.0, body_timeout_s=20.0, spare_connections=300)
     """
 
     pin: str = field(repr=False)
@@ -52,6 +54,7 @@ class WebConfig:
     trusted_hosts: tuple[str, ...] | None = None
     login_attempts: int = 5
     login_lockout_s: float = 30.0
+    wrong_pins_per_hour: int = 10
     max_watchers: int = 300
     header_timeout_s: float = 10.0
     body_timeout_s: float = 20.0
@@ -72,9 +75,10 @@ class WebConfig:
                     or not math.isfinite(value) or value <= 0:
                 raise ConfigError(f"{name} must be a positive number of seconds, not {value!r}")
             object.__setattr__(self, name, float(value))
-        if isinstance(self.login_attempts, bool) or not isinstance(self.login_attempts, int) \
-                or self.login_attempts < 1:
-            raise ConfigError(f"login_attempts must be a whole number of at least 1, not {self.login_attempts!r}")
+        for name in ("login_attempts", "wrong_pins_per_hour"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"{name} must be a whole number of at least 1, not {value!r}")
         if isinstance(self.max_watchers, bool) or not isinstance(self.max_watchers, int) \
                 or not 1 <= self.max_watchers <= MAX_WATCHERS:
             raise ConfigError(f"max_watchers must be a whole number from 1 to {MAX_WATCHERS}, "

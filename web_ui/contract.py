@@ -80,6 +80,10 @@ class CompanionLike(Protocol):
     def subscribe(self) -> Subscription:
         """A new subscription; its first ``get`` returns the current state."""
 
+    def set_device(self, name: str, status: Any) -> None:
+        """A live status for the players, in the state's ``devices`` (the page's own: ``logins``,
+        someone guessing the PIN); ``{"alert": text}`` is shown where no one misses it, None clears it."""
+
     # -- control (the page asks for the PIN first) -------------------------
     def new_game(self, preset: str, options: dict[str, str], players: dict[str, str], who: str) -> "StateDoc":
         """Start a new game (the one in progress ends unfinished); returns the state."""

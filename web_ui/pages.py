@@ -28,6 +28,7 @@ def _page_context() -> dict[str, Any]:
     return {
         "site_title": services().config.title,
         "control_enabled": services().config.control_enabled,
+        "pin_is_passphrase": not services().config.pin.isdigit(),
         "csrf_token": security.csrf_token(),
         "user": security.current_user(),
     }

@@ -1,9 +1,10 @@
 """Who may control the game, and how requests prove it.
 
 A player logs in with the PIN (compared in constant time, wrong tries
-rate-limited per address); the signed session cookie then carries a keyed
-hash of the PIN (so a new PIN logs everyone out), the name given at login and
-a random CSRF token. Every POST must be JSON, must not come from another site
+limited per address and across them all: ``logins.py``); the signed session
+cookie then carries the login's random id (kept alive in memory only, so
+logging out or a restart truly ends it), a keyed hash of the PIN (so a new
+PIN logs everyone out), the name given at login and a random CSRF token. Every POST must be JSON, must not come from another site
 (``Origin``), and, but for the login itself, must carry the token in
 ``X-CSRF-Token``. The cookie is ``SameSite=Strict`` and
 ``HttpOnly``. Every response carries headers that keep the page to itself.
@@ -59,7 +60,7 @@ CONTENT_SECURITY_POLICY = "; ".join([
     "frame-ancestors 'none'",
 ])
 
-_LOGGED_IN, _NAME, _CSRF = "pin_mark", "name", "csrf"
+_LOGGED_IN, _NAME, _CSRF, _SID = "pin_mark", "name", "csrf", "sid"
 
 
 def _pin_mark() -> str:
@@ -85,16 +86,14 @@ def log_in(name: str | None) -> str:
     session.clear()  # a fresh session: nothing carried over from before the PIN
     session.permanent = True
     token = secrets.token_urlsafe(32)
-    session.update({_LOGGED_IN: _pin_mark(), _NAME: name or DEFAULT_WHO, _CSRF: token})
+    session.update({_LOGGED_IN: _pin_mark(), _NAME: name or DEFAULT_WHO, _CSRF: token,
+                    _SID: services().sessions.start()})
     return token
 
 
 def log_out() -> None:
-    """Forget this session's login and token, and refuse the token from now
-    on wherever a copy of the cookie turns up."""
-    token = session.get(_CSRF)
-    if isinstance(token, str) and token:
-        services().logged_out.add(token)
+    """End this session's login, wherever a copy of the cookie turns up."""
+    services().sessions.end(session.get(_SID))
     session.clear()
 
 
@@ -105,7 +104,7 @@ def logged_in() -> bool:
     mark = session.get(_LOGGED_IN)
     if not (isinstance(mark, str) and hmac.compare_digest(mark, _pin_mark())):
         return False
-    return session.get(_CSRF) not in services().logged_out
+    return session.get(_SID) in services().sessions
 
 
 def current_user() -> str | None:

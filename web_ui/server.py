@@ -249,8 +249,9 @@ class PageFront:
             try:
                 body = await self._read_body(receive, ticket.cap, ticket.timeout_s)
             except TimeoutError:
-                await _answer(send, 408, [(b"content-type", b"application/json"), (b"connection", b"close")],
-                              b'{"error": "the request\'s body did not come in time"}')
+                late = b'{"error": "the request\'s body did not come in time"}'
+                await _answer(send, 408, [(b"content-type", b"application/json"), (b"connection", b"close"),
+                                          (b"content-length", str(len(late)).encode())], late)
                 return
             if body is None:  # the client went before it had sent its request
                 return

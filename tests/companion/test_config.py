@@ -43,6 +43,12 @@ def test_the_shipped_example_for_a_pi_loads():
     ("[web]\nmax_watchers = 0\n", "web.max_watchers must be a whole number from 1 to 10000, not 0"),
     ("[web]\nmax_watchers = 20000\n", "web.max_watchers must be a whole number from 1 to 10000"),
     ("[web]\nmax_watchers = true\n", "web.max_watchers must be a whole number"),
+    ("[web]\npin = 'short phrase'\n", "web.pin must be 4 to 12 digits, or a passphrase of 16 to 128 characters"),
+    ("[web]\ntrusted_hosts = [7]\n", "web.trusted_hosts must be a list of host names"),
+    ("[web]\nheader_timeout_s = 0\n", "web.header_timeout_s must be a positive number of seconds"),
+    ("[web]\nspare_connections = 2\n", "web.spare_connections must be a whole number from 16"),
+    ("[web]\nwrong_pins_per_hour = 0\n", "web.wrong_pins_per_hour must be a whole number of at least 1"),
+    ("[web]\nsecret_key = 'x'\n", "unknown key web.secret_key"),
     ("[dice]\nsource = 'cup'\n", "dice.source must be page, box, pi or camera"),
     ("[companion]\npreset = 'chess'\n", "companion.preset"),
     ("[hardware]\nenabled = 'yes'\n", "hardware.enabled must be true or false"),
@@ -91,6 +97,20 @@ def test_every_way_of_naming_where_to_listen_is_taken(tmp_path, host):
     path.write_text(f"[web]\nhost = '{host}'\nport = 8081\nmax_watchers = 500\n")
     c = load_config(path)
     assert (c.host, c.port, c.max_watchers) == (host, 8081, 500)
+
+
+def test_the_pages_network_settings_and_a_passphrase_reach_the_page(tmp_path):
+    """trusted_hosts used to exist in the page's settings without a way to set it from the file."""
+    path = tmp_path / "w.toml"
+    path.write_text("[web]\npin = 'correct horse battery staple'\ntrusted_hosts = ['willughby.local', '192.168.1.20']\n"
+                    "wrong_pins_per_hour = 6\nheader_timeout_s = 4.5\nspare_connections = 100\n")
+    c = load_config(path)
+    web = c.web_config(c.pin, b"a key of sixteen bytes")
+    assert web.pin == "correct horse battery staple"
+    assert web.trusted_hosts == ("willughby.local", "192.168.1.20")
+    assert (web.wrong_pins_per_hour, web.header_timeout_s, web.spare_connections) == (6, 4.5, 100)
+    path.write_text("[web]\ntrusted_hosts = []\n")
+    assert load_config(path).web_config("2468", b"a key of sixteen bytes").trusted_hosts is None
 
 
 def test_the_page_is_for_phones_at_the_table_by_default():

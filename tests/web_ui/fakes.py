@@ -136,6 +136,16 @@ class FakeCompanion:
         with self._lock:
             return copy.deepcopy(self._state)
 
+    def set_device(self, name: str, status: Any) -> None:
+        with self._lock:
+            devices = self._state["devices"]
+            if devices.get(name) != status:
+                if status is None:
+                    devices.pop(name, None)
+                else:
+                    devices[name] = status
+                self._changed()
+
     def subscribe(self) -> FakeSubscription:
         with self._lock:
             subscription = FakeSubscription(self, copy.deepcopy(self._state))

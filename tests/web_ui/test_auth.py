@@ -143,18 +143,64 @@ def test_logout_from_another_site_is_refused(client: FlaskClient) -> None:
     assert response.status_code == 403
 
 
-def test_limiter_forgets_addresses_beyond_its_bound() -> None:
-    limiter = LoginLimiter(attempts=3, lockout_s=30, clock=lambda: 0.0)
+def test_limiter_forgets_the_address_heard_from_longest_ago_never_the_whole_table() -> None:
+    limiter = LoginLimiter(attempts=3, lockout_s=30, free=1000, clock=lambda: 0.0)
     limiter.max_tracked = 2
     limiter.failed("a")
+    limiter.failed("a")
     limiter.failed("b")
-    limiter.failed("c")  # the table was full: forgotten, then "c" counted
-    limiter.failed("a")
-    limiter.failed("a")
-    limiter.check("a")  # two wrong since the table was cleared: not locked
-    limiter.failed("a")
+    limiter.failed("c")  # the table was full: "a", heard from longest ago, forgotten; "b" kept
+    limiter.failed("b")
+    limiter.failed("b")
     with pytest.raises(PermissionError):
-        limiter.check("a")
+        limiter.check("b")
+    limiter.failed("a")
+    limiter.failed("a")
+    limiter.check("a")  # two wrong since it was forgotten: not locked
+
+
+def _from(client: FlaskClient, address: str, pin: str) -> int:
+    return client.post("/api/login", json={"pin": pin}, environ_base={"REMOTE_ADDR": address}).status_code
+
+
+def test_guesses_from_many_addresses_share_one_limit(app: Flask, client: FlaskClient,
+                                                     companion: FakeCompanion) -> None:
+    """'Wrong PINs from one address get 429 from the 6th try; from 30 source addresses, 150 guesses went
+    through' (issue 46). Now past 10 wrong in an hour from anyone, every login waits, twice as long each time."""
+    now = _clock(app)
+    player = app.test_client()
+    token = log_in(player)                                     # a player logged in before the guessing
+    answers = [_from(client, f"10.0.0.{n}", f"{n:04d}") for n in range(1, 31) for _ in range(5)]
+    assert answers.count(403) == 10 and answers.count(429) == 140
+    assert _from(client, "10.0.0.99", PIN) == 429              # the right PIN too must wait
+    response = client.post("/api/login", json={"pin": "0000"}, environ_base={"REMOTE_ADDR": "10.0.0.98"})
+    assert response.json == {"error": "someone is guessing the PIN: every login waits 30 seconds"}
+    assert response.headers["Retry-After"] == "30"
+    notice = companion.state()["devices"]["logins"]["alert"]
+    assert notice.startswith("Someone is guessing the PIN: 10 wrong in the last hour")
+    # the players already logged in are not locked out
+    assert player.post("/api/dice", json={"dice": [3, 1]}, headers={"X-CSRF-Token": token}).status_code == 200
+    now[0] += 31
+    assert _from(client, "10.0.0.97", "1111") == 403           # the 11th wrong: every login waits 60 s
+    now[0] += 31
+    assert _from(client, "10.0.0.96", PIN) == 429
+    now[0] += 30
+    assert _from(client, "10.0.0.96", PIN) == 200
+    now[0] += 3600                                              # an hour without guessing: the notice goes
+    services = app.extensions["willughby.web_ui"]
+    services.limiter.failed("10.0.0.95")
+    assert services.limiter.guessing() is None and "logins" not in companion.state()["devices"]
+
+
+def test_a_restart_ends_every_login(companion: FakeCompanion) -> None:
+    """A copy of a cookie (logged out or not) controls nothing once the server has restarted."""
+    before = create_app(WebConfig(pin=PIN, secret_key=SECRET), companion).test_client()
+    token = log_in(before)
+    assert before.post("/api/undo", json={}, headers={"X-CSRF-Token": token}).status_code != 403
+    after = create_app(WebConfig(pin=PIN, secret_key=SECRET), companion).test_client()   # the same key
+    after.set_cookie("willughby_session", before.get_cookie("willughby_session").value)  # type: ignore[union-attr]
+    response = after.post("/api/undo", json={}, headers={"X-CSRF-Token": token})
+    assert response.status_code == 403 and response.json == {"error": "log in with the PIN first"}
 
 
 def test_a_new_pin_logs_everyone_out(companion: FakeCompanion) -> None:
@@ -188,3 +234,13 @@ def test_a_copy_of_the_cookie_taken_before_logout_no_longer_controls(app: Flask)
     assert response.status_code == 403 and response.json["error"] == "log in with the PIN first"
     fresh = app.test_client()                         # a new login works as before
     assert fresh.post("/api/undo", json={}, headers={"X-CSRF-Token": log_in(fresh)}).status_code != 403
+
+
+def test_a_passphrase_is_asked_for_as_one(companion: FakeCompanion) -> None:
+    phrase = "correct horse battery staple"
+    client = create_app(WebConfig(pin=phrase, secret_key=SECRET), companion).test_client()
+    page = client.get("/").get_data(as_text=True)
+    assert "Passphrase <input" in page and 'name="pin" type="password" inputmode="numeric"' not in page
+    assert client.post("/api/login", json={"pin": phrase}).status_code == 200
+    assert 'name="pin" type="password" inputmode="numeric"' in create_app(WebConfig(pin=PIN, secret_key=SECRET), companion).test_client() \
+        .get("/").get_data(as_text=True)

@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 MODULES = ["willughby.web_ui.config", "willughby.web_ui.errors", "willughby.web_ui.events",
-           "willughby.web_ui.pages", "willughby.web_ui.services", "willughby.web_ui.validate"]
+           "willughby.web_ui.logins", "willughby.web_ui.pages", "willughby.web_ui.validate"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -247,11 +247,22 @@
     return item;
   }
 
+  /** A device's status is a word, shown in the devices line, or {alert: text}: shown where no one misses it
+   * (the disk full, someone guessing the PIN). */
+  function isAlert(value) {
+    return value !== null && typeof value === "object" && typeof value.alert === "string";
+  }
+
   function renderDevices(devices) {
     if (!devices) return;
-    const words = Object.entries(devices).map(([name, value]) =>
+    const entries = Object.entries(devices).filter(([, value]) => value !== null && value !== undefined);
+    const words = entries.filter(([, value]) => !isAlert(value)).map(([name, value]) =>
       `${name}: ${value === true ? "on" : value === false ? "off" : value}`);
     $("devices").textContent = words.join(" · ");
+    const alerts = entries.filter(([, value]) => isAlert(value));
+    $("alerts").textContent = "";
+    for (const [, value] of alerts) $("alerts").append(W.el("p", {}, value.alert));
+    W.show($("alerts"), alerts.length > 0);
   }
 
   function renderControls(state) {
