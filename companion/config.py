@@ -354,7 +354,7 @@ def ensure_pin(config: CompanionConfig) -> tuple[CompanionConfig, bool]:
     path = Path(config.data_dir) / "pin"
     try:
         saved = path.read_text(encoding="utf-8").strip()
-        if saved.isdigit() and 4 <= len(saved) <= 12:
+        if pin_is_good(saved):
             return replace(config, pin=saved), False
     except FileNotFoundError:
         pass

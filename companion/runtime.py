@@ -92,8 +92,14 @@ def _secret_key(data_dir: Path) -> bytes:
     except FileNotFoundError:
         pass
     key = secrets.token_bytes(32)
-    path.write_bytes(key)
-    path.chmod(0o600)
+    part = path.with_name(path.name + ".part")
+    part.unlink(missing_ok=True)
+    fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)   # private from its first byte
+    with os.fdopen(fd, "wb") as f:
+        f.write(key)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(part, path)
     return key
 
 

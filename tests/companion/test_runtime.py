@@ -3,6 +3,7 @@ with the voice: presses reach the referee, the lights follow the game."""
 
 from __future__ import annotations
 
+import os
 import stat
 import time
 
@@ -109,3 +110,21 @@ def test_the_services_folder_camera_keeps_its_last_still_standing(tmp_path):
         assert int(watcher._last_frame.mean()) == 200           # the last still, standing
     finally:
         rt.close()
+
+
+def test_the_session_key_is_private_from_its_first_byte_and_kept(tmp_path, monkeypatch):
+    """It used to be written readable, then made private."""
+    from willughby.companion import runtime
+
+    opened: list[tuple[str, int]] = []
+    real_open = os.open
+
+    def watching_open(path, flags, mode=0o777, *args, **kwargs):
+        opened.append((str(path), mode))
+        return real_open(path, flags, mode, *args, **kwargs)
+
+    monkeypatch.setattr(runtime.os, "open", watching_open)
+    key = runtime._secret_key(tmp_path)
+    assert opened and all(mode == 0o600 for _, mode in opened)
+    assert stat.S_IMODE((tmp_path / "session.key").stat().st_mode) == 0o600
+    assert runtime._secret_key(tmp_path) == key and not (tmp_path / "session.key.part").exists()
