@@ -474,11 +474,13 @@ class Judging:
             m = game.need()
             if m.phase != "move":
                 raise NotNowError(f"no move is awaited now: {game.awaiting()}")
-            game.store.append(game.need_id(), "correction", {"board": dict(board)}, who)
             seen = self.position(board, m)
             if seen.physical_key() == m.position.physical_key():
                 raise CompanionError("that is the board before the move: nothing was played")
-            self.way_back.players_board(seen, who, board)
+            way = self.way_back.way(seen)
+            # only a board taken is kept, and as it was read (a refused one, or its padding, never is)
+            game.store.append(game.need_id(), "correction", {"board": seen.to_board()}, who)
+            self.way_back.players_board(seen, who, board, way)
             return self._telling.doc
 
 

@@ -147,6 +147,34 @@ def test_a_board_set_by_hand_is_judged_and_the_correction_recorded(c):
         c.submit_board(s["board"])                     # no move is awaited now
 
 
+def test_a_refused_board_is_not_kept(c, tmp_path):
+    """A board the referee refuses (an unknown field, 250 KB of padding) used to be stored as a correction
+    before it was checked: 20 of them grew the store by 4 MB, for ever (issue 46)."""
+    game_id = c.state()["game_id"]
+    log_before = c.store.game(game_id)["log"]
+    played = c.legal_boards()["24/21 6/5"]
+    padded = [{**played, "padding": "x" * 250_000},                      # an unknown field
+              {**played, "light": played["light"][:23]},                   # a board no position can be
+              {**c.state()["board"], "confidence": {"1": "x" * 250_000}}]  # the board before the move, padded
+    for _ in range(7):
+        for board in padded:
+            with pytest.raises(CompanionError):
+                c.submit_board(board, who="Eve")
+    c.store.close()
+    size = (tmp_path / "games.sqlite").stat().st_size
+    assert size < 1_000_000, f"the store holds {size} bytes after 21 refused boards"
+    c.store = GameStore(tmp_path / "games.sqlite")
+    assert c.store.game(game_id)["log"] == log_before
+
+
+def test_a_board_taken_is_kept_as_read(c):
+    played = c.legal_boards()["24/21 6/5"]
+    c.submit_board({**played, "confidence": {"1": 0.5}}, who="Bob")
+    log = c.store.game(c.state()["game_id"])["log"]
+    kept = [e["data"]["board"] for e in log if e["kind"] == "correction"]
+    assert len(kept) == 1 and "confidence" not in kept[0] and kept[0]["light"] == played["light"]
+
+
 def test_malformed_input_is_a_clear_error_and_changes_nothing(c):
     before = c.state()["version"]
     with pytest.raises(CompanionError, match="board"):
