@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from willughby.companion.cli_games import UsageError
+from willughby.engine.bounds import is_time
 
 __all__ = ["add_record_commands", "result_text", "find_game"]
 
@@ -168,9 +169,13 @@ def _players_text(players: Any) -> str:
 
 
 def _date(seconds: Any) -> str:
-    if not isinstance(seconds, (int, float)):
+    """A stored time to the minute, "-" for one no calendar shows (one bad game never stops a listing)."""
+    if not is_time(seconds):
         return "-"
-    return datetime.datetime.fromtimestamp(seconds).strftime("%Y-%m-%d %H:%M")
+    try:
+        return datetime.datetime.fromtimestamp(seconds).strftime("%Y-%m-%d %H:%M")
+    except (OverflowError, OSError, ValueError):
+        return "-"
 
 
 def _table(games: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -189,6 +189,9 @@ class BoardFamily(Family):
         if start is not None:
             begin = Position.from_board(dict(start), men=rules.men, starts_off_board=rules.start_waiting > 0,
                                         require_turn=True)
+        if players is not None and not isinstance(players, Mapping):
+            raise InvalidOptionError(f"a {self.name} game's players are named by colour "
+                                     f"({{\"light\": ..., \"dark\": ...}}), not given as a list")
         names = dict(players or {})
         if any(k not in COLOURS for k in names):
             raise InvalidOptionError(f"a {self.name} game's players are light and dark, not {sorted(names)}")

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from willughby.engine.bounds import MAX_DEPTH, depth_problem
 from willughby.engine.errors import EngineError, InvalidRecordError
 from willughby.engine.match import RECORD_FORMAT
 from willughby.engine.rules import get_preset
@@ -118,11 +119,17 @@ def read_document(path: str | Path) -> Any:
     if _MAT_START.match(text):
         raise mat
     try:
-        return json.loads(text)
+        doc = json.loads(text)
+    except RecursionError:
+        raise RecordError(f"{where}: the document nests deeper than {MAX_DEPTH} levels") from None
     except ValueError as exc:
         if named_mat:                   # named as one, and not JSON: the .mat is what was given
             raise mat from None
         raise RecordError(f"{where} is not JSON: {exc}") from None
+    problem = depth_problem(doc)
+    if problem:
+        raise RecordError(f"{where}: {problem}")
+    return doc
 
 
 def read_export(doc: Any) -> ExportedGame:
@@ -131,6 +138,9 @@ def read_export(doc: Any) -> ExportedGame:
     first thing wrong: not a game, an unknown preset, a malformed action, a
     record that does not replay, a result or a count of turns the replay
     does not come to."""
+    problem = depth_problem(doc)             # the bounds of live input (engine/bounds.py)
+    if problem:
+        raise RecordError(problem)
     if not isinstance(doc, Mapping):
         raise RecordError(f"an exported game is a JSON object, not {_short(doc)}")
     exported = "record" in doc
@@ -343,6 +353,8 @@ def _turns_played(board: str, match: Any) -> int:
 
 def _short(value: Any) -> str:
     """*value* as JSON, cut short enough for one line of an error."""
+    if depth_problem(value):
+        return "a document nested too deep to show"
     try:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):

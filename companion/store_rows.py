@@ -10,9 +10,10 @@ These are the :class:`~willughby.companion.store.GameStore`'s helpers
 from __future__ import annotations
 
 import json
-import math
 import sqlite3
 from typing import Any, Callable, Mapping, Sequence
+
+from willughby.engine.bounds import is_time
 
 from .store_schema import GAME_ID, KIND, CorruptStoreError
 
@@ -34,9 +35,6 @@ Entry = tuple[str, Any, str | None]
 LoggedEntry = tuple[int, str, str | None, float, Any]
 
 
-def is_time(value: Any) -> bool:
-    """Whether *value* is a time as the store keeps it: a finite number of seconds."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def encode(value: Any, what: str) -> str:

@@ -180,8 +180,10 @@ class LiveSessions:
 
     def __contains__(self, sid: object) -> bool:
         """Whether *sid* is a login alive now (each use keeps it alive another lifetime)."""
+        if not isinstance(sid, str):
+            return False
         with self._lock:
-            until = self._until.get(sid) if isinstance(sid, str) else None
+            until = self._until.get(sid)
             if until is None or until <= self.clock():
                 return False
             self._until[sid] = self.clock() + self.lifetime_s

@@ -14,6 +14,8 @@ from typing import Any
 
 from flask import Blueprint, g, render_template, request
 
+from willughby.engine.bounds import is_time
+
 from . import security, validate
 from .api import presets
 from .services import ask, services
@@ -90,7 +92,12 @@ def when(value: Any) -> str:
     '2025-03-01 20:15'
     """
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return dt.datetime.fromtimestamp(value).strftime("%Y-%m-%d %H:%M")
+        if not is_time(value):
+            return ""                      # no calendar shows it: one bad game never stops a listing
+        try:
+            return dt.datetime.fromtimestamp(value).strftime("%Y-%m-%d %H:%M")
+        except (OverflowError, OSError, ValueError):
+            return ""
     if isinstance(value, str):
         return value.replace("T", " ")[:16]
     return ""

@@ -21,6 +21,8 @@ from urllib.parse import urlsplit
 
 from flask import Response, request, session
 
+from willughby.engine.bounds import MAX_DEPTH, depth_problem
+
 from .errors import BadRequestError, ForbiddenError, UnsupportedMediaError
 from .services import services
 
@@ -145,8 +147,13 @@ def json_body() -> dict[str, Any]:
         return {}
     try:
         body = json.loads(raw)
+    except RecursionError:
+        raise BadRequestError(f"the body nests deeper than {MAX_DEPTH} levels") from None
     except ValueError:
         raise BadRequestError("the body is not valid JSON") from None
+    problem = depth_problem(body)               # the bounds an imported game is held to as well
+    if problem:
+        raise BadRequestError(problem.replace("the document", "the body"))
     if not isinstance(body, dict):
         raise BadRequestError(f"the body must be a JSON object, not {type(body).__name__}")
     return body

@@ -437,6 +437,12 @@ def _drop_last_move(d: dict[str, Any]) -> None:
                                                                    "stores: its players differs"),
     ("sice-ace", lambda d: d.update(started=None), "{file}: the store refuses it: the game's started"),
     ("sice-ace", lambda d: d.update(extra=1), "{file}: the document is not what its log stores: its extra differs"),
+    # the bounds of live input (issue 46): a time no calendar shows, a nesting bomb
+    ("backgammon", lambda d: d.update(started=1e300), "{file}: the store refuses it: the game's started"),
+    ("backgammon", lambda d: d["log"][1].update(at=-5.0), "{file}: the store refuses it: log entry 1: at"),
+    ("backgammon", lambda d: "[" * 100_000 + "]" * 100_000, "{file}: the document nests deeper than 32 levels"),
+    ("backgammon", lambda d: d["log"][1].update(data=json.loads("[" * 40 + "]" * 40)),
+     "{file}: the document nests deeper than 32 levels"),
 ])
 def test_a_malformed_or_tampered_file_is_refused_and_nothing_is_stored(capsys, stored, tmp_path, name, spoil,
                                                                        says) -> None:
@@ -450,6 +456,28 @@ def test_a_malformed_or_tampered_file_is_refused_and_nothing_is_stored(capsys, s
     assert (status, out) == (2, "") and err.count("\n") == 1 and "Traceback" not in err
     assert err.startswith("willughby import: " + says.format(file=path)), err
     assert _listed(capsys, fresh) == {}
+
+
+def test_one_bad_game_in_the_store_never_stops_the_others_being_listed(capsys, stored, tmp_path) -> None:
+    """An import of started 1e300 used to be taken, and then games and the page's /games failed for good."""
+    import shutil
+    import sqlite3
+
+    data = tmp_path / "data"
+    shutil.copytree(stored["dir"], data)
+    bad = stored["ids"]["doublets"]
+    with sqlite3.connect(CompanionConfig(data_dir=data).store_path) as conn:   # as a store written before the bound
+        conn.execute("UPDATE games SET started = 1e300, ended = 1e300 WHERE id = ?", (bad,))
+    status, out, err = run(capsys, "games", "--data-dir", str(data))
+    assert status == 0 and err == "" and all(game_id in out for game_id in stored["ids"].values())
+    store, client = page(data)
+    try:
+        response = client.get("/games")
+        assert response.status_code == 200 and bad in response.get_data(as_text=True)
+        assert client.get("/api/games").status_code == 200
+    finally:
+        store.close()
+    assert run(capsys, "export", stored["ids"]["backgammon"], "--data-dir", str(data))[0] == 0
 
 
 def test_an_import_is_one_transaction(stored, tmp_path) -> None:

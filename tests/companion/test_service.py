@@ -413,3 +413,16 @@ def test_the_stake_and_the_score_are_shown_while_the_game_is_played(c):
     assert c.state()["score"] == {"games": 1, "light": 0, "dark": 2}
     c.new_game("backgammon", {}, {"light": "Ann", "dark": "Cat"}, who="test")   # another pair: their own score
     assert c.state()["score"] == {"games": 0, "light": 0, "dark": 0}
+
+
+def test_players_as_a_list_for_a_game_on_the_board_is_a_clear_error_over_the_page(c):
+    """``players: ["a", "b"]`` to /api/game used to end in a 500 with a traceback."""
+    from willughby.web_ui import WebConfig, create_app
+
+    client = create_app(WebConfig(pin="2468", secret_key=b"a test secret of thirty-two byte"), c).test_client()
+    token = client.post("/api/login", json={"pin": "2468"}).json["csrf"]
+    response = client.post("/api/game", json={"preset": "backgammon", "players": ["a", "b"]},
+                           headers={"X-CSRF-Token": token})
+    assert response.status_code == 400
+    assert response.json["error"].endswith("players are named by colour ({\"light\": ..., \"dark\": ...}), "
+                                           "not given as a list")

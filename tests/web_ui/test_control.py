@@ -104,6 +104,19 @@ def test_malformed_json_is_400(client: FlaskClient) -> None:
     assert response.json == {"error": "the body is not valid JSON"}
 
 
+@pytest.mark.parametrize("depth", [40, 100_000])
+def test_a_nesting_bomb_is_400_in_one_line(client: FlaskClient, companion: FakeCompanion, depth: int) -> None:
+    """It used to end in a 500 and a traceback in the log, at the login as at any control."""
+    bomb = '{"pin": ' + "[" * depth + "]" * depth + "}"
+    response = client.post("/api/login", data=bomb, content_type="application/json")
+    assert response.status_code == 400 and response.json == {"error": "the body nests deeper than 32 levels"}
+    token = log_in(client)
+    response = client.post("/api/board", data=bomb.replace("pin", "board"), content_type="application/json",
+                           headers={"X-CSRF-Token": token})
+    assert response.status_code == 400 and response.json == {"error": "the body nests deeper than 32 levels"}
+    assert not [c for c in companion.calls if c[0] == "submit_board"]
+
+
 def test_a_body_that_is_not_an_object_is_400(post: Post) -> None:
     response = post("/api/dice", [6, 3])
     assert response.status_code == 400
