@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from willughby.engine.bounds import MAX_DEPTH, depth_problem
+from willughby.engine.bounds import MAX_DEPTH, MAX_ENTRY_BYTES, MAX_FILE_BYTES, depth_problem
 from willughby.engine.errors import EngineError, InvalidRecordError
 from willughby.engine.match import RECORD_FORMAT
 from willughby.engine.rules import get_preset
@@ -106,8 +106,17 @@ def read_document(path: str | Path) -> Any:
     mat = RecordError(f"{where} is a GNU Backgammon match file (.mat), which is not imported: only the JSON "
                       "that willughby export writes (--format json) is")
     named_mat = p.suffix.lower() == ".mat" and str(path) != "-"
+    too_big = RecordError(f"{where} weighs more than {MAX_FILE_BYTES // (1024 * 1024)} MB, more than any "
+                          "exported game: not read")
     try:
-        text = sys.stdin.read() if str(path) == "-" else p.read_text(encoding="utf-8")
+        if str(path) == "-":
+            text = sys.stdin.read(MAX_FILE_BYTES + 1)
+        else:
+            if p.stat().st_size > MAX_FILE_BYTES:
+                raise too_big
+            text = p.read_text(encoding="utf-8")
+        if len(text) > MAX_FILE_BYTES:
+            raise too_big
     except FileNotFoundError:
         raise RecordError(f"no file {p}") from None
     except UnicodeDecodeError as exc:
@@ -238,6 +247,11 @@ def read_import(doc: Any) -> ExportedGame:
         raise RecordError(f"the document's log must be a list of entries, not {_short(doc.get('log'))}")
     if not isinstance(doc.get("id"), str):
         raise RecordError(f"the document's id must be a game's id, not {_short(doc.get('id'))}")
+    for k, entry in enumerate(doc["log"]):            # each entry to the bound of a body sent live
+        size = len(json.dumps(entry, ensure_ascii=False, default=str).encode("utf-8"))
+        if size > MAX_ENTRY_BYTES:
+            raise RecordError(f"log entry {k} weighs {size} bytes, past the {MAX_ENTRY_BYTES // 1024} KiB "
+                              "any entry may")
     return game
 
 

@@ -22,10 +22,18 @@ import json
 import math
 from typing import Any
 
-__all__ = ["MAX_DEPTH", "EARLIEST", "LATEST", "loads_bounded", "depth_problem", "is_time"]
+__all__ = ["MAX_DEPTH", "MAX_ENTRY_BYTES", "MAX_FILE_BYTES", "EARLIEST", "LATEST", "loads_bounded",
+           "depth_problem", "is_time"]
 
 #: the deepest a document may nest (a game's export nests about eight levels)
 MAX_DEPTH = 32
+
+#: the most one thing sent may weigh as JSON: a control's body, an imported log entry
+#: (a board document is a few hundred bytes; a reading with its confidences a few kilobytes)
+MAX_ENTRY_BYTES = 256 * 1024
+
+#: the most a file read whole may weigh (an exported game of a long evening is a few megabytes)
+MAX_FILE_BYTES = 64 * 1024 * 1024
 
 #: times are seconds since 1970-01-01 UTC, up to the end of the year 9999 (what a calendar shows)
 EARLIEST = 0.0

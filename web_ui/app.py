@@ -12,6 +12,8 @@ from typing import Any
 from flask import Flask, Response, current_app, jsonify, make_response, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError, SecurityError
 
+from willughby.engine.bounds import MAX_ENTRY_BYTES
+
 from . import api, bodies, events, pages, security
 from .config import WebConfig
 from .contract import CompanionLike
@@ -21,8 +23,8 @@ from .services import LoginLimiter, WebServices, services
 
 __all__ = ["create_app"]
 
-#: the largest request body taken (a board document is a few hundred bytes)
-MAX_BODY = 256 * 1024
+#: the largest request body taken (a board document is a few hundred bytes; an imported log entry has the same bound)
+MAX_BODY = MAX_ENTRY_BYTES
 
 #: how long a login lasts without being used
 SESSION_LIFETIME = dt.timedelta(hours=12)

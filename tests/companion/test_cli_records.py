@@ -443,6 +443,8 @@ def _drop_last_move(d: dict[str, Any]) -> None:
     ("backgammon", lambda d: "[" * 100_000 + "]" * 100_000, "{file}: the document nests deeper than 32 levels"),
     ("backgammon", lambda d: d["log"][1].update(data=json.loads("[" * 40 + "]" * 40)),
      "{file}: the document nests deeper than 32 levels"),
+    ("backgammon", lambda d: d["log"][1]["data"].update(padding="x" * 300_000),
+     "{file}: log entry 1 weighs 300"),
 ])
 def test_a_malformed_or_tampered_file_is_refused_and_nothing_is_stored(capsys, stored, tmp_path, name, spoil,
                                                                        says) -> None:
@@ -456,6 +458,15 @@ def test_a_malformed_or_tampered_file_is_refused_and_nothing_is_stored(capsys, s
     assert (status, out) == (2, "") and err.count("\n") == 1 and "Traceback" not in err
     assert err.startswith("willughby import: " + says.format(file=path)), err
     assert _listed(capsys, fresh) == {}
+
+
+def test_a_file_heavier_than_any_export_is_not_read(capsys, tmp_path) -> None:
+    path = tmp_path / "huge.json"
+    with open(path, "wb") as f:
+        f.truncate(65 * 1024 * 1024)              # sparse: nothing to write, nothing read
+    status, out, err = run(capsys, "import", str(path), "--data-dir", str(tmp_path / "fresh"))
+    assert (status, out) == (2, "")
+    assert err == f"willughby import: {path} weighs more than 64 MB, more than any exported game: not read\n"
 
 
 def test_one_bad_game_in_the_store_never_stops_the_others_being_listed(capsys, stored, tmp_path) -> None:
