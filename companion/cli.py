@@ -21,6 +21,7 @@ from willughby.companion.cli_games import UsageError, add_game_commands, read_bo
 from willughby.companion.cli_watch import add_watch_command
 from willughby.companion.cli_records import add_record_commands
 from willughby.companion.config import ConfigError, DeviceAbsentError
+from willughby.companion.store_schema import CorruptStoreError, StoreError
 from willughby.firmware_bridge.errors import BridgeError
 from willughby.vision.errors import VisionError
 
@@ -284,6 +285,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _config_words(argv: Sequence[str] | None) -> str:
+    """The ``--config``/``--data-dir`` the command was given, to repeat in a command it suggests."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    kept = []
+    for k, word in enumerate(words):
+        for flag in ("--config", "--data-dir"):
+            if word == flag and k + 1 < len(words):
+                kept.append(f" {flag} {words[k + 1]}")
+            elif word.startswith(flag + "="):
+                kept.append(f" {word}")
+    return "".join(kept)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; returns the exit status."""
     parser = build_parser()
@@ -297,6 +311,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"willughby: {exc}".replace("\n", " "), file=sys.stderr)
         return EXIT_DEVICE_ABSENT
     except (EngineError, VisionError, BridgeError, ConfigError) as exc:
+        print(f"willughby: {exc}".replace("\n", " "), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except CorruptStoreError as exc:    # at start: the fix named
+        print(f"willughby: {exc}; willughby recover{_config_words(argv)} keeps it aside, untouched, and "
+              "recovers every game that can be read into a new store".replace("\n", " "), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except StoreError as exc:           # a full disk, a read-only store: the message names the file and the fix
         print(f"willughby: {exc}".replace("\n", " "), file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:  # the reader went away (| head): not an error of ours

@@ -44,7 +44,7 @@ STATUS_TEXT = {"playing": "in progress", "over": "over", "abandoned": "abandoned
 
 
 def add_record_commands(sub: Any) -> None:
-    """Add ``games``, ``export`` and ``import`` to the ``willughby`` command's subparsers *sub*."""
+    """Add ``games``, ``export``, ``import`` and ``recover`` to the ``willughby`` command's subparsers *sub*."""
     p = sub.add_parser("games", help="the stored games, newest first",
                        description="The games in the store that serve and demo keep, newest first.")
     _where(p)
@@ -67,6 +67,13 @@ def add_record_commands(sub: Any) -> None:
     p.add_argument("file", metavar="FILE", help="the exported game (- for standard input)")
     _where(p)
     p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser("recover", help="keep a damaged store aside and recover every game that can be read",
+                       description="Rename a damaged games.sqlite (with its -wal and -shm) to "
+                                   "games.sqlite.damaged-WHEN, untouched, and put every game that can be read "
+                                   "from it into a new store in its place; one line says what was recovered.")
+    _where(p)
+    p.set_defaults(func=cmd_recover)
 
 
 def _where(p: argparse.ArgumentParser) -> None:
@@ -293,4 +300,19 @@ def cmd_import(args: argparse.Namespace) -> int:
     sys.stdout.flush()                  # its line first, then what was done otherwise than as exported
     for note in done.notes:
         print(f"willughby import: game {doc['id']}: {note}", file=sys.stderr)
+    return 0
+
+
+def cmd_recover(args: argparse.Namespace) -> int:
+    from willughby.companion.store import StoreError
+    from willughby.companion.store_recovery import recover_store
+
+    path = _store_path(args)
+    try:
+        report = recover_store(path)
+    except StoreError as exc:
+        raise UsageError(f"willughby recover: {exc}") from None
+    except OSError as exc:
+        raise UsageError(f"willughby recover: cannot keep {path} aside: {exc.strerror or exc}") from None
+    print(report.line(path))
     return 0

@@ -21,7 +21,8 @@ from willughby.engine.position import Position
 
 from .config import CompanionConfig, ConfigError, DeviceAbsentError, ensure_pin
 from .service import Companion
-from .store import GameStore
+from .store import GameStore, StoreError
+from .store_schema import unwritable
 from .documents import StateDoc
 
 __all__ = ["Runtime", "build", "limit_malloc_arenas"]
@@ -120,9 +121,15 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
 
     data_dir = Path(config.data_dir)
     _make_data_dir(data_dir, "--data-dir" if demo else "companion.data_dir")
-    config, made = ensure_pin(config)
+    try:
+        config, made = ensure_pin(config)
+        secret_key = _secret_key(data_dir)
+    except OSError as exc:          # a full or read-only disk under the data directory: one line, not a traceback
+        raise unwritable(exc, str(data_dir / "pin")) or StoreError(
+            f"cannot write under the data directory {data_dir}: {exc.strerror or exc}") from None
     store = GameStore(config.store_path)
     try:
+        store.check_writable()      # a full disk, a read-only mount, a failing card: found now, not at the first move
         companion = Companion(store, photo_dir=data_dir / "photos")
         found = _summary(companion.state())
         fresh = found is not None and (new_game or (not resume_other_preset
@@ -156,7 +163,7 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
             # nothing in progress, or a new game asked for once every device opened: the configured game,
             # ready for the roll for start (one in progress is kept as abandoned)
             companion.new_game(config.preset, dict(config.options), dict(config.players), who="serve")
-        rt.app = create_app(config.web_config(config.pin, _secret_key(data_dir)), companion=companion)
+        rt.app = create_app(config.web_config(config.pin, secret_key), companion=companion)
     except BaseException:  # noqa: close what was built, then re-raise (nothing is hidden)
         rt.close()
         raise

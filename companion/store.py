@@ -72,6 +72,7 @@ is written, ``store_rows.py``. This module re-exports their public names.
 
 from __future__ import annotations
 
+import errno
 import math
 import secrets
 import sqlite3
@@ -87,7 +88,9 @@ from willughby.engine.match import RECORD_FORMAT
 from .store_rows import check_action, check_undo, checked_entries, checked_game, decode, encode, game_doc, undone
 from .store_schema import APPLICATION_ID as APPLICATION_ID  # re-exported: the store's file is known by it
 from .store_schema import (GAME_COLUMNS, KINDS, SCHEMA_VERSION, STATUSES, TURNS, CorruptStoreError, GameNotFoundError,
-                           StoreClosedError, StoreError, is_corruption, prepare)
+                           StoreClosedError, StoreError, StoreUnwritableError, free_bytes, is_corruption, prepare,
+                           unwritable)
+from .store_schema import LOW_SPACE
 
 __all__ = [
     "GameStore",
@@ -95,6 +98,7 @@ __all__ = [
     "GameNotFoundError",
     "CorruptStoreError",
     "StoreClosedError",
+    "StoreUnwritableError",
     "SCHEMA_VERSION",
     "KINDS",
     "STATUSES",
@@ -128,7 +132,7 @@ class GameStore:
             conn = sqlite3.connect(self._path, timeout=10.0, isolation_level=None,
                                    check_same_thread=False)
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open the game store {self._path}: {exc}") from None
+            raise unwritable(exc, self._path) or StoreError(f"cannot open the game store {self._path}: {exc}") from None
         try:
             prepare(conn, self._path, memory)
         except BaseException:  # noqa: close the connection, then re-raise (nothing is hidden)
@@ -208,7 +212,16 @@ class GameStore:
     def _error(self, exc: sqlite3.Error) -> StoreError:
         if is_corruption(exc):
             return CorruptStoreError(f"the game store {self._path} is damaged: {exc}")
-        return StoreError(f"the game store {self._path}: {exc}")
+        return unwritable(exc, self._path) or StoreError(f"the game store {self._path}: {exc}")
+
+    def check_writable(self) -> None:
+        """Make a write now (the store's own header, as it is) and raise :class:`StoreUnwritableError` if it
+        cannot be made: a full disk, a read-only file or mount, a failing card are found at start, not at the
+        first move."""
+        if self._path != ":memory:" and free_bytes(self._path) < LOW_SPACE:
+            raise unwritable(OSError(errno.ENOSPC, "no space left"), self._path) or StoreError(self._path)
+        with self._transaction() as conn:
+            conn.execute(f"PRAGMA user_version = {int(conn.execute('PRAGMA user_version').fetchone()[0])}")
 
     # ----------------------------------------------------------------- games
     def create_game(self, preset: str, options: Mapping[str, Any], players: Mapping[str, Any],
@@ -238,7 +251,8 @@ class GameStore:
         return game_id
 
     def insert_game(self, game: Mapping[str, Any], log: Sequence[Mapping[str, Any]], *,
-                    new_id: bool = False, check: Callable[[str], None] | None = None) -> str:
+                    new_id: bool = False, check: Callable[[str], None] | None = None,
+                    may_play: bool = False) -> str:
         """Put in a game that ended elsewhere, as it was there, and return its id here.
 
         *game* holds the row's fields (``id``, ``preset``, ``options``,
@@ -248,7 +262,9 @@ class GameStore:
         The game keeps its ``id`` (``g-`` and 12 hex digits), or with
         *new_id* is given a fresh one. Its status must be ``over`` (with a
         result) or ``abandoned`` (with none): a game put in is never in
-        progress, so the game in progress, if any, is not touched. An
+        progress, so the game in progress, if any, is not touched (but with
+        *may_play*, where the store has none: a game recovered from a
+        damaged store is carried on, ``store_recovery.py``). An
         ``ended`` of None is now, by the store's clock.
 
         One transaction: the row and every entry, or (if anything cannot be
@@ -258,8 +274,11 @@ class GameStore:
         (a bad kind, an undo of nothing) raises ``ValueError`` or
         ``TypeError`` naming it; an id already in the store,
         :class:`StoreError`."""
-        game_id, row, entries = checked_game(game, log, new_id=new_id, clock=self._clock)
+        game_id, row, entries = checked_game(game, log, new_id=new_id, clock=self._clock, may_play=may_play)
         with self._transaction() as conn:
+            if may_play and game.get("status") == "playing" and conn.execute(
+                    "SELECT 1 FROM games WHERE status = 'playing'").fetchone() is not None:
+                raise StoreError(f"{self._path} has a game in progress already: another cannot be put in")
             if new_id:
                 while True:
                     game_id = "g-" + secrets.token_hex(6)

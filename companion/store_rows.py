@@ -94,15 +94,15 @@ def checked_entries(entries: Sequence[Entry]) -> list[Entry]:
 
 
 def checked_game(game: Mapping[str, Any], log: Sequence[Mapping[str, Any]], *, new_id: bool,
-                 clock: Callable[[], float]) -> tuple[str, tuple[Any, ...], list[LoggedEntry]]:
-    """A game put in whole (:meth:`GameStore.insert_game`), checked: its id
+                 clock: Callable[[], float], may_play: bool = False) -> tuple[str, tuple[Any, ...], list[LoggedEntry]]:
+    """A game put in whole (:meth:`GameStore.insert_game`), checked (``playing`` only with *may_play*): its id
     (``""`` where *new_id* asks for one to be drawn), its row's other
     columns (``ended`` None is now, by *clock*) and its log's entries, or
     ``ValueError`` or ``TypeError`` naming what cannot be stored."""
     if not isinstance(game, Mapping):
         raise TypeError(f"game must be a mapping, not {type(game).__name__}")
     status, result = game.get("status"), game.get("result")
-    if status not in ("over", "abandoned"):
+    if status not in ("over", "abandoned") and not (may_play and status == "playing"):
         raise ValueError(f"a game put in is over or abandoned, never {status!r}: "
                          "one in progress would take the place of the game in progress")
     if (status == "over") != isinstance(result, Mapping):
@@ -125,9 +125,11 @@ def checked_game(game: Mapping[str, Any], log: Sequence[Mapping[str, Any]], *, n
     ended = clock() if times["ended"] is None else times["ended"]
     if not is_time(ended):
         raise ValueError(f"the clock gave {ended!r}, not a time")
+    if status == "playing":
+        ended = None
     row = (game["preset"], encode(dict(game["options"]), "options"),
            encode(dict(game["players"]), "players"), game["start"], float(game["started"]),
-           float(ended),
+           None if ended is None else float(ended),
            None if result is None else encode(dict(result), "result"), status)
     entries: list[LoggedEntry] = []
     for k, entry in enumerate(log):

@@ -11,6 +11,8 @@ which re-exports the names here.
 
 from __future__ import annotations
 
+import errno
+import os
 import re
 import sqlite3
 
@@ -19,6 +21,7 @@ __all__ = [
     "GameNotFoundError",
     "CorruptStoreError",
     "StoreClosedError",
+    "StoreUnwritableError",
     "SCHEMA_VERSION",
     "APPLICATION_ID",
     "KINDS",
@@ -29,6 +32,8 @@ __all__ = [
     "TURNS",
     "GAME_COLUMNS",
     "is_corruption",
+    "unwritable",
+    "free_bytes",
     "prepare",
 ]
 
@@ -61,6 +66,51 @@ class CorruptStoreError(StoreError):
 
 class StoreClosedError(StoreError, RuntimeError):
     """The store was used after :meth:`GameStore.close`."""
+
+
+class StoreUnwritableError(StoreError):
+    """The store cannot be written now: its disk is ``full``, the file or its mount is ``read-only``, or the
+    disk is ``failing``; the message names the file and what to do (``reason`` says which)."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+def unwritable(exc: BaseException, path: str) -> StoreUnwritableError | None:
+    """The store's error for *exc* (an SQLite error or an OS error) where it means the store cannot be
+    written now, naming *path* and the fix; None for any other error."""
+    name = str(getattr(exc, "sqlite_errorname", ""))
+    number = getattr(exc, "errno", None) if isinstance(exc, OSError) else None
+    if name.startswith("SQLITE_FULL") or number in (errno.ENOSPC, errno.EDQUOT) or (
+            name.startswith("SQLITE_IOERR") and free_bytes(path) < LOW_SPACE):
+        return StoreUnwritableError(
+            f"the disk holding the game store {path} is full ({free_bytes(path) // 1024} KiB free): free "
+            "space on it (old dispute photos under the data directory, the system's logs); moves are kept "
+            "again as soon as there is room", "full")
+    if name.startswith("SQLITE_READONLY") or number in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return StoreUnwritableError(
+            f"the game store {path} cannot be written (the file, its folder or its disk is read-only): make it "
+            "writable (chmod u+w on the file and its folder, or mount the disk read-write)", "read-only")
+    if name.startswith("SQLITE_IOERR") or number == errno.EIO:
+        return StoreUnwritableError(
+            f"the disk holding the game store {path} failed to write ({exc}): the SD card may be failing; "
+            "copy the data directory to another card", "failing")
+    return None
+
+
+#: below this many bytes free, a failing write is taken for a full disk
+LOW_SPACE = 1024 * 1024
+
+
+def free_bytes(path: str) -> int:
+    """The bytes free to this program on the disk holding *path* (a large number where it cannot be told)."""
+    folder = os.path.dirname(os.path.abspath(path)) or "."
+    try:
+        st = os.statvfs(folder)
+    except (OSError, AttributeError):
+        return 1 << 62
+    return int(st.f_bavail * st.f_frsize)
 
 
 #: the statements that make a new store's tables, in order
@@ -138,7 +188,7 @@ def prepare(conn: sqlite3.Connection, path: str, memory: bool) -> None:
             raise CorruptStoreError(
                 f"{path} is not a Willughby game store (not an SQLite database, or a "
                 f"damaged one: {exc})") from None
-        raise StoreError(f"cannot open the game store {path}: {exc}") from None
+        raise unwritable(exc, path) or StoreError(f"cannot open the game store {path}: {exc}") from None
     if not memory and str(mode).lower() != "wal":
         raise StoreError(f"the game store {path} cannot use write-ahead logging "
                          f"(journal mode {mode!r}): is it on a network drive?")
@@ -160,4 +210,4 @@ def prepare(conn: sqlite3.Connection, path: str, memory: bool) -> None:
         except sqlite3.Error as exc:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-            raise StoreError(f"cannot create the game store {path}: {exc}") from None
+            raise unwritable(exc, path) or StoreError(f"cannot create the game store {path}: {exc}") from None
