@@ -96,17 +96,20 @@ def _store_path(args: argparse.Namespace) -> Path:
 
 
 def _open(args: argparse.Namespace, command: str) -> Any:
-    """The store, opened to read; None where the data directory holds none
-    (nothing is made)."""
+    """The store, opened only to read (nothing is made or changed, so a store on a read-only mount reads);
+    None where the data directory holds none."""
     from willughby.companion.store import GameStore, StoreError
 
     path = _store_path(args)
     if not path.is_file():
         return None
     try:
-        return GameStore(path)
+        store = GameStore(path, read_only=True)   # reads a store on a read-only mount too
     except StoreError as exc:
         raise UsageError(f"willughby {command}: {exc}") from None
+    if store.read_note:
+        print(f"willughby {command}: note: {store.read_note}", file=sys.stderr)
+    return store
 
 
 def _no_games(args: argparse.Namespace) -> str:

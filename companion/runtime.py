@@ -22,6 +22,7 @@ from willughby.engine.position import Position
 from .config import CompanionConfig, ConfigError, DeviceAbsentError, ensure_pin
 from .service import Companion
 from .store import GameStore, StoreError
+from .store_health import StoreHealth
 from .store_schema import unwritable
 from .documents import StateDoc
 
@@ -145,6 +146,9 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
     rt = Runtime(config, companion, app=None, pin_created=made, resumed=None if fresh else found,
                  left=found if fresh else None)
     rt._closers.append(store.close)
+    health = StoreHealth(store, lambda alert: companion.set_device("store", alert))
+    health.start()
+    rt._closers.append(health.close)
     try:
         _dice(rt, demo)
         _camera(rt, demo, speed, start)

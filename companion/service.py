@@ -59,7 +59,7 @@ from .judging import Judging
 from .numbering import TurnCounter
 from .photos import PhotoStore
 from .state import KEEP_ANNOUNCEMENTS, Announcement, Subscription, Telling, state_document
-from .store import GameStore
+from .store import GameStore, StoreUnwritableError
 from .views import GameViews
 
 if TYPE_CHECKING:
@@ -71,9 +71,10 @@ __all__ = ["Companion", "CompanionError", "NotNowError", "UnknownError", "Announ
 class Companion:
     """The referee of the game in progress; see the module docstring."""
 
-    #: what the page may answer as bad input (400), no such thing (404) and not now (409);
+    #: what the page may answer as bad input (400), no such thing (404), not now (409) and not kept: the
+    #: store cannot be written (503);
     #: anything else the companion raises is a fault (web_ui/contract.py)
-    declared_errors: tuple[type[Exception], ...] = (CompanionError, UnknownError, NotNowError)
+    declared_errors: tuple[type[Exception], ...] = (CompanionError, UnknownError, NotNowError, StoreUnwritableError)
 
     def __init__(self, store: GameStore, *, clock: Callable[[], float] = time.time,
                  photo_dir: str | Path | None = None) -> None:

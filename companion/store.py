@@ -88,8 +88,8 @@ from willughby.engine.match import RECORD_FORMAT
 from .store_rows import check_action, check_undo, checked_entries, checked_game, decode, encode, game_doc, undone
 from .store_schema import APPLICATION_ID as APPLICATION_ID  # re-exported: the store's file is known by it
 from .store_schema import (GAME_COLUMNS, KINDS, SCHEMA_VERSION, STATUSES, TURNS, CorruptStoreError, GameNotFoundError,
-                           StoreClosedError, StoreError, StoreUnwritableError, free_bytes, is_corruption, prepare,
-                           unwritable)
+                           StoreClosedError, StoreError, StoreUnwritableError, free_bytes, is_corruption, open_read_only,
+                           prepare, unwritable)
 from .store_schema import LOW_SPACE
 
 __all__ = [
@@ -113,14 +113,24 @@ class GameStore:
 
     Raises :class:`CorruptStoreError` if the file is not a game store, and
     :class:`StoreError` if it was written by a newer Willughby (a schema
-    this module does not know) or cannot be opened.
+    this module does not know) or cannot be opened. With *read_only*, the
+    store is only read (``willughby games`` and ``export``: a store on a
+    read-only mount reads), and every write raises :class:`StoreError`.
     """
 
-    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time, *, read_only: bool = False) -> None:
         self._path = str(path)
         self._clock = clock
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
+        #: with *read_only*: why what is read may be short of the newest (the store read where nothing may be
+        #: written, without its ``-wal``), else None
+        self.read_note: str | None = None
+        #: why the last write could not be made (a full disk, a read-only mount), until one is made again
+        self.write_problem: StoreUnwritableError | None = None
+        if read_only:                  # to read where nothing may be written: nothing made, nothing changed
+            self._conn, self.read_note = open_read_only(self._path)
+            return
         memory = self._path == ":memory:"
         if not memory:
             try:
@@ -208,11 +218,16 @@ class GameStore:
                 if conn.in_transaction:
                     conn.execute("ROLLBACK")
                 raise self._error(exc) from None
+            self.write_problem = None
 
     def _error(self, exc: sqlite3.Error) -> StoreError:
         if is_corruption(exc):
             return CorruptStoreError(f"the game store {self._path} is damaged: {exc}")
-        return unwritable(exc, self._path) or StoreError(f"the game store {self._path}: {exc}")
+        problem = unwritable(exc, self._path)
+        if problem is not None:
+            self.write_problem = problem
+            return problem
+        return StoreError(f"the game store {self._path}: {exc}")
 
     def check_writable(self) -> None:
         """Make a write now (the store's own header, as it is) and raise :class:`StoreUnwritableError` if it

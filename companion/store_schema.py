@@ -15,6 +15,7 @@ import errno
 import os
 import re
 import sqlite3
+import urllib.parse
 
 __all__ = [
     "StoreError",
@@ -35,6 +36,7 @@ __all__ = [
     "unwritable",
     "free_bytes",
     "prepare",
+    "open_read_only",
 ]
 
 #: the schema this module writes (``PRAGMA user_version``)
@@ -68,13 +70,17 @@ class StoreClosedError(StoreError, RuntimeError):
     """The store was used after :meth:`GameStore.close`."""
 
 
-class StoreUnwritableError(StoreError):
+class StoreUnwritableError(StoreError, OSError):
     """The store cannot be written now: its disk is ``full``, the file or its mount is ``read-only``, or the
-    disk is ``failing``; the message names the file and what to do (``reason`` says which)."""
+    disk is ``failing``; the message names the file and what to do (``reason`` says which). Nothing of the
+    write was kept. An ``OSError`` too: the page answers it 503, the referee cannot take input now."""
 
     def __init__(self, message: str, reason: str) -> None:
         super().__init__(message)
         self.reason = reason
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 def unwritable(exc: BaseException, path: str) -> StoreUnwritableError | None:
@@ -211,3 +217,46 @@ def prepare(conn: sqlite3.Connection, path: str, memory: bool) -> None:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise unwritable(exc, path) or StoreError(f"cannot create the game store {path}: {exc}") from None
+
+
+def open_read_only(path: str) -> tuple[sqlite3.Connection, str | None]:
+    """A connection that only reads the store at *path*, where nothing may be written (a read-only mount,
+    a copy on a card locked against writing), and a note where what it reads may be short of the newest.
+
+    SQLite reads a store in write-ahead mode read-only only where it can make the ``-shm`` beside it; where
+    it cannot (a read-only mount), the file is read as it stands, without the ``-wal`` beside it: a store
+    closed properly has put everything in the file; one cut off has its last moves in the ``-wal`` still.
+    :class:`StoreError` (or :class:`CorruptStoreError`) where it cannot be read or is no game store."""
+    quoted = urllib.parse.quote(os.path.abspath(path))
+    note = None
+    for query in ("mode=ro", "immutable=1"):
+        try:
+            conn = sqlite3.connect(f"file:{quoted}?{query}", uri=True, check_same_thread=False)
+            version, app, tables = _kind(conn)
+            break
+        except sqlite3.Error as exc:
+            if is_corruption(exc):
+                raise CorruptStoreError(f"{path} is not a Willughby game store (not an SQLite database, or a "
+                                        f"damaged one: {exc})") from None
+            if query == "immutable=1":
+                raise StoreError(f"cannot read the game store {path}: {exc}") from None
+    else:  # pragma: no cover  (the loop breaks or raises)
+        raise AssertionError
+    if query == "immutable=1" and os.path.exists(path + "-wal") and os.path.getsize(path + "-wal") > 0:
+        note = (f"{path} is read as it stands on a disk that cannot be written: the moves of its last "
+                f"session still in {os.path.basename(path)}-wal are not shown")
+    if app not in (0, APPLICATION_ID) or (version == 0 and tables) or version == 0:
+        conn.close()
+        raise CorruptStoreError(f"{path} is an SQLite database but not a Willughby game store")
+    if version > SCHEMA_VERSION:
+        conn.close()
+        raise StoreError(f"the game store {path} has schema version {version}, newer than this program reads "
+                         f"({SCHEMA_VERSION}): it was written by a newer Willughby")
+    return conn, note
+
+
+def _kind(conn: sqlite3.Connection) -> tuple[int, int, int]:
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    app = int(conn.execute("PRAGMA application_id").fetchone()[0])
+    tables = int(conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0])
+    return version, app, tables

@@ -9,8 +9,9 @@ errors that are answers rather than faults (``declared_errors``), each a
 subclass of a built-in kind, which the page maps to HTTP statuses:
 ``ValueError`` (bad input: 400), ``LookupError`` (no such game, turn or
 question: 404), ``RuntimeError`` (not now: the game is not at that step:
-409). Anything else it raises is a fault: logged with its traceback and
-answered 500.
+409), ``OSError`` (not kept: the referee's store cannot be written now, a
+full disk; nothing was done: 503). Anything else it raises is a fault:
+logged with its traceback and answered 500.
 
 The state document (``GET /api/state``, ``docs/control-api.md``)::
 

@@ -14,6 +14,7 @@ __all__ = [
     "UnsupportedMediaError",
     "PayloadTooLargeError",
     "ForbiddenError",
+    "UnavailableError",
     "TooManyAttemptsError",
     "NotFoundError",
     "ConflictError",
@@ -78,22 +79,31 @@ class NotFoundError(WebUIError, LookupError):
     status = 404
 
 
+class UnavailableError(WebUIError, OSError):
+    """The referee cannot take input now (its store cannot be written: a full disk); nothing was done."""
+
+    status = 503
+
+
 class ConflictError(WebUIError, RuntimeError):
     """Not now: the game is not at the step the request needs."""
 
     status = 409
 
 
-def from_companion(exc: ValueError | LookupError | RuntimeError) -> WebUIError:
+def from_companion(exc: ValueError | LookupError | RuntimeError | OSError) -> WebUIError:
     """The page's error for an error the companion raised (web_ui/contract.py):
-    ``ValueError`` is 400, ``LookupError`` 404, ``RuntimeError`` 409.
+    ``ValueError`` is 400, ``LookupError`` 404, ``RuntimeError`` 409, ``OSError`` 503 (nothing was done:
+    the referee cannot keep it now).
 
     >>> from_companion(KeyError("g-9")).status
     404
     """
     text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else ""
     error: WebUIError
-    if isinstance(exc, LookupError):
+    if isinstance(exc, OSError):
+        error = UnavailableError(text or str(exc) or "the referee cannot keep that now")
+    elif isinstance(exc, LookupError):
         error = NotFoundError(text or "there is no such thing")
     elif isinstance(exc, RuntimeError):
         error = ConflictError(text or "that cannot be done at this step of the game")
