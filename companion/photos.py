@@ -4,12 +4,17 @@ A photo uploaded on the page's dispute view is a door into the Pi from any
 phone on the network, so it is taken in with care (:func:`decode_photo`):
 
 * at most :data:`MAX_PHOTO_BYTES` (20 MB) and :data:`MAX_PHOTO_PIXELS`
-  (40 megapixels);
+  (40 megapixels) for a JPEG, :data:`MAX_UNPACKED_PIXELS` (16 megapixels)
+  for a PNG or WebP, which OpenCV unpacks whole;
 * the picture's size is read from the file's own header *before* anything
   is decoded, so a small file that would unpack into gigabytes (a
   decompression bomb) is refused without being unpacked;
 * only JPEG, PNG and WebP are taken, known by their first bytes, not by
   the name or type the browser sent;
+* one photo is decoded at a time, and a JPEG larger than is kept is
+  decoded at a half, a quarter or an eighth of its size (its own DCT
+  scaling), so a burst of uploads costs the Pi one picture's memory, not
+  one each, and the memory is handed back to the system after each;
 * a phone's EXIF orientation is honoured (OpenCV turns the picture as the
   phone held it), and then the picture is kept without its metadata: what
   is stored is the picture, re-encoded, not the phone's file with its
@@ -32,12 +37,16 @@ willughby.companion.photos.PhotoRefused: the file is not a JPEG, PNG or WebP pic
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import json
 import os
 import re
 import secrets
 import struct
+import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,13 +55,15 @@ from typing import Any
 import cv2
 import numpy as np
 
-__all__ = ["MAX_PHOTO_BYTES", "MAX_PHOTO_PIXELS", "KEPT_LONG_SIDE", "PhotoRefused", "PhotoTooLarge",
+__all__ = ["MAX_PHOTO_BYTES", "MAX_PHOTO_PIXELS", "MAX_UNPACKED_PIXELS", "KEPT_LONG_SIDE", "PhotoRefused", "PhotoTooLarge",
            "picture_size", "decode_photo", "PhotoStore", "PHOTO_ID"]
 
 #: the largest photo file taken
 MAX_PHOTO_BYTES = 20 * 1024 * 1024
 #: the most pixels a photo may have (width x height, as its header says)
 MAX_PHOTO_PIXELS = 40_000_000
+#: the most a PNG or WebP may have: OpenCV unpacks those whole (3 bytes a pixel) before any scaling
+MAX_UNPACKED_PIXELS = 16_000_000
 #: a photo is kept (and read) at most this many pixels along its longer side: more only costs time,
 #: since the reader reads each point at a fixed size
 KEPT_LONG_SIDE = 2000
@@ -158,23 +169,62 @@ def decode_photo(data: bytes) -> np.ndarray:
     if not data:
         raise PhotoRefused("the file is empty")
     kind, width, height = picture_size(data)
-    if width * height > MAX_PHOTO_PIXELS:
+    most = MAX_PHOTO_PIXELS if kind == "jpeg" else MAX_UNPACKED_PIXELS
+    if width * height > most:
         raise PhotoTooLarge(f"the picture is {width} x {height} pixels ({width * height / 1e6:.0f} megapixels); "
-                            f"at most {MAX_PHOTO_PIXELS // 1_000_000} megapixels are taken")
+                            f"at most {most // 1_000_000} megapixels are taken"
+                            + ("" if kind == "jpeg" else f" in a {kind.upper()} (a JPEG may have "
+                                                         f"{MAX_PHOTO_PIXELS // 1_000_000})"))
+    # a JPEG larger than is kept, decoded smaller by its own DCT scaling: never unpacked whole
+    factor = 1
+    if kind == "jpeg":
+        while factor < 8 and max(width, height) / (factor * 2) >= KEPT_LONG_SIDE:
+            factor *= 2
+    flag = {1: cv2.IMREAD_COLOR, 2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4,
+            8: cv2.IMREAD_REDUCED_COLOR_8}[factor]
+    with _DECODING:                                   # one at a time: a burst costs one picture's memory
+        try:
+            try:
+                image = cv2.imdecode(np.frombuffer(data, np.uint8), flag)   # EXIF orientation applied
+            except cv2.error:
+                image = None
+            if image is None or image.ndim != 3 or image.size == 0:
+                raise PhotoRefused(f"the {kind.upper()} file is damaged: it cannot be decoded")
+            expected = {-(-width // factor), -(-height // factor)}
+            if {image.shape[0], image.shape[1]} != expected:
+                raise PhotoRefused(f"the {kind.upper()} file is damaged: its picture is not the size its header "
+                                   "says")
+            longer = max(image.shape[:2])
+            if longer > KEPT_LONG_SIDE:
+                scale = KEPT_LONG_SIDE / longer
+                size = (max(1, round(image.shape[1] * scale)), max(1, round(image.shape[0] * scale)))
+                image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+            kept = np.ascontiguousarray(image)
+            del image                             # the whole picture freed here, before the memory is handed back
+        finally:
+            hand_back_memory()
+    return kept
+
+
+_DECODING = threading.Lock()
+
+
+def hand_back_memory() -> None:
+    """Give the memory freed by a decode back to the system (glibc's ``malloc_trim``; nothing elsewhere), so
+    the Pi's memory after a burst of photos returns near where it was."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.lru_cache(maxsize=1)
+def _malloc_trim() -> Any:
+    if not sys.platform.startswith("linux"):
+        return None
     try:
-        image = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)   # EXIF orientation applied
-    except cv2.error:
-        image = None
-    if image is None or image.ndim != 3 or image.size == 0:
-        raise PhotoRefused(f"the {kind.upper()} file is damaged: it cannot be decoded")
-    if {image.shape[0], image.shape[1]} != {width, height}:
-        raise PhotoRefused(f"the {kind.upper()} file is damaged: its picture is not the size its header says")
-    longer = max(image.shape[:2])
-    if longer > KEPT_LONG_SIDE:
-        scale = KEPT_LONG_SIDE / longer
-        size = (max(1, round(image.shape[1] * scale)), max(1, round(image.shape[0] * scale)))
-        image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
-    return np.ascontiguousarray(image)
+        return ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
 
 
 # ----------------------------------------------------------------- the store

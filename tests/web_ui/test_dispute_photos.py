@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import struct
 import zlib
 from pathlib import Path
@@ -102,6 +103,64 @@ def test_a_decompression_bomb_is_refused_before_it_is_unpacked():
     # a header that claims 20,000 x 20,000 over a few bytes of data
     with pytest.raises(PhotoRefused, match="megapixels"):
         decode_photo(_png(20000, 20000, zlib.compress(b"\x00" * 100)))
+
+
+def test_a_png_that_unpacks_past_what_a_pi_holds_is_refused_on_its_header():
+    """A 5 KB PNG just under 40 megapixels used to decode to about 230 MB (eight at once: 945 MB). A PNG or
+    WebP is unpacked whole, so it may have 16 megapixels; a JPEG, decoded smaller by its own scaling, 40."""
+    png = _png(6000, 6000, zlib.compress(b"\x00" * 100))
+    with pytest.raises(PhotoRefused, match="36 megapixels.* at most 16 megapixels are taken in a PNG "
+                                           r"\(a JPEG may have 40\)"):
+        decode_photo(png)
+
+
+_DECODE_BURST = r"""
+import sys, threading
+from pathlib import Path
+from willughby.companion.runtime import limit_malloc_arenas
+limit_malloc_arenas()                                         # as serve does, before its threads start
+from willughby.companion.photos import decode_photo
+def memory():
+    got = {}
+    for line in Path("/proc/self/status").read_text().splitlines():
+        name, _, value = line.partition(":")
+        if name in ("VmRSS", "VmHWM"):
+            got[name] = int(value.split()[0]) // 1024
+    return got
+files = [Path(p).read_bytes() for p in sys.argv[1:]]
+decode_photo(files[0]); decode_photo(files[-1])              # the libraries' own first-use memory
+Path("/proc/self/clear_refs").write_text("5")                # the peak counted from here
+before = memory()
+shapes = []
+threads = [threading.Thread(target=lambda data=data: shapes.append(decode_photo(data).shape)) for data in files * 4]
+for t in threads: t.start()
+for t in threads: t.join()
+after = memory()
+print(before["VmRSS"], after["VmHWM"], after["VmRSS"], sorted(set(shapes)))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the decoder's memory from /proc")
+def test_a_burst_of_large_photos_costs_one_pictures_memory_and_gives_it_back(tmp_path):
+    """Eight at once (a 40-megapixel JPEG and a 16-megapixel PNG, four times each): decoded one at a time, the
+    JPEG at a quarter of its size by its own scaling; the memory handed back after."""
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(3)
+    noise = rng.integers(0, 255, (500, 800, 3), np.uint8)
+    jpeg = tmp_path / "big.jpg"
+    jpeg.write_bytes(cv2.imencode(".jpg", cv2.resize(noise, (8000, 5000)), [cv2.IMWRITE_JPEG_QUALITY, 60])[1])
+    png = tmp_path / "big.png"
+    png.write_bytes(cv2.imencode(".png", cv2.resize(noise, (4000, 4000), interpolation=cv2.INTER_NEAREST))[1])
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", _DECODE_BURST, str(jpeg), str(png)], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(root)}, timeout=300)
+    assert done.returncode == 0, done.stderr
+    rss_before, peak, rss_after, shapes = done.stdout.split(maxsplit=3)
+    assert int(peak) - int(rss_before) < 150, done.stdout       # one 16-megapixel picture unpacked at a time
+    assert int(rss_after) - int(rss_before) < 40, done.stdout   # and handed back
+    assert shapes.strip() == "[(1250, 2000, 3), (2000, 2000, 3)]"
 
 
 def test_exif_rotation_is_honoured_and_the_metadata_dropped():
