@@ -113,3 +113,18 @@ def test_the_question_of_the_turn_shows_the_board_placed() -> None:
     shown = run_page("live.js", page_data=_state(phase="move", question=question),
                      report=["question-caption", "question-text"])
     assert shown["elements"]["question-caption"]["text"] == "The board placed by the players"
+
+
+@needs_node
+def test_an_alert_is_shown_above_the_board_and_the_devices_line_keeps_the_rest() -> None:
+    """The store that cannot be written, someone guessing the PIN: told where no one misses them."""
+    devices = {"camera": "ok", "dice": "by hand", "speech": False,
+               "store": {"alert": "Moves are NOT being kept: the disk holding the game store is full"},
+               "logins": {"alert": "Someone is guessing the PIN: 12 wrong in the last hour"}}
+    shown = run_page("live.js", page_data=_state(devices=devices), report=["alerts", "devices"])
+    assert shown["elements"]["alerts"]["hidden"] is False
+    assert shown["elements"]["alerts"]["text"] == ("Moves are NOT being kept: the disk holding the game store is full"
+                                                   "Someone is guessing the PIN: 12 wrong in the last hour")
+    assert shown["elements"]["devices"]["text"] == "camera: ok · dice: by hand · speech: off"
+    quiet = run_page("live.js", page_data=_state(), report=["alerts"])
+    assert quiet["elements"]["alerts"]["hidden"] is True
