@@ -21,7 +21,7 @@ from willughby.engine.position import Position
 
 from .config import CompanionConfig, ConfigError, DeviceAbsentError, ensure_pin
 from .service import Companion
-from .store import GameStore, StoreError
+from .store import GameStore, StoreError, StoreUnwritableError
 from .store_health import StoreHealth
 from .store_schema import unwritable
 from .documents import StateDoc
@@ -228,6 +228,8 @@ def _dice(rt: Runtime, demo: bool) -> None:
                     c.enter_dice(list(ev.dice), who="box", ident=f"box-{ev.session:08x}-{ev.seq}")
                 except (ValueError, RuntimeError) as exc:
                     c.notice(f"dice from the box not taken: {exc}")
+                except StoreUnwritableError as exc:   # a full disk: the throw is not kept; the page says why
+                    c.notice(f"dice from the box not kept ({exc}): enter them on the page once there is room")
             elif isinstance(ev, Press):
                 c.press(ev.button, who="box")
 

@@ -268,9 +268,13 @@ class Companion:
                 self.telling.publish()
 
     def notice(self, text: str) -> None:
-        """Tell the players something that is not a ruling (a device's trouble)."""
+        """Tell the players something that is not a ruling (a device's trouble); shown even where the store
+        cannot keep it now (a full disk: the store's own alert says so)."""
         with self._lock:
-            self.telling.say(text, "notice")
+            try:
+                self.telling.say(text, "notice")
+            except StoreUnwritableError:
+                self.telling.say(text, "notice", store=False)
             self.telling.publish()
 
     # -------------------------------------------------------------- the views (views.py)

@@ -49,6 +49,7 @@ from willughby.vision.errors import CalibrationMissing, VisionError
 from willughby.vision.classes import MEN_PER_SIDE
 from willughby.vision.settle import Settler
 
+from .store_schema import StoreUnwritableError
 from .watch_learning import keep_aside, known_board, learnt_look
 from .watch_saver import LatestSaver as LatestSaver  # re-exported: the saver was defined here
 
@@ -123,6 +124,7 @@ class CameraWatcher:
         # evidence handed over with it (where the referee later says which board that frame showed: ``shown``,
         # set when it ruled a play from it or the players answered its question)
         self._settled: tuple[Any, np.ndarray, dict[str, Any], Any] | None = None
+        self._not_kept = ""               # why the last settled reading could not be kept (said once)
         self._current: Any = None
         # what the reader may learn from that frame once its board is known: the frame, the network's features
         # and own probabilities there, and the probabilities as read (with what it had learnt so far)
@@ -435,8 +437,17 @@ class CameraWatcher:
                 self._on_reading(board, dict(reading.location_confidence), evidence)
             else:
                 self._on_reading(board, dict(reading.location_confidence))
+        except StoreUnwritableError as exc:
+            # not kept (a full disk): nothing was judged; the board is settled afresh and handed on again,
+            # so the turn is judged once a write can be made (the page's alert says why it waits)
+            if str(exc) != self._not_kept:
+                log.warning("reading not kept: %s", exc)
+            self._not_kept = str(exc)
+            self.settler.reset()
+            return "read"
         except (ValueError, RuntimeError, LookupError) as exc:
             log.info("reading not taken: %s", exc)
+        self._not_kept = ""
         # what this frame shows, for the next: the board the referee judges it to show, where it does
         # (exact, piles and all; read when the next frame settles), else the reader's own reading
         self._learn_shown()

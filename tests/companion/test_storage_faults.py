@@ -186,3 +186,50 @@ def test_on_a_read_only_mount_serve_says_so_and_games_and_export_read_it(tmp_pat
     assert results == {"serve": 2, "games": 0, "export": 0}, err
     start_lines = [line for line in err.splitlines() if line.startswith("willughby:")]
     assert len(start_lines) == 1 and "may not be written" in start_lines[0] and "Traceback" not in err
+
+
+def test_a_reading_the_store_cannot_keep_is_read_again_once_it_can(tmp_path) -> None:
+    """The camera's settled board, not kept (a full disk), is neither lost nor the end of the camera: the board
+    is settled afresh and handed on again, until a write can be made."""
+    import numpy as np
+
+    from willughby.companion.watch import CameraWatcher
+
+    class Reading:
+        location_confidence: dict[str, float] = {}
+        count_probs = None
+
+        def to_board(self) -> dict[str, object]:
+            return {"format": "board/1"}
+
+    class Settler:
+        def __init__(self) -> None:
+            self.resets = 0
+            self.settled = False
+
+        def feed(self, frame: object, corners: object) -> Reading | None:
+            if self.settled:
+                return None
+            self.settled = True
+            return Reading()
+
+        def reset(self) -> None:
+            self.resets += 1
+            self.settled = False
+
+    full = [True]
+    kept: list[dict[str, object]] = []
+
+    def on_reading(board: dict[str, object], confidence: dict[str, float]) -> None:
+        if full[0]:
+            raise StoreUnwritableError("the disk holding the game store is full", "full")
+        kept.append(board)
+
+    watcher = CameraWatcher(None, on_reading, corners=lambda frame: [[0, 0], [1, 0], [1, 1], [0, 1]])
+    watcher.settler = Settler()  # type: ignore[assignment]
+    frame = np.zeros((8, 8, 3), np.uint8)
+    assert [watcher.step(frame) for _ in range(3)] == ["read"] * 3       # each try refused, the board settled anew
+    assert watcher.settler.resets == 3 and kept == []                    # type: ignore[attr-defined]
+    full[0] = False
+    assert watcher.step(frame) == "settled" and kept == [{"format": "board/1"}]
+    assert watcher.step(frame) == "read" and len(kept) == 1              # once kept, settled as any other
