@@ -46,13 +46,18 @@ def _half_headers(port: int, count: int) -> list[socket.socket]:
 
 
 def _closed_by_server(sock: socket.socket, within_s: float) -> bool:
-    sock.settimeout(within_s)
-    try:
-        return sock.recv(1024) == b""
-    except ConnectionResetError:
-        return True
-    except TimeoutError:
-        return False
+    """Whether the server closes *sock* within *within_s* (what it still sends before closing is read)."""
+    end = time.monotonic() + within_s
+    while (left := end - time.monotonic()) > 0:
+        sock.settimeout(left)
+        try:
+            if sock.recv(65536) == b"":
+                return True
+        except ConnectionResetError:
+            return True
+        except TimeoutError:
+            return False
+    return False
 
 
 def _read_all(sock: socket.socket) -> bytes:
