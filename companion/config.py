@@ -252,7 +252,8 @@ class CompanionConfig:
 
 #: the [web] settings the page's own configuration checks (willughby.web_ui.WebConfig)
 WEB_SETTINGS = ("title", "trusted_hosts", "login_attempts", "login_lockout_s", "wrong_pins_per_hour",
-                "header_timeout_s", "body_timeout_s", "spare_connections", "events_keepalive_s")
+                "header_timeout_s", "body_timeout_s", "spare_connections", "connections_per_address",
+                "events_keepalive_s")
 
 #: a passphrase given as the PIN: at least this many characters (about 60 bits in four common words)
 MIN_PASSPHRASE = 16

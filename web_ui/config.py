@@ -39,12 +39,13 @@ class WebConfig:
     request's headers within ``header_timeout_s`` of opening (or of its last
     answer) and its body within ``body_timeout_s`` (a photo's upload is given
     longer, by its size); past ``max_watchers + spare_connections`` open at
-    once, the oldest of those still sending a request goes (:mod:`.connections`).
+    once, the oldest of those still sending a request goes, and one address
+    may hold at most ``connections_per_address`` of those (:mod:`.connections`).
 
     >>> WebConfig(pin="1234", secret_key=b"0123456789abcdef").events_keepalive_s
     15.0
     >>> WebConfig(pin="1234", secret_key=b"0123456789abcdef")  # the secrets stay out of logs
-    WebConfig(title='Willughby', events_keepalive_s=15.0, trusted_hosts=None, login_attempts=5, login_lockout_s=30.0, wrong_pins_per_hour=10, max_watchers=300, header_timeout_s=10.0, body_timeout_s=20.0, spare_connections=300)
+    WebConfig(title='Willughby', events_keepalive_s=15.0, trusted_hosts=None, login_attempts=5, login_lockout_s=30.0, wrong_pins_per_hour=10, max_watchers=300, header_timeout_s=10.0, body_timeout_s=20.0, spare_connections=300, connections_per_address=32)
     """
 
     pin: str = field(repr=False)
@@ -59,6 +60,7 @@ class WebConfig:
     header_timeout_s: float = 10.0
     body_timeout_s: float = 20.0
     spare_connections: int = 300
+    connections_per_address: int = 32
 
     def __post_init__(self) -> None:
         if not isinstance(self.pin, str):
@@ -87,6 +89,10 @@ class WebConfig:
                 or not MIN_SPARE_CONNECTIONS <= self.spare_connections <= MAX_WATCHERS:
             raise ConfigError(f"spare_connections must be a whole number from {MIN_SPARE_CONNECTIONS} to "
                               f"{MAX_WATCHERS}, not {self.spare_connections!r}")
+        if isinstance(self.connections_per_address, bool) or not isinstance(self.connections_per_address, int) \
+                or not 4 <= self.connections_per_address <= MAX_WATCHERS:
+            raise ConfigError(f"connections_per_address must be a whole number from 4 to {MAX_WATCHERS}, "
+                              f"not {self.connections_per_address!r}")
         if self.trusted_hosts is not None:
             hosts = (self.trusted_hosts,) if isinstance(self.trusted_hosts, str) else tuple(self.trusted_hosts)
             if not hosts or not all(isinstance(h, str) and h for h in hosts):

@@ -177,7 +177,8 @@ class PageFront:
         self.gate: WatcherGate = watcher_gate(app)
         config = found.config
         self.limits = ConnectionLimits(header_timeout_s=config.header_timeout_s,
-                                       max_connections=config.max_watchers + config.spare_connections)
+                                       max_connections=config.max_watchers + config.spare_connections,
+                                       max_idle_per_address=config.connections_per_address)
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="willughby-page")
         self._events_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="willughby-events-check")
         self._hub: _Hub | None = None

@@ -48,6 +48,7 @@ def test_the_shipped_example_for_a_pi_loads():
     ("[web]\nheader_timeout_s = 0\n", "web.header_timeout_s must be a positive number of seconds"),
     ("[web]\nspare_connections = 2\n", "web.spare_connections must be a whole number from 16"),
     ("[web]\nwrong_pins_per_hour = 0\n", "web.wrong_pins_per_hour must be a whole number of at least 1"),
+    ("[web]\nconnections_per_address = 2\n", "web.connections_per_address must be a whole number from 4"),
     ("[web]\nsecret_key = 'x'\n", "unknown key web.secret_key"),
     ("[dice]\nsource = 'cup'\n", "dice.source must be page, box, pi or camera"),
     ("[companion]\npreset = 'chess'\n", "companion.preset"),
@@ -103,12 +104,14 @@ def test_the_pages_network_settings_and_a_passphrase_reach_the_page(tmp_path):
     """trusted_hosts used to exist in the page's settings without a way to set it from the file."""
     path = tmp_path / "w.toml"
     path.write_text("[web]\npin = 'correct horse battery staple'\ntrusted_hosts = ['willughby.local', '192.168.1.20']\n"
-                    "wrong_pins_per_hour = 6\nheader_timeout_s = 4.5\nspare_connections = 100\n")
+                    "wrong_pins_per_hour = 6\nheader_timeout_s = 4.5\nspare_connections = 100\n"
+                    "connections_per_address = 64\n")
     c = load_config(path)
     web = c.web_config(c.pin, b"a key of sixteen bytes")
     assert web.pin == "correct horse battery staple"
     assert web.trusted_hosts == ("willughby.local", "192.168.1.20")
     assert (web.wrong_pins_per_hour, web.header_timeout_s, web.spare_connections) == (6, 4.5, 100)
+    assert web.connections_per_address == 64
     path.write_text("[web]\ntrusted_hosts = []\n")
     assert load_config(path).web_config("2468", b"a key of sixteen bytes").trusted_hosts is None
 

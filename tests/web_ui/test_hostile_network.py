@@ -146,6 +146,24 @@ def test_a_connection_must_complete_its_headers_in_time_however_it_dribbles() ->
         served.stop()
 
 
+def test_one_address_holds_at_most_its_share_of_connections_still_sending() -> None:
+    """Past ``connections_per_address`` connections from one address that have not sent their request, its
+    oldest goes; one that asks in time is answered."""
+    served = Served(header_timeout_s=60, connections_per_address=8)
+    socks: list[socket.socket] = []
+    try:
+        socks = _silent(served.port, 12)
+        time.sleep(0.3)
+        assert sum(_closed_by_server(s, 0.5) for s in socks[:4]) == 4       # the four oldest went
+        assert not any(_closed_by_server(s, 0.2) for s in socks[4:])
+        assert served.server.guard.shed == 4
+        assert _players_answered(served) < 1.0
+    finally:
+        for s in socks:
+            s.close()
+        served.stop()
+
+
 def test_a_body_that_does_not_come_in_time_is_answered_408() -> None:
     served = Served(body_timeout_s=0.5)
     try:
