@@ -87,9 +87,9 @@ from willughby.engine.match import RECORD_FORMAT
 
 from .store_rows import check_action, check_undo, checked_entries, checked_game, decode, encode, game_doc, undone
 from .store_schema import APPLICATION_ID as APPLICATION_ID  # re-exported: the store's file is known by it
-from .store_schema import (GAME_COLUMNS, KINDS, SCHEMA_VERSION, STATUSES, TURNS, CorruptStoreError, GameNotFoundError,
-                           StoreClosedError, StoreError, StoreUnwritableError, free_bytes, is_corruption, open_read_only,
-                           prepare, unwritable)
+from .store_schema import (GAME_COLUMNS, KINDS, LOW_SPACE, SCHEMA_VERSION, STATUSES, TURNS, CorruptStoreError,
+                           GameNotFoundError, StoreClosedError, StoreError, StoreUnwritableError, free_bytes,
+                           is_corruption, open_read_only, prepare, unwritable)
 from .store_schema import LOW_SPACE
 
 __all__ = [

@@ -339,7 +339,7 @@ class PageFront:
                     size += len(chunk)
                     if size > cap or not message.get("more_body", False):
                         return body
-        except BaseException:
+        except BaseException:  # noqa: the spooled file closed, then re-raised (a timeout, a cancel; nothing is hidden)
             body.close()
             raise
 
