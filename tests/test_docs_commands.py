@@ -107,6 +107,7 @@ NOT_RUN = {
     "cp /tmp/v13.onnx vision/data/": "replaces the shipped network with one trained by the steps above",
     "cp /tmp/v14.onnx vision/data/": "replaces the shipped network with one trained by the steps above",
     "cp /tmp/v15.onnx vision/data/": "replaces the shipped network with one trained by the steps above",
+    "cp /tmp/v16.onnx vision/data/": "replaces the shipped network with one trained by the steps above",
     "python tools/blender_frames.py /tmp/blend": "renders thousands of training frames with Blender, about a second "
                                                  "each (tests/vision/test_blender_frames.py renders small ones)",
     "for s in blend blend2 blend3; do python tools/point_reader_data.py": "cuts the strips of the thousands of "

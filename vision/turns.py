@@ -266,7 +266,7 @@ class TurnReader:
             stack = np.array(cand_classes)
             bar_terms = [bar_term(c.board) for c in candidates]
             return self._weigh_men(candidates, stack, logp[rows, stack].sum(axis=1) + np.array(bar_terms), logp, keep,
-                                   bar_terms, bar_seen, before, men, notes, reader_probs)
+                                   bar_terms, bar_seen, before, men, notes, reader_probs, alone=framed is None)
         cand_ll = np.array([float(logp[rows, cls].sum()) + bar_term(c.board)
                             for c, cls in zip(candidates, cand_classes)])
         # another board: the best the picture supports that no legal play leads to
@@ -345,9 +345,11 @@ class TurnReader:
     def _weigh_men(self, candidates: Sequence[Candidate], cand_classes: np.ndarray, cand_ll: np.ndarray,
                    logp: np.ndarray, keep: np.ndarray, bar_terms: list[float], bar_seen: Mapping[str, int],
                    before: Mapping[str, Any] | None, men: int, notes: list[str],
-                   reader_probs: np.ndarray | None = None) -> TurnJudgement:
+                   reader_probs: np.ndarray | None = None, alone: bool = False) -> TurnJudgement:
         """A race game's turn (no piles): each legal result, an illegal turn and a misread weighed
-        (:class:`MenWeights`); ruled legal, illegal, or asked (see the module)."""
+        (:class:`MenWeights`); ruled legal, illegal, or asked (see the module). *alone*: without the frame
+        before (a photo judged alone), where a legal ruling must also tell its board from a man more or fewer
+        (``alone_one_man``)."""
         cfg = self.config
         weights = men_weights(logp, keep, cand_classes, cand_ll, bar_terms, mover_of(before, candidates), before,
                               reader_probs)
@@ -355,6 +357,11 @@ class TurnReader:
         p_other = p_illegal + p_misread
         best = int(np.argmax(post))
         legal = post[best] >= cfg.legal_min and weights.holds(logp, cand_classes[best], cfg.legal_point_min)
+        one_man = ""
+        if legal and alone and cfg.alone_one_man is not None:
+            ratio, where = weights.one_man_off(cand_classes[best])
+            if ratio > -math.log(cfg.alone_one_man):
+                legal, one_man = False, where
         if not legal or p_other >= 1e-3:
             weights.find_seen(logp, cand_classes, cand_ll, cfg.illegal_window)
         order = np.argsort(-post, kind="stable")[:cfg.show]
@@ -381,6 +388,9 @@ class TurnReader:
         if why:
             which = weights.unmoved if weights.unmoved is not None else weights.same_mover
             notes.append(why.replace("{play}", candidates[which].play if which is not None else ""))
+        elif one_man:
+            notes.append(f"{candidates[best].play} is the likeliest play, but the picture does not tell it from "
+                         f"{one_man} (a wrong turn)")
         elif post[best] >= cfg.legal_min:
             notes.append(f"{candidates[best].play} is the likeliest play, but the picture gives it under "
                          f"{cfg.legal_point_min:g} at a point whose picture changed")

@@ -232,6 +232,33 @@ class MenWeights:
         ll = float(self.logp[np.arange(POINTS), best].sum())
         return replace(self, misread=best, misread_ll=max(ll, self.misread_ll)).posterior(cfg)[2]
 
+    def one_man_off(self, classes: np.ndarray) -> tuple[float, str]:
+        """How well the picture tells the board *classes* (a legal result) from the boards with one of the
+        mover's men more or fewer on a point whose picture changed: a man a legal play bears off left a pip
+        short, a man borne off that may not be, a man not entered.  Such a wrong turn leaves other numbers of
+        men on the points than every legal play, which the illegal turn's boards never do (a man moved wrongly
+        from point to point is one of those, weighed there).  Returns the log of the likeliest such board's
+        likelihood over the legal result's (-inf: none) and, in words, where it differs."""
+        if self.logp is None:
+            return -math.inf, ""
+        logp, free = self.logp, ~self.keep
+        rows = np.arange(POINTS)
+        best, where = -math.inf, ""
+        for side in ([self.mover] if self.mover in ("light", "dark") else ["light", "dark"]):
+            own = side_classes(side)
+            mine = (classes >= own.start) & (classes < own.stop)
+            n = np.where(mine, CLASS_MEN[classes], np.where(classes == 0, 0, -1))      # -1: the opponent's point
+            here = logp[rows, classes]
+            for step, word in ((1, "more"), (-1, "fewer")):
+                m = n + step
+                ok = free & (n >= 0) & (m >= 0) & (m <= MOST_MEN)
+                other = np.array([point_class(side, int(k)) if o else 0 for k, o in zip(m, ok)])
+                gain = np.where(ok, logp[rows, other] - here, -math.inf)
+                q = int(np.argmax(gain))
+                if float(gain[q]) > best:
+                    best, where = float(gain[q]), f"a {side} man {word} on point {q + 1}"
+        return best, where
+
     def known_doubt(self) -> tuple[float, float, int] | None:
         """How the point reader reads the points whose men the referee knows, the points whose picture did
         not change since the frame before (without it, every point, as the board seen has it): the least

@@ -462,3 +462,46 @@ def test_a_board_seen_that_the_reader_itself_reads_unsurely_where_the_legal_play
     ev = TurnEvidence(_probs_of(wrong, 0.999), changes=_changes(4, 5, 6, 8))
     assert TurnReader(TurnConfig(temperature=1.0)).judge(_candidates(), ev, before=START.to_board()).verdict \
         == "illegal"
+
+
+def test_a_legal_play_the_picture_cannot_tell_from_a_man_left_a_pip_short_of_off_is_asked():
+    # house convention 15, issue 45: a wrong turn that bears off fewer men than every legal play leaves other
+    # numbers of men on the points, which no board of the illegal turn's weighs. Path-traced frame f00110: light
+    # had seven men on his 1-point and one on his 8-point, threw 2-2 and played 8/1 (the man a pip short of
+    # off); a stack of eight read anywhere from six to nine had the only legal play, 8/off, ruled legal
+    before = Position.from_id("AQFwAAABAAAAAAAAAAAAAAAAAJAAAAAAAAAAdgA")
+    cands = _candidates(before, (2, 2))
+    assert [c.play for c in cands] == ["8/off"] and cands[0].board["light"][0] == 7
+    played = dict(cands[0].board, light=[8] + [0] * 23, off={"light": 7, "dark": 6})
+    p = _probs_of(played, 0.999)
+    p[0] = 0.001
+    p[0, 6:10] = [0.26, 0.2, 0.12, 0.2]          # a stack of eight: six to nine, as v16 read it
+    p /= p.sum(axis=1, keepdims=True)
+    ev = TurnEvidence(p)
+    old = TurnReader(TurnConfig(temperature=1.0, alone_one_man=None)).judge(cands, ev, before=before.to_board())
+    assert (old.verdict, old.play) == ("legal", "8/off")        # the rule before: the illegal boards hold 7 men
+    found = TurnReader(TurnConfig(temperature=1.0, alone_one_man=1.0)).judge(cands, ev, before=before.to_board())
+    assert found.verdict == "unsure" and found.play is None
+    assert any("does not tell it from a light man" in n and "point 1" in n for n in found.notes)
+    # the stack read surely: seven men there are ruled 8/off, eight are never ruled legal
+    sure = TurnReader(TurnConfig(temperature=1.0, alone_one_man=1.0))
+    assert sure.judge(cands, TurnEvidence(_probs_of(cands[0].board, 0.99)), before=before.to_board()).play == "8/off"
+    assert sure.judge(cands, TurnEvidence(_probs_of(played, 0.99)), before=before.to_board()).verdict != "legal"
+
+
+def test_the_check_of_a_man_more_or_fewer_is_made_on_a_photo_alone_not_where_the_frame_before_is_at_hand():
+    # with the frame before, the points' changes weigh a man laid on or taken from a stack (the check there
+    # cost six times the questions at seed 16180 for no wrong ruling seen): the same picture of a legal play,
+    # every point's picture changed, is ruled with it and asked without it
+    cfg = default_config()
+    assert cfg.alone_one_man is not None and cfg.alone_one_man >= 1.0
+    before = Position.from_id("AQFwAAABAAAAAAAAAAAAAAAAAJAAAAAAAAAAdgA")
+    cands = _candidates(before, (2, 2))
+    p = _probs_of(cands[0].board, 0.999)
+    p[0] = 0.001
+    p[0, 6:10] = [0.26, 0.2, 0.12, 0.2]
+    p /= p.sum(axis=1, keepdims=True)
+    reader = TurnReader(TurnConfig(temperature=1.0))
+    assert reader.judge(cands, TurnEvidence(p), before=before.to_board()).verdict == "unsure"
+    framed = reader.judge(cands, TurnEvidence(p, changes=np.full(24, 0.3)), before=before.to_board())
+    assert framed.play == "8/off" and not any("does not tell it from" in n for n in framed.notes)
