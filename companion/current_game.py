@@ -102,7 +102,7 @@ class CurrentGame:
         #: held by every part while it reads or changes the game
         self.lock = lock
         self.id: str | None = None
-        self.match: Any = None                    # a GameMatch (games.py): Match or CountingMatch
+        self.match: Any = None                    # a GameMatch (games.py): Game or CountingGame
         self.family: Family | None = None
         #: the companion's part that plays this family's game (games.FamilyPart), set with the game
         self.part: FamilyPart | None = None

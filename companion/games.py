@@ -1,8 +1,8 @@
 """The games the companion referees, behind one small protocol.
 
-The engine has two kinds of match: :class:`~willughby.engine.match.Match`
+The engine has two kinds of match: :class:`~willughby.engine.game.Game`
 (the games on the board: the race games and the unstacking games, between
-light and dark) and :class:`~willughby.engine.counting.CountingMatch`
+light and dark) and :class:`~willughby.engine.counting.CountingGame`
 (Sice-Ace: two to five players and a tally, refereed from the dice alone).
 Both satisfy :class:`GameMatch`: rules, a phase, whose turn, the dice, the
 result, the actions of its record, ``record()`` and ``apply_action()``.
@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Protocol, Sequence, runtime_checkable
 
-from willughby.engine.counting import CountingMatch, Tally
+from willughby.engine.counting import CountingGame, Tally
 from willughby.engine.errors import InvalidOptionError
 from willughby.engine.families import GameFamily
 from willughby.engine.families import family_of as engine_family_of
-from willughby.engine.match import Match
+from willughby.engine.game import Game
 from willughby.engine.position import COLOURS, DARK, LIGHT, Position, other
 from willughby.engine.rules import Rules, get_preset
 
@@ -56,7 +56,7 @@ DEFAULT_NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve")
 
 @runtime_checkable
 class GameMatch(Protocol):
-    """What the companion asks of any match (``Match`` and ``CountingMatch`` both are one)."""
+    """What the companion asks of any match (``Game`` and ``CountingGame`` both are one)."""
 
     rules: Rules
     preset: str | None
@@ -171,7 +171,7 @@ class FamilyPart(Protocol):
 
 
 class BoardFamily(Family):
-    """The games on the board (``Match``): the race games, the unstacking
+    """The games on the board (``Game``): the race games, the unstacking
     games, and any family the engine plays on points or piles."""
 
     def __init__(self, engine: GameFamily) -> None:
@@ -184,7 +184,7 @@ class BoardFamily(Family):
         self.board = engine.board
         self.piled = engine.board == "piles"
 
-    def new_match(self, preset: str, rules: Rules, players: Any, start: Any) -> Match:
+    def new_match(self, preset: str, rules: Rules, players: Any, start: Any) -> Game:
         begin = None
         if start is not None:
             begin = Position.from_board(dict(start), men=rules.men, starts_off_board=rules.start_waiting > 0,
@@ -195,10 +195,10 @@ class BoardFamily(Family):
         names = dict(players or {})
         if any(k not in COLOURS for k in names):
             raise InvalidOptionError(f"a {self.name} game's players are light and dark, not {sorted(names)}")
-        return Match(rules, preset=preset, players=names, start=begin)
+        return Game(rules, preset=preset, players=names, start=begin)
 
-    def from_record(self, record: Mapping[str, Any]) -> Match:
-        return Match.from_record(record)
+    def from_record(self, record: Mapping[str, Any]) -> Game:
+        return Game.from_record(record)
 
     def store_players(self, match: Any) -> dict[str, str]:
         return dict(match.players)
@@ -283,10 +283,10 @@ class CountingFamily(Family):
     dispute_note = ("Sice-Ace is refereed from the dice alone: each throw's ruling is in the list of rulings "
                     "and the announcements")
 
-    def new_match(self, preset: str, rules: Rules, players: Any, start: Any) -> CountingMatch:
+    def new_match(self, preset: str, rules: Rules, players: Any, start: Any) -> CountingGame:
         names = self.names(rules.players, players)
         begin = Tally.from_doc(dict(start), players=rules.players) if start is not None else None
-        return CountingMatch(rules, names, begin, preset=preset)
+        return CountingGame(rules, names, begin, preset=preset)
 
     @staticmethod
     def names(count: int, players: Any) -> list[str]:
@@ -314,11 +314,11 @@ class CountingFamily(Family):
         spare = [n for n in DEFAULT_NAMES if n not in out]
         return [n or spare.pop(0) for n in out]
 
-    def from_record(self, record: Mapping[str, Any]) -> CountingMatch:
+    def from_record(self, record: Mapping[str, Any]) -> CountingGame:
         players = record.get("players")
         if isinstance(players, Mapping):        # the store keeps {"0": name, ...}
             players = [players[k] for k in sorted(players, key=int)]
-        return CountingMatch.from_record(dict(record, family="counting", players=players))
+        return CountingGame.from_record(dict(record, family="counting", players=players))
 
     def store_players(self, match: Any) -> dict[str, str]:
         return {str(k): name for k, name in enumerate(match.names)}

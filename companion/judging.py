@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 import numpy as np
 
 from willughby.engine.errors import EngineError, InvalidBoardError
-from willughby.engine.match import Match
+from willughby.engine.game import Game
 from willughby.engine.position import LIGHT, Position
 from willughby.engine.referee import Ruling
 
@@ -102,7 +102,7 @@ class Judging:
             return {notation(o): o.position.to_board() for o in m.legal_outcomes()}
 
     @staticmethod
-    def position(board: Mapping[str, Any], m: Match) -> Position:
+    def position(board: Mapping[str, Any], m: Game) -> Position:
         """A board document as a position of the game *m* (:class:`CompanionError` saying why it is none)."""
         doc = {k: v for k, v in dict(board).items() if k not in ("confidence", "settled", "turn")}
         try:

@@ -43,7 +43,7 @@ Jellyfish and the programs after it write it::
 * A cube turn is `` Doubles => 4`` (the new value), answered by `` Takes`` or
   `` Drops`` in the other column.
 * A board the players placed (a ``placed`` action: a play the camera
-  missed, ``Match.place``) cannot be set in a ``.mat`` file: the turns
+  missed, ``Game.place``) cannot be set in a ``.mat`` file: the turns
   before it are written, and the turns after it, which gnubg could not
   play from its board, are not; a tag in the file's head
   (``; [Willughby "after turn 1 of game 1, ..."]``) names the gap and the
@@ -60,8 +60,8 @@ Only a game whose rules are GNU Backgammon's can be written: the
 ``backgammon`` preset (with or without the cube; either opening rule), or
 any preset whose options come to the same.
 
->>> from willughby.engine.match import Match
->>> m = Match.new("backgammon", players={"light": "Ann", "dark": "Bob"})
+>>> from willughby.engine.game import Game
+>>> m = Game.new("backgammon", players={"light": "Ann", "dark": "Bob"})
 >>> m.start_roll(3, 1)
 >>> m.play_notation("8/5 6/5").verdict
 'legal'
@@ -87,7 +87,7 @@ import datetime
 import re
 from typing import Any, Mapping
 
-from willughby.engine.match import Match
+from willughby.engine.game import Game
 from willughby.engine.race_state import Step
 from willughby.engine.position import DARK, LIGHT, Position
 from willughby.engine.referee import turn_outcomes
@@ -109,18 +109,18 @@ _HEADER_VALUE = re.compile(r'["\r\n\[\]]')
 
 def to_mat(record: Mapping[str, Any], *, match_length: int = 0,
            date: datetime.date | None = None) -> str:
-    """The game *record* (``Match.record()`` or ``GameStore.record()``) as the
+    """The game *record* (``Game.record()`` or ``GameStore.record()``) as the
     text of a ``.mat`` file: a money game, or game 1 of a *match_length*
     point match from 0-0.  *date* becomes the ``[EventDate]``.
 
-    The record is replayed with :meth:`Match.from_record` (an
+    The record is replayed with :meth:`Game.from_record` (an
     :class:`~willughby.engine.errors.InvalidRecordError` if it does not
     replay); illegal turns that were put right leave no trace.  A
     ``ValueError`` names the preset where its rules are not GNU Backgammon's.
     """
     if not isinstance(match_length, int) or isinstance(match_length, bool) or not 0 <= match_length <= 64:
         raise ValueError(f"match_length must be 0 (money) to 64 points, not {match_length!r}")
-    match = Match.from_record(record)
+    match = Game.from_record(record)
     _check_rules(record.get("preset"), match.rules)
     if match.start.physical_key() != start_position(match.rules).physical_key():
         raise ValueError("a .mat file holds a game from the opening position; this one starts "
@@ -193,7 +193,7 @@ def _header(names: Mapping[str, str], rules: Rules, match_length: int,
 
 
 # ----------------------------------------------------------------- turns
-def _slots(record: Mapping[str, Any], match: Match) -> list[tuple[str, str, str]]:
+def _slots(record: Mapping[str, Any], match: Game) -> list[tuple[str, str, str]]:
     """Each turn as (colour, text, ``roll`` or ``cube``), in order."""
     slots: list[tuple[str, str, str]] = []
     rulings = iter(match.rulings)

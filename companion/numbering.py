@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, cast
 
-from willughby.engine.match import Match
+from willughby.engine.game import Game
 from willughby.engine.notation import NO_PLAY
 from willughby.engine.position import Position
 from willughby.engine.referee import Ruling
@@ -43,7 +43,7 @@ class TurnCounter:
     >>> c.played, c.in_progress
     (3, 4)
 
-    A board the players placed (``Match.place``: a play the camera missed,
+    A board the players placed (``Game.place``: a play the camera missed,
     or two) ends the turns it says it ends, with no ruling (:meth:`skip`).
     """
 
@@ -114,7 +114,7 @@ def judged_turns(record: Mapping[str, Any], plays_for: int | None = None,
     partial = {k: v for k, v in record.items() if k != "position"}
     actions = list(record["actions"])
     partial["actions"] = []
-    match = Match.from_record(partial)
+    match = Game.from_record(partial)
     out: list[dict[str, Any]] = []
     numbers = TurnCounter() if numbers is None else numbers
     turn_plays: list[dict[str, Any]] | None = None

@@ -18,8 +18,8 @@ stored as exported, in one transaction, and exported again from the store
 before that transaction ends: the document it gives must be the file's,
 or nothing is kept.
 
->>> from willughby.engine.match import Match
->>> m = Match.new("backgammon", players={"light": "Ann", "dark": "Bob"})
+>>> from willughby.engine.game import Game
+>>> m = Game.new("backgammon", players={"light": "Ann", "dark": "Bob"})
 >>> m.start_roll(3, 1)
 >>> m.play_notation("8/5 6/5").verdict
 'legal'
@@ -44,7 +44,7 @@ from typing import Any, Mapping
 
 from willughby.engine.bounds import MAX_DEPTH, MAX_ENTRY_BYTES, MAX_FILE_BYTES, depth_problem
 from willughby.engine.errors import EngineError, InvalidRecordError
-from willughby.engine.match import RECORD_FORMAT
+from willughby.engine.game import RECORD_FORMAT
 from willughby.engine.rules import get_preset
 
 from .games import GameMatch, family_of_preset
@@ -71,7 +71,7 @@ class ExportedGame:
     family: str
     #: the record as the document holds it (``willughby-game/1``)
     record: dict[str, Any]
-    #: the match the record replays to (``Match`` or ``CountingMatch``)
+    #: the match the record replays to (``Game`` or ``CountingGame``)
     match: GameMatch
     #: the turns played: the legal moves of a board game, the throws of a counting game
     turns: int

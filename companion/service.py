@@ -1,6 +1,6 @@
 """The companion: turns dice, board readings and presses into a refereed game.
 
-It keeps one game (an engine :class:`~willughby.engine.match.Match`), writes
+It keeps one game (an engine :class:`~willughby.engine.game.Game`), writes
 every step of it to the store before it announces it (so a game survives a
 ``kill -9`` or a power cut and resumes from the store), and tells whoever
 listens -- the page, the lights, the voice -- what happened.

@@ -32,7 +32,7 @@ The kinds the companion writes (any name of 1 to 20 letters ``a-z`` and
 ``_`` is accepted, so later kinds need no new schema):
 
 ``action``
-    an engine :class:`~willughby.engine.match.Match` action, exactly as the
+    an engine :class:`~willughby.engine.game.Game` action, exactly as the
     match appended it to ``match.actions`` (``{"type": "move", "player":
     "light", "after": ..., "verdict": "legal", "play": "8/5 6/5"}``).
     The game's record is these, in order, less the undone ones.
@@ -83,7 +83,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Callable, Iterator, Mapping, Self, Sequence
 
-from willughby.engine.match import RECORD_FORMAT
+from willughby.engine.game import RECORD_FORMAT
 
 from .store_rows import check_action, check_undo, checked_entries, checked_game, decode, encode, game_doc, undone
 from .store_schema import APPLICATION_ID as APPLICATION_ID  # re-exported: the store's file is known by it
@@ -452,7 +452,7 @@ class GameStore:
 
     def record(self, game_id: str) -> dict[str, Any]:
         """The engine's game record of *game_id* (format ``willughby-game/1``,
-        without ``position``): ``Match.from_record`` replays it."""
+        without ``position``): ``Game.from_record`` replays it."""
         with self._lock:
             game = self._summary(game_id)
             actions = self.actions(game_id)

@@ -3,7 +3,7 @@
 Sice-Ace is refereed from the dice alone (``docs/games.md``): each throw is one
 turn, always legal, its outcome counted by the engine
 (:func:`~willughby.engine.counting.count_throw` through
-:class:`~willughby.engine.counting.CountingMatch`). The service calls these
+:class:`~willughby.engine.counting.CountingGame`). The service calls these
 part :class:`TallyPart` for the counting family (``games.py``); nothing else
 in the companion knows the game.
 
@@ -17,9 +17,9 @@ keys every game has:
 - ``rulings``: one per throw, with ``dice`` (in reading order), ``events``,
   ``before`` and ``board`` (tallies), ``player`` an index.
 
->>> from willughby.engine.counting import CountingMatch
+>>> from willughby.engine.counting import CountingGame
 >>> from willughby.companion.games import CountingFamily
->>> m = CountingMatch.new(options={"players": "3"}, players=["Ann", "Bob", "Cat"])
+>>> m = CountingGame.new(options={"players": "3"}, players=["Ann", "Bob", "Cat"])
 >>> new_game_text("Sice-Ace", m)
 'new game of Sice-Ace: Ann, Bob and Cat, six men each; Ann throws first'
 """
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
-from willughby.engine.counting import CountingMatch, Tally
+from willughby.engine.counting import CountingGame, Tally
 
 from .announce import describe_tally_throw
 from .documents import QuestionDoc, RulingDoc, StateDoc, board_doc
@@ -54,12 +54,12 @@ def names_of(players: Any) -> list[str]:
     return list(players or [])
 
 
-def new_game_text(game_name: str, match: CountingMatch) -> str:
+def new_game_text(game_name: str, match: CountingGame) -> str:
     first = match.names[match.turn] if match.turn is not None else "?"
     return (f"new game of {game_name}: {_listed(list(match.names))}, six men each; {first} throws first")
 
 
-def awaiting(match: CountingMatch, who: Callable[[Any], str]) -> str:
+def awaiting(match: CountingGame, who: Callable[[Any], str]) -> str:
     """What the counting game waits for, in the players' words."""
     if match.phase == "over":
         return "the game is over: start a new one"
@@ -79,7 +79,7 @@ def ruling_doc(outcome: Any, before: Tally, turn: int, seq: int) -> RulingDoc:
 
 
 
-def rebuild(match: CountingMatch) -> tuple[list[RulingDoc], TurnCounter]:
+def rebuild(match: CountingGame) -> tuple[list[RulingDoc], TurnCounter]:
     """The rulings of a match replayed from the store, and the turn counter after them."""
     counter = TurnCounter()
     out: list[RulingDoc] = []
@@ -106,7 +106,7 @@ def turns(record: Mapping[str, Any], family: Any) -> list[dict[str, Any]]:
     return out
 
 
-def state(match: CountingMatch, rulings: Sequence[RulingDoc], game_id: str | None,
+def state(match: CountingGame, rulings: Sequence[RulingDoc], game_id: str | None,
           turn_number: int, awaiting_text: str, undo: str | None) -> StateDoc:
     """The state document's keys for a counting game (see the module docstring)."""
     t = match.tally
@@ -156,7 +156,7 @@ class TallyPart:
         throw, ``EngineError``), recorded, ruled (always legal: the dice decide) and announced; always the
         throw in play (a counting game holds no throw)."""
         game = self._game
-        m: CountingMatch = game.match
+        m: CountingGame = game.match
         if m.phase != "throw":
             raise NotNowError(f"no dice are wanted now: {game.awaiting()}")
         before = m.tally

@@ -111,7 +111,7 @@ class WayBack:
 
     def place(self, seen: Position, turns: int, who: str, board: Mapping[str, Any], missed: str | None) -> None:
         """The players' board taken as the board on the table, *turns* turns on from the one the referee
-        awaited (``Match.place``), the gap logged (a ``gap`` entry) and told."""
+        awaited (``Game.place``), the gap logged (a ``gap`` entry) and told."""
         game = self._game
         m = game.match
         assert m is not None and m.turn is not None

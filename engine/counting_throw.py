@@ -1,5 +1,5 @@
 """The counting game's throws: Sice-Ace, refereed from the dice alone
-(``counting.py`` gathers this module and the match, ``counting_match.py``).
+(``counting.py`` gathers this module and the match, ``counting_game.py``).
 
 Seed 003 (Games - Tables or Backgammon) describes it: two to five players take
 six men each, and each throw of two dice is read die by die -- a 1 hands a man
@@ -13,7 +13,7 @@ Its state is not a board but a :class:`Tally` of each player's men and the
 pool (``docs/board-document.md``, "The tally document").  As everywhere in the engine,
 rules, tallies and dice are values:
 :func:`count_throw` reads one throw, :func:`judge_tally` rules on a tally the
-players kept, and only :class:`CountingMatch` keeps history.
+players kept, and only :class:`CountingGame` keeps history.
 
 Where the seed leaves a point open this module decides it, each a *choice of
 this program* (``sources.PROGRAM_CHOICE``):

@@ -4,7 +4,7 @@ The counting game has no board: ``docs/board-document.md`` ("The tally")
 gives its document, ``{"format": "tally/1", "men": [6, 6, 6], "pool": 0,
 "turn": 0}``.  A tally is a frozen value with one compact text form
 (docs/house-conventions.md, convention 1); :mod:`~willughby.engine.counting` reads throws on
-it and :mod:`~willughby.engine.counting_match` plays whole games.
+it and :mod:`~willughby.engine.counting_game` plays whole games.
 
 >>> t = Tally.start(3)
 >>> Tally.from_id(t.id()) == t, t.to_doc()["men"]

@@ -160,7 +160,7 @@ def test_no_docstring_names_a_file_that_does_not_exist() -> None:
 
 #: the families' own modules (and the table of games, whose rows name their family)
 _FAMILY_MODULES = {"engine/options.py", "engine/families.py", "engine/race_referee.py", "engine/unstacking.py",
-                   "engine/unstacking_referee.py", "engine/counting_throw.py", "engine/counting_match.py",
+                   "engine/unstacking_referee.py", "engine/counting_throw.py", "engine/counting_game.py",
                    "engine/counting.py"}
 # a family's name compared: `rules.family == "counting"`, `family.name != "unstacking"`, `state.family === "race"`
 _NAME_COMPARED = re.compile(r"""(?:family|\.name)\W*\s*(?:==|!=|===|!==)\s*["'](?:race|unstacking|counting)["']""")

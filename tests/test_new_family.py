@@ -58,7 +58,7 @@ def toy(monkeypatch: pytest.MonkeyPatch) -> options.Preset:
 
 
 def test_the_referee_and_a_match_play_a_family_they_never_heard_of(toy: options.Preset) -> None:
-    from willughby.engine.match import Match
+    from willughby.engine.game import Game
     from willughby.engine.referee import judge, stake_terms, turn_outcomes
     from willughby.engine.rules import start_position
 
@@ -70,7 +70,7 @@ def test_the_referee_and_a_match_play_a_family_they_never_heard_of(toy: options.
     ruling = judge(rules, start, (2, 1), off.position)
     assert ruling.verdict == "legal" and ruling.game_over is not None and ruling.game_over.winner == "light"
 
-    match = Match(rules, preset=toy.id, players={"light": "Ann", "dark": "Bob"})
+    match = Game(rules, preset=toy.id, players={"light": "Ann", "dark": "Bob"})
     match.start_roll(3, 1)                                       # light's 3 beats dark's 1: light plays 3-1
     assert match.phase == "move"
     first = next(o for o in match.legal_outcomes() if o.position.off[0])

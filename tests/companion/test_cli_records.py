@@ -19,7 +19,7 @@ from willughby.companion.games import family_of_preset
 from willughby.companion.records import RecordError, import_game, load_export, read_export
 from willughby.companion.service import Companion
 from willughby.companion.store import GameStore
-from willughby.engine.match import Match
+from willughby.engine.game import Game
 from willughby.web_ui import create_app
 
 from .test_matfile import gnubg_disagrees, gnubg_import, match_id_fields, needs_gnubg
@@ -217,7 +217,7 @@ def test_the_exported_json_reads_back_to_the_same_record_position_result_and_tur
 
 
 def test_a_bare_record_reads_back_too() -> None:
-    m = Match.new("backgammon", players=PLAYERS)
+    m = Game.new("backgammon", players=PLAYERS)
     m.start_roll(6, 2)
     assert m.play_notation("24/18 13/11").legal
     game = read_export(m.record())
@@ -356,7 +356,7 @@ def test_importing_twice_or_into_the_store_it_came_from_writes_nothing(capsys, s
 def test_the_game_in_progress_is_not_touched_by_an_import(capsys, stored, tmp_path) -> None:
     data = tmp_path / "data"
     with _store_of(data) as store:
-        here = store.create_game("backgammon", {}, PLAYERS, Match.new("backgammon").position.id())
+        here = store.create_game("backgammon", {}, PLAYERS, Game.new("backgammon").position.id())
         store.append(here, "action", {"type": "start_roll", "light": 3, "dark": 1}, "referee")
         before = store.game(here)
     _export_to(capsys, stored, "playing", tmp_path / "so-far.json")
@@ -534,7 +534,7 @@ def test_the_mat_of_a_finished_game_imports_into_gnubg_with_its_winner_and_point
     won = (result["stake"], 0) if result["winner"] == "light" else (0, result["stake"])
     assert (fields["score0"], fields["score1"]) == won       # gnubg's player 0 is light, the left column
     assert result["stake"] >= 1
-    assert gnubg_disagrees(Match.from_record(record), 0, theirs) == []
+    assert gnubg_disagrees(Game.from_record(record), 0, theirs) == []
 
 
 MAT_REFUSED = ("is a GNU Backgammon match file (.mat), which is not imported: only the JSON that willughby export "

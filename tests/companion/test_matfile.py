@@ -15,7 +15,7 @@ import pytest
 from willughby.companion.matfile import GNUBG_OPTIONS, to_mat
 from willughby.companion.store import GameStore
 from willughby.engine.errors import InvalidRecordError
-from willughby.engine.match import Match
+from willughby.engine.game import Game
 from willughby.engine.notation import parse_play
 from willughby.engine.position import DARK, LIGHT, Position
 from willughby.engine.rules import PRESETS, start_position
@@ -26,10 +26,10 @@ GNUBG = shutil.which("gnubg") or shutil.which("gnubg", path="/usr/games")  # Deb
 PLAYERS = {"light": "Ann", "dark": "Bob"}
 
 
-def known_game() -> Match:
+def known_game() -> Game:
     """Ann (light) wins the opening 3-1; a hit, a man entering from the bar,
     a doublet, an illegal board put right, a cube taken, a cube dropped."""
-    m = Match.new("backgammon", players=PLAYERS)
+    m = Game.new("backgammon", players=PLAYERS)
     m.start_roll(3, 1)
     assert m.play_notation("8/5 6/5").legal
     m.throw([4, 6])
@@ -71,10 +71,10 @@ KNOWN_MAT = """\
 
 
 def random_match(seed: int, *, max_turns: int = 500, cube: float = 0.04, illegal: float = 0.05,
-                 options: dict | None = None) -> Match:
+                 options: dict | None = None) -> Game:
     """A game of random legal turns, with cube turns and illegal boards put right."""
     rng = random.Random(seed)
-    m = Match.new("backgammon", options, players={"light": f"Light {seed}", "dark": f"Dark {seed}"})
+    m = Game.new("backgammon", options, players={"light": f"Light {seed}", "dark": f"Dark {seed}"})
     while m.phase == "start":
         m.start_roll(rng.randint(1, 6), rng.randint(1, 6))
     turns = 0
@@ -135,7 +135,7 @@ def read_mat(text: str) -> tuple[int, tuple[str, str], list[tuple[str, str]]]:
     return length, (first.strip(), second.strip()), turns
 
 
-def expected_turns(m: Match) -> list[tuple[str, str, object]]:
+def expected_turns(m: Game) -> list[tuple[str, str, object]]:
     """What the file must say, from the match: (colour, kind, ruling)."""
     out = []
     rulings = iter(m.rulings)
@@ -151,7 +151,7 @@ def expected_turns(m: Match) -> list[tuple[str, str, object]]:
     return out
 
 
-def expected_positions(m: Match) -> list[tuple[Position, object]]:
+def expected_positions(m: Game) -> list[tuple[Position, object]]:
     """(position before, ruling) for each legal turn of *m*."""
     position = m.start
     out = []
@@ -177,7 +177,7 @@ def test_a_short_known_game_is_written_line_by_line():
 
 
 def test_dark_winning_the_opening_roll_leaves_the_first_left_half_empty():
-    m = Match.new("backgammon", players=PLAYERS)
+    m = Game.new("backgammon", players=PLAYERS)
     m.start_roll(1, 4)
     assert m.play_notation("24/23 13/9").legal
     last = to_mat(m.record()).splitlines()[-1]
@@ -186,7 +186,7 @@ def test_dark_winning_the_opening_roll_leaves_the_first_left_half_empty():
 
 
 def test_a_drop_by_light_puts_darks_win_on_the_same_line():
-    m = Match.new("backgammon", players=PLAYERS)
+    m = Game.new("backgammon", players=PLAYERS)
     m.start_roll(3, 1)
     m.play_notation("8/5 6/5")
     m.offer_double()
@@ -253,7 +253,7 @@ def test_a_date_is_the_event_date():
 
 
 def test_a_game_without_the_cube_says_so_for_xg():
-    m = Match.new("backgammon", {"cube": "false"}, players=PLAYERS)
+    m = Game.new("backgammon", {"cube": "false"}, players=PLAYERS)
     m.start_roll(3, 1)
     m.play_notation("8/5 6/5")
     assert '; [CubeLimit "1"]' in to_mat(m.record()).splitlines()
@@ -268,7 +268,7 @@ def test_names_are_made_safe_for_the_player_line():
         ("é" * 20, "Zoë"): ("é" * 15, "Zoë"),      # 31 bytes of UTF-8 at most, whole letters
     }
     for (light, dark), want in cases.items():
-        m = Match.new("backgammon", players={"light": light, "dark": dark})
+        m = Game.new("backgammon", players={"light": light, "dark": dark})
         _, names, _ = read_mat(to_mat(m.record()))
         assert names == want
 
@@ -277,25 +277,25 @@ def test_names_are_made_safe_for_the_player_line():
 @pytest.mark.parametrize("preset", sorted(p for p in set(PRESETS) - {"backgammon"}
                                            if PRESETS[p].rules.family != "counting"))
 def test_games_gnubg_does_not_play_are_refused_naming_the_preset(preset):
-    record = Match.new(preset).record()
+    record = Game.new(preset).record()
     with pytest.raises(ValueError, match=f"game of {preset} differs"):
         to_mat(record)
 
 
 def test_backgammon_with_other_rules_is_refused_naming_the_option():
     with pytest.raises(ValueError, match="bear_off=over"):
-        to_mat(Match.new("backgammon", {"bear_off": "over"}).record())
+        to_mat(Game.new("backgammon", {"bear_off": "over"}).record())
     assert GNUBG_OPTIONS["doubles"] == "fourfold" and "cube" not in GNUBG_OPTIONS
 
 
 def test_a_game_from_a_position_set_by_hand_is_refused():
-    rules = Match.new("backgammon").rules
+    rules = Game.new("backgammon").rules
     race = Position.from_board({"format": "board/1", "light": [3, 3, 3, 3, 3] + [0] * 19,
                                 "dark": [0] * 19 + [3, 3, 3, 3, 3], "turn": "light"}, men=15)
     with pytest.raises(ValueError, match="set up by hand"):
-        to_mat(Match(rules, preset="backgammon", start=race).record())
+        to_mat(Game(rules, preset="backgammon", start=race).record())
     # the opening layout with light to throw first is still the opening position
-    opening = Match(rules, preset="backgammon", start=start_position(rules, turn="light"))
+    opening = Game(rules, preset="backgammon", start=start_position(rules, turn="light"))
     opening.throw([6, 6])
     opening.play_notation("24/18(2) 13/7(2)")
     assert to_mat(opening.record()).endswith("  1) 66: 24/18 24/18 13/7 13/7\n")
@@ -319,7 +319,7 @@ def test_a_record_from_the_store_leaves_out_a_move_taken_back(tmp_path):
     with GameStore(tmp_path / "g.sqlite3") as store:
         gid = store.create_game("backgammon", {}, PLAYERS, m.start.id())
         store.append_many(gid, [("action", a, None) for a in m.actions[:5]])   # light to play 6-2
-        resumed = Match.from_record(store.record(gid))
+        resumed = Game.from_record(store.record(gid))
         assert resumed.play_notation("24/18 24/22").legal                       # then thought better
         n = store.append(gid, "action", resumed.actions[-1], "light")
         store.append(gid, "undo", {"undoes": [n]}, "light")
@@ -356,7 +356,7 @@ def match_id_fields(match_id: str) -> dict[str, int]:
             "match_length": field(22, 15), "score0": field(37, 15), "score1": field(52, 15)}
 
 
-def gnubg_disagrees(m: Match, length: int, theirs: dict) -> list[str]:
+def gnubg_disagrees(m: Game, length: int, theirs: dict) -> list[str]:
     """Where gnubg's reading of our file differs from the match (empty: nowhere)."""
     problems = []
     colour = {"X": LIGHT, "O": DARK}  # gnubg's player 0 (X) is the file's left column

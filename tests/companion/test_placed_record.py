@@ -17,7 +17,7 @@ from willughby.companion.records import import_game, read_export
 from willughby.companion.service import Companion
 from willughby.companion.store import GameStore
 from willughby.companion.views import stored_game
-from willughby.engine.match import Match
+from willughby.engine.game import Game
 from willughby.engine.position import Position
 
 from .test_matfile import GNUBG, gnubg_import, match_id_fields
@@ -58,7 +58,7 @@ def test_record_replay_export_import_and_mat_agree_with_a_placed_board(game, tmp
     record = store.record(gid)
     kinds = [a["type"] for a in record["actions"]]
     assert kinds == ["start_roll", "move", "throw", "placed", "throw", "move"]
-    replayed = Match.from_record(record)                           # the record replays
+    replayed = Game.from_record(record)                           # the record replays
     assert replayed.result is not None and replayed.result.winner == "light"
     exported = json.loads(json.dumps(stored_game(store, gid)))     # the JSON export
     assert exported["record"]["actions"] == record["actions"] and exported["status"] == "over"

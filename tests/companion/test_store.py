@@ -15,7 +15,7 @@ import pytest
 
 from willughby.companion.store import (KINDS, SCHEMA_VERSION, CorruptStoreError, GameNotFoundError,
                                        GameStore, StoreClosedError, StoreError)
-from willughby.engine.match import RECORD_FORMAT, Match
+from willughby.engine.game import RECORD_FORMAT, Game
 from willughby.engine.rules import preset_rules, start_position
 
 START = start_position(preset_rules("backgammon")).id()
@@ -52,7 +52,7 @@ def play_random_game(store, game_id, seed, *, max_turns=60):
     """Play a game of random legal turns (some illegal boards, some cube
     turns) and append each match action to the store as the service does."""
     rng = random.Random(seed)
-    match = Match.new("backgammon", players=PLAYERS)
+    match = Game.new("backgammon", players=PLAYERS)
     written = 0
 
     def sync():
@@ -349,7 +349,7 @@ def test_the_record_replays_to_the_same_match(store, seed):
     assert set(record) == {"format", "preset", "options", "players", "start", "actions", "result"}
     assert record["format"] == RECORD_FORMAT and record["start"] == START
     assert record["actions"] == match.actions
-    replay = Match.from_record(record)
+    replay = Game.from_record(record)
     assert replay.position == match.position and replay.phase == match.phase
     assert replay.cube_value == match.cube_value
     assert (record["result"] is None) == (match.result is None)
@@ -361,17 +361,17 @@ def test_the_record_replays_to_the_same_match(store, seed):
 
 def test_a_move_taken_back_is_replayed_as_if_never_made(store):
     gid = new_game(store)
-    match = Match.new("backgammon", players=PLAYERS)
+    match = Game.new("backgammon", players=PLAYERS)
     match.start_roll(3, 1)
     store.append(gid, "action", match.actions[-1], "referee")
     match.play_notation("24/21 24/23")
     n = store.append(gid, "action", match.actions[-1], "light")
     store.append(gid, "undo", {"undoes": [n]}, "light")       # "I meant to make my five point"
-    resumed = Match.from_record(store.record(gid))
+    resumed = Game.from_record(store.record(gid))
     assert resumed.phase == "move" and resumed.dice == (3, 1)
     assert resumed.play_notation("8/5 6/5").verdict == "legal"
     store.append(gid, "action", resumed.actions[-1], "light")
-    replay = Match.from_record(store.record(gid))
+    replay = Game.from_record(store.record(gid))
     assert replay.position == resumed.position and replay.turn == "dark"
     assert [a.get("play") for a in store.actions(gid)] == [None, "8/5 6/5"]
 

@@ -15,7 +15,7 @@ import pytest
 
 from willughby.companion.service import Companion
 from willughby.companion.store import GameStore
-from willughby.engine.match import Match
+from willughby.engine.game import Game
 from willughby.engine.notation import parse_play
 from willughby.engine.position import Position
 
@@ -152,7 +152,7 @@ def test_the_stored_game_replays_with_the_placed_board_and_the_record_agrees(sto
     placed = [t for t in game["turns"] if t["verdict"] == "placed"]
     assert len(placed) == 1 and placed[0]["turn"] == 2 and placed[0]["turns"] == 2
     assert game["turns_played"] == 3 == c.games()[0]["turns"] == c.state()["turns_played"]
-    assert Match.from_record(store.record(gid)).position == Match.from_record(game["record"]).position
+    assert Game.from_record(store.record(gid)).position == Game.from_record(game["record"]).position
 
 
 def test_undo_takes_back_a_placed_board_and_says_so(store):

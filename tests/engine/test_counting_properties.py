@@ -20,7 +20,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from willughby.engine.counting import MEN_EACH, CountingMatch, Tally, count_throw, judge_tally
+from willughby.engine.counting import MEN_EACH, CountingGame, Tally, count_throw, judge_tally
 from willughby.engine.errors import InvalidBoardError
 from willughby.engine.rules import preset_rules
 
@@ -246,13 +246,13 @@ def test_the_referee_judges_the_outcome_legal_and_any_other_count_illegal(
 def test_a_random_game_ends_and_replays_from_its_record(seed: int) -> None:
     rng = random.Random(seed)
     players = 2 + seed % 4
-    match = CountingMatch(RULES[players])
+    match = CountingGame(RULES[players])
     while match.phase == "throw":
         assert match.turn_number < 5000
         before = match.tally
         o = match.throw([rng.randint(1, 6), rng.randint(1, 6)])
         assert judge_tally(match.rules, before, match.dice, o.after).legal
     assert match.result is not None and match.tally.players_in == (match.result.loser,)
-    replay = CountingMatch.from_record(json.loads(json.dumps(match.record())))
+    replay = CountingGame.from_record(json.loads(json.dumps(match.record())))
     assert replay.history == match.history and replay.tally == match.tally
     assert replay.record() == match.record()

@@ -9,16 +9,16 @@ happened."
 import pytest
 
 from willughby.engine.errors import InvalidRecordError, MatchStateError
-from willughby.engine.match import Match
+from willughby.engine.game import Game
 from willughby.engine.placing import moved_alone, two_plays
 from willughby.engine.position import Position
 
 
-def _missed() -> tuple[Match, Position, Position]:
+def _missed() -> tuple[Game, Position, Position]:
     """Light played 8/5 6/5; dark threw 6-4 and played 24/18 13/9, which the referee missed;
     light (with some throw: 5-2) played 13/8 13/11. Returns the match (dark to move the 6-4),
     the board after dark's play and the board after light's."""
-    m = Match.new("backgammon")
+    m = Game.new("backgammon")
     m.start_roll(3, 1)
     m.play_notation("8/5 6/5")
     m.throw((6, 4))
@@ -54,7 +54,7 @@ def test_a_placed_board_two_turns_on_gives_the_turn_back_to_the_mover_and_replay
     assert m.actions[-1] == {"type": "placed", "player": "dark", "after": light.with_turn("dark").id(),
                              "dice": [6, 4], "turns": 2}
     m.throw((2, 1))                                          # the game goes on from it
-    again = Match.from_record(m.record())
+    again = Game.from_record(m.record())
     assert again.position == m.position and again.actions == m.actions and again.phase == "move"
 
 
@@ -62,7 +62,7 @@ def test_a_placed_board_one_turn_on_passes_the_turn_once():
     m, dark, _light = _missed()
     m.place(dark, turns=1)
     assert m.turn == "light" and m.phase == "throw"
-    assert Match.from_record(m.record()).position == m.position
+    assert Game.from_record(m.record()).position == m.position
 
 
 def test_a_board_may_be_placed_before_the_throw_without_dice():
@@ -89,11 +89,11 @@ def test_a_placed_record_whose_turn_does_not_follow_does_not_replay():
     record = m.record()
     record["actions"][-1] = dict(record["actions"][-1], turns=1)     # says light throws next; the board says dark
     with pytest.raises(InvalidRecordError):
-        Match.from_record(record)
+        Game.from_record(record)
 
 
 def test_placing_is_only_for_a_game_at_a_throw_or_a_move():
-    m = Match.new("backgammon")
+    m = Game.new("backgammon")
     with pytest.raises(MatchStateError):
         m.place(m.position.with_turn("light"))       # before the roll for the start nobody is on turn
     assert m.actions == []
@@ -116,7 +116,7 @@ def test_landing_on_a_held_point_is_still_one_illegal_play_of_the_mover():
 
 
 def test_no_second_play_follows_a_play_that_ends_the_game():
-    rules = Match.new("backgammon").rules
+    rules = Game.new("backgammon").rules
     before = Position((1,) + (0,) * 23, (0,) * 23 + (1,), off=(14, 14), turn="light")
     # light bears off his last man: the game is over, nobody plays after it (and asking is no error)
     assert two_plays(rules, before, (2, 1), Position((0,) * 24, (0,) * 24, off=(15, 15))) is None
@@ -129,4 +129,4 @@ def test_three_turns_placed_leave_the_other_player_to_throw():
     mover = m.turn
     m.place(light, turns=3)
     assert m.phase == "throw" and m.turn != mover and m.actions[-1]["turns"] == 3
-    assert Match.from_record(m.record()).position == m.position
+    assert Game.from_record(m.record()).position == m.position

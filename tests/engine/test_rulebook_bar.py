@@ -7,7 +7,7 @@ where a light man enters with a 5.  Men not drawn are off the board.
 
 from __future__ import annotations
 
-from willughby.engine.match import Match
+from willughby.engine.game import Game
 from willughby.engine.moves import legal_plays
 
 from .rulebook_helpers import assert_plays, board, events, judged, rules
@@ -148,7 +148,7 @@ def test_the_match_passes_the_turn_when_nothing_can_be_played() -> None:
     """"the player cannot move any other piece and play passes to the
     opponent." -- Tables or Backgammon (modern rules), seed 003."""
     position = board(light={13: 1}, dark={5: 2, 3: 2}, bar=(1, 0), turn=None)
-    match = Match(IRISH, start=position)
+    match = Game(IRISH, start=position)
     match.start_roll(6, 2)                      # light first; Irish throws afresh
     assert (match.turn, match.phase) == ("light", "throw")
     ruling = match.throw((5, 3))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from willughby.engine.errors import MatchStateError
-from willughby.engine.match import Match
+from willughby.engine.game import Game
 
 from .rulebook_helpers import board, events, judged, rules
 
@@ -52,8 +52,8 @@ def test_binding_false_a_bound_table_stands() -> None:
     assert events(ruling) == []
 
 
-def _bound_match() -> Match:
-    match = Match(IRISH, start=NEARLY_BOUND.with_turn(None))
+def _bound_match() -> Game:
+    match = Game(IRISH, start=NEARLY_BOUND.with_turn(None))
     match.start_roll(5, 3)                   # light first; Irish throws afresh
     match.throw((2, 1))
     assert match.play_notation(BIND).verdict == "legal"
@@ -112,7 +112,7 @@ def test_binding_a_tied_toss_is_thrown_again() -> None:
 def test_cube_false_no_double_may_be_offered() -> None:
     """"Optionally, a doubling cube may be used." -- Willughby retold, seed 004 (cube=false: not
     used)."""
-    match = Match.new("irish")
+    match = Game.new("irish")
     match.start_roll(5, 3)
     assert not match.can_double()
     with pytest.raises(MatchStateError):
@@ -126,7 +126,7 @@ def test_cube_a_taken_double_moves_the_cube_up_a_face() -> None:
     Dark doubles and light takes (2, light's cube); later light redoubles and
     dark takes (4, dark's cube): then light may not double.
     """
-    match = Match.new("backgammon")
+    match = Game.new("backgammon")
     match.start_roll(6, 1)                   # light plays the opening 6-1
     match.play_notation("13/7 8/7")
     match.offer_double()                     # dark, before his throw
@@ -145,7 +145,7 @@ def test_cube_a_taken_double_moves_the_cube_up_a_face() -> None:
 def test_cube_a_dropped_double_loses_the_game_at_the_cubes_value() -> None:
     """"The opposing player may “take” it or “drop” the game, losing the game in
     the same fashion as described below." -- Willughby retold, seed 004 (cube=true)."""
-    match = Match.new("backgammon")
+    match = Game.new("backgammon")
     match.start_roll(6, 1)
     match.play_notation("13/7 8/7")
     match.offer_double()
@@ -162,7 +162,7 @@ def test_cube_multiplies_the_stake_of_the_game() -> None:
     plays, light doubles, dark takes, light throws 2-1 and bears off: a
     gammon, 2, on a cube of 2.
     """
-    match = Match(BACKGAMMON, start=board(light={2: 1}, dark={8: 15}, turn=None))
+    match = Game(BACKGAMMON, start=board(light={2: 1}, dark={8: 15}, turn=None))
     match.start_roll(1, 6)                   # dark first, playing the 6-1
     assert match.play_notation("8/2 8/7").verdict == "legal"
     match.offer_double()

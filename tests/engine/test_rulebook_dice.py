@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from willughby.engine.errors import InvalidDiceError
-from willughby.engine.match import Match
+from willughby.engine.game import Game
 from willughby.engine.moves import legal_plays
 
 from .rulebook_helpers import assert_plays, board, events, judged, rules
@@ -224,7 +224,7 @@ def test_doublet_rethrow_false_the_turn_passes_after_a_doublet() -> None:
 def test_doublet_rethrow_in_a_match() -> None:
     """"a player who throws a doublet keeps the dice and has another throw" --
     Charpentier 1715, seed 002 (doublet_rethrow=true)."""
-    match = Match(rules("irish", doublet_rethrow=True), start=TWO_MEN.with_turn(None))
+    match = Game(rules("irish", doublet_rethrow=True), start=TWO_MEN.with_turn(None))
     match.start_roll(5, 2)
     match.throw((3, 3))
     ruling = match.play_notation("24/18")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from willughby.engine.errors import InvalidOptionError
-from willughby.engine.match import Match
+from willughby.engine.game import Game
 from willughby.engine.rules import PRESETS, get_preset, start_position
 
 from .rulebook_helpers import board, rules
@@ -78,7 +78,7 @@ def test_every_race_preset_is_in_the_table() -> None:
 def test_opening_the_higher_single_die_goes_first() -> None:
     """"Begin by rolling for start: each player rolls one die, and the highest
     roller gets the first throw." -- Willughby c.1665, seed 000."""
-    match = Match.new("irish")
+    match = Game.new("irish")
     match.start_roll(2, 5)
     assert match.turn == "dark"
 
@@ -86,7 +86,7 @@ def test_opening_the_higher_single_die_goes_first() -> None:
 def test_opening_a_tie_throws_again() -> None:
     """"Roll for start: each player throws one die, the higher goes first (ties
     throw again)." -- variants.md."""
-    match = Match.new("irish")
+    match = Game.new("irish")
     match.start_roll(4, 4)
     assert (match.phase, match.turn) == ("start", None)
 
@@ -94,7 +94,7 @@ def test_opening_a_tie_throws_again() -> None:
 def test_opening_rethrow_the_first_player_throws_afresh() -> None:
     """"Begin by rolling for start: each player rolls one die, and the highest
     roller gets the first throw." -- Willughby c.1665, seed 000 (opening=rethrow)."""
-    match = Match.new("irish")
+    match = Game.new("irish")
     match.start_roll(3, 1)
     assert (match.turn, match.phase, match.dice) == ("light", "throw", None)
 
@@ -103,7 +103,7 @@ def test_opening_play_the_first_player_plays_the_two_numbers() -> None:
     """"Ply begins by each player rolling one die; the player who rolls the most
     plays first and plays the numbers on this first roll." -- Hoyle 1753,
     seed 001 (opening=play)."""
-    match = Match.new("backgammon")
+    match = Game.new("backgammon")
     match.start_roll(1, 4)
     assert (match.turn, match.phase, match.dice) == ("dark", "move", (4, 1))
     assert match.play_notation("13/9 6/5").verdict == "legal"

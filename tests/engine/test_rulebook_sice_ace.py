@@ -17,7 +17,7 @@ import json
 import pytest
 
 from willughby.engine.counting import (
-    CountingMatch, Tally, TallyOver, count_throw, judge_tally, validate_tally_dice,
+    CountingGame, Tally, TallyOver, count_throw, judge_tally, validate_tally_dice,
 )
 from willughby.engine.errors import (
     InvalidBoardError, InvalidDiceError, InvalidOptionError, InvalidRecordError, MatchStateError,
@@ -44,7 +44,7 @@ def test_each_player_takes_six_men(players: int) -> None:
     """"Number of Players: 2-5 ... Each player takes six pieces and places them
     on their side of the board." (sice.players)"""
     assert Tally.start(players) == Tally((6,) * players, pool=0, turn=0)
-    match = CountingMatch(rules(players))
+    match = CountingGame(rules(players))
     assert match.tally.men == (6,) * players and match.turn == 0 and match.phase == "throw"
 
 
@@ -293,7 +293,7 @@ def test_handing_on_the_last_man_ends_the_game() -> None:
 def test_a_game_of_any_size_ends_with_one_player_paying(players: int) -> None:
     """"Number of Players: 2-5 ... The last player on the board pays for the
     drinks." -- players 0 .. n-2 throw 6-5 until they are out; the last pays."""
-    match = CountingMatch(rules(players))
+    match = CountingGame(rules(players))
     while match.phase == "throw":
         match.throw([6, 5] if match.turn != players - 1 else [3, 4])
     assert match.result == TallyOver(loser=players - 1)
@@ -309,7 +309,7 @@ def test_a_player_who_is_out_cannot_throw() -> None:
 def test_a_finished_game_takes_no_throw() -> None:
     with pytest.raises(InvalidBoardError, match="the game is over .only player 1 has men"):
         throw(Tally((0, 6), 0, 0), 3, 4)
-    match = CountingMatch(rules(2), start=Tally((1, 6), 0, 0))
+    match = CountingGame(rules(2), start=Tally((1, 6), 0, 0))
     match.throw([6, 3])
     with pytest.raises(MatchStateError, match="cannot throw now"):
         match.throw([3, 4])
@@ -482,7 +482,7 @@ def test_a_match_is_played_to_the_end_and_replayed_from_its_record() -> None:
     """"Two dice are rolled by each player ... The last player on the board
     pays for the drinks." -- a whole game of three, with a throw again, a
     player out and the payer."""
-    match = CountingMatch(rules(3), ["Ann", "Ben", "Cat"])
+    match = CountingGame(rules(3), ["Ann", "Ben", "Cat"])
     throws = [
         [5, 2],  # Ann: pools a man and takes it back, throws again
         [6, 5],  # Ann: 4 men, pool 1
@@ -507,7 +507,7 @@ def test_a_match_is_played_to_the_end_and_replayed_from_its_record() -> None:
     assert record["players"] == ["Ann", "Ben", "Cat"]
     assert record["result"] == {"loser": 2, "kind": "single", "stake": 1}
     assert json.loads(json.dumps(record)) == record
-    replay = CountingMatch.from_record(json.loads(json.dumps(record)))
+    replay = CountingGame.from_record(json.loads(json.dumps(record)))
     assert replay.tally == match.tally and replay.history == match.history
     assert replay.names == match.names and replay.result == match.result
 
@@ -526,24 +526,24 @@ def test_a_match_is_played_to_the_end_and_replayed_from_its_record() -> None:
     (lambda r: r.update(options={"players": "9"}), "does not replay"),
 ])
 def test_a_malformed_record_is_refused(change, message: str) -> None:
-    match = CountingMatch(rules(3), ["Ann", "Ben", "Cat"])
+    match = CountingGame(rules(3), ["Ann", "Ben", "Cat"])
     for dice in ([6, 3], [1, 4], [5, 4]):
         match.throw(dice)
     record = match.record()
     change(record)
     with pytest.raises(InvalidRecordError, match=message):
-        CountingMatch.from_record(record)
+        CountingGame.from_record(record)
 
 
 def test_a_match_from_a_tally_set_up_by_hand() -> None:
-    match = CountingMatch(rules(3), start=Tally((2, 0, 3), 1))
+    match = CountingGame(rules(3), start=Tally((2, 0, 3), 1))
     assert match.turn == 0 and match.out == (1,)
     match.throw([1, 3])
     assert match.tally == Tally((1, 0, 4), 1, 2)
     with pytest.raises(InvalidBoardError, match="player 1 is out"):
-        CountingMatch(rules(3), start=Tally((2, 0, 3), 1, 1))
+        CountingGame(rules(3), start=Tally((2, 0, 3), 1, 1))
     with pytest.raises(InvalidBoardError, match="fewer than two players"):
-        CountingMatch(rules(2), start=Tally((0, 3)))
+        CountingGame(rules(2), start=Tally((0, 3)))
 
 
 def test_a_tally_kept_with_the_dice_read_the_other_way_names_the_program_s_choice() -> None:

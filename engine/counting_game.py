@@ -15,11 +15,11 @@ from .errors import EngineError, InvalidBoardError, InvalidDiceError, InvalidOpt
 from .options import Rules, get_preset, preset_rules
 from .tally import Tally
 
-__all__ = ["CountingMatch"]
+__all__ = ["CountingGame"]
 
 
 # --------------------------------------------------------------- the match
-class CountingMatch:
+class CountingGame:
     """A whole game of Sice-Ace: whose throw, the tally, every throw, the end.
 
     Phases: ``throw`` (the player on turn throws) and ``over``.  Players are
@@ -28,12 +28,12 @@ class CountingMatch:
     none).
 
     >>> from willughby.engine.rules import preset_rules
-    >>> m = CountingMatch(preset_rules("sice-ace"), ["Ann", "Ben"])
+    >>> m = CountingGame(preset_rules("sice-ace"), ["Ann", "Ben"])
     >>> m.throw([6, 4]).after
     Tally(men=(5, 6), pool=0, turn=1)
     >>> m.turn, m.names[m.turn], m.phase
     (1, 'Ben', 'throw')
-    >>> CountingMatch.from_record(m.record()).tally == m.tally
+    >>> CountingGame.from_record(m.record()).tally == m.tally
     True
     """
 
@@ -83,10 +83,10 @@ class CountingMatch:
 
     @classmethod
     def new(cls, preset: str = "sice-ace", options: Mapping[str, str] | None = None,
-            players: Sequence[str] | None = None) -> "CountingMatch":
+            players: Sequence[str] | None = None) -> "CountingGame":
         """A new game of *preset* with *options* overridden.
 
-        >>> CountingMatch.new(options={"players": "4"}).tally.men
+        >>> CountingGame.new(options={"players": "4"}).tally.men
         (6, 6, 6, 6)
         """
         return cls(preset_rules(preset, options), players, preset=get_preset(preset).id)
@@ -123,7 +123,7 @@ class CountingMatch:
         }
 
     @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> "CountingMatch":
+    def from_record(cls, record: Mapping[str, Any]) -> "CountingGame":
         """Replay a record made by :meth:`record`; a malformed record, or one
         whose throws do not come out as recorded, raises
         :class:`InvalidRecordError` saying where."""

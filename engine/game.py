@@ -6,7 +6,7 @@ are values, and every function of them is pure.  Dice come in as arguments;
 the match never rolls.
 
 >>> from willughby.engine.rules import preset_rules
->>> m = Match(preset_rules("backgammon"), preset="backgammon")
+>>> m = Game(preset_rules("backgammon"), preset="backgammon")
 >>> m.start_roll(3, 1)            # light throws 3, dark 1: light plays 3-1 (opening=play)
 >>> m.phase, m.turn, m.dice
 ('move', 'light', (3, 1))
@@ -14,7 +14,7 @@ the match never rolls.
 'legal'
 >>> m.turn, m.phase
 ('dark', 'throw')
->>> Match.from_record(m.record()).position == m.position
+>>> Game.from_record(m.record()).position == m.position
 True
 """
 
@@ -29,13 +29,13 @@ from .position import COLOURS, DARK, LIGHT, Position, colour_index, other
 from .referee import GameOver, Outcome, Ruling, judge, turn_outcomes
 from .rules import Rules, get_preset, preset_rules, start_position
 
-__all__ = ["Match", "RECORD_FORMAT"]
+__all__ = ["Game", "RECORD_FORMAT"]
 
 RECORD_FORMAT = "willughby-game/1"
 CUBE_MAX = 64
 
 
-class Match:
+class Game:
     """One game between light and dark under *rules*.
 
     Phases: ``start`` (roll for start), ``throw`` (the player on turn throws,
@@ -291,12 +291,12 @@ class Match:
 
     @classmethod
     def new(cls, preset: str, options: Mapping[str, str] | None = None,
-            players: Mapping[str, str] | None = None) -> "Match":
+            players: Mapping[str, str] | None = None) -> "Game":
         """A new game of *preset* with *options* overridden."""
         return cls(preset_rules(preset, options), preset=get_preset(preset).id, players=players)
 
     @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> "Match":
+    def from_record(cls, record: Mapping[str, Any]) -> "Game":
         """Replay a record made by :meth:`record`; every recorded position must
         come out the same, or :class:`InvalidRecordError` says where not."""
         if not isinstance(record, Mapping) or record.get("format") != RECORD_FORMAT:

@@ -5,14 +5,14 @@ import random
 import pytest
 
 from willughby.engine.errors import InvalidRecordError, MatchStateError
-from willughby.engine.match import Match
+from willughby.engine.game import Game
 from willughby.engine.moves import legal_plays
 from willughby.engine.position import Position
 
 
 def test_ties_at_the_start_throw_again():
     """Willughby (seed 000): "each player rolls one die, and the highest roller gets the first throw"."""
-    m = Match.new("irish")
+    m = Game.new("irish")
     m.start_roll(4, 4)
     assert m.phase == "start" and m.turn is None
     m.start_roll(2, 5)
@@ -21,13 +21,13 @@ def test_ties_at_the_start_throw_again():
 
 def test_opening_play_uses_the_numbers_of_the_start_roll():
     """Hoyle 1753 (seed 001): "the player who rolls the most plays first and plays the numbers on this first roll"."""
-    m = Match.new("backgammon")
+    m = Game.new("backgammon")
     m.start_roll(6, 1)
     assert m.turn == "light" and m.phase == "move" and m.dice == (6, 1)
 
 
 def test_an_illegal_turn_is_recorded_and_the_board_must_be_put_right():
-    m = Match.new("backgammon")
+    m = Game.new("backgammon")
     m.start_roll(3, 1)
     ruling = m.play_notation("13/9")   # one man 4 pips: legal (13/10/9)
     assert ruling.legal
@@ -44,7 +44,7 @@ def test_a_throw_that_cannot_be_played_passes_the_turn():
         dark=(0,) * 18 + (2, 2, 2, 2, 2, 2),
         bar=(1, 0), off=(0, 3), turn="light",
     )
-    m = Match(Match.new("backgammon").rules, start=closed)
+    m = Game(Game.new("backgammon").rules, start=closed)
     assert m.phase == "throw"
     ruling = m.throw((3, 1))
     assert ruling is not None and ruling.legal
@@ -54,7 +54,7 @@ def test_a_throw_that_cannot_be_played_passes_the_turn():
 
 def test_cube_offer_take_then_drop_ends_with_the_cube_value():
     """Seed 004: "A player may propose to double the score. The opposing player may "take" it or "drop" the game"."""
-    m = Match.new("backgammon")
+    m = Game.new("backgammon")
     m.start_roll(1, 2)           # dark plays 2-1
     m.play(legal_plays(m.rules, m.position, m.dice)[0].position)
     assert m.can_double()        # centred cube: light may double
@@ -72,14 +72,14 @@ def test_cube_offer_take_then_drop_ends_with_the_cube_value():
 
 
 def test_no_cube_in_a_game_without_it():
-    m = Match.new("irish")
+    m = Game.new("irish")
     m.start_roll(5, 2)
     with pytest.raises(MatchStateError, match="cube=false"):
         m.offer_double()
 
 
 def test_using_the_match_out_of_turn_is_misuse():
-    m = Match.new("irish")
+    m = Game.new("irish")
     with pytest.raises(MatchStateError):
         m.throw((3, 1))
     with pytest.raises(MatchStateError):
@@ -88,7 +88,7 @@ def test_using_the_match_out_of_turn_is_misuse():
 
 def _play_random_game(preset, seed, **options):
     rng = random.Random(seed)
-    m = Match.new(preset, options or None, players={"light": "Ann", "dark": "Ben"})
+    m = Game.new(preset, options or None, players={"light": "Ann", "dark": "Ben"})
     while m.phase == "start":
         m.start_roll(rng.randint(1, 6), rng.randint(1, 6))
     for _ in range(3000):
@@ -125,7 +125,7 @@ def test_a_whole_game_is_recorded_and_replays_to_the_same_positions(preset):
     if preset != "filling":  # random play can strand a filling game: men only move down
         assert m.phase == "over" and m.result is not None
     record = m.record()
-    again = Match.from_record(record)
+    again = Game.from_record(record)
     assert again.position == m.position
     assert again.result == m.result
     assert [r.to_json() for r in again.rulings] == [r.to_json() for r in m.rulings]
@@ -145,7 +145,7 @@ def test_binding_the_table_calls_for_the_toss_and_the_break():
     player with the higher throw gets to choose which point will be broken; however,
     even if the person who has bound up his home wins the toss, he still must break
     one point in his Home." """
-    m = Match(Match.new("irish").rules, preset="irish", start=_bound_by_light_next())
+    m = Game(Game.new("irish").rules, preset="irish", start=_bound_by_light_next())
     m.throw((2, 1))
     ruling = m.play_notation("9/6")
     assert ruling.legal and [e.type for e in ruling.events] == ["bound"]
@@ -155,19 +155,19 @@ def test_binding_the_table_calls_for_the_toss_and_the_break():
     after = m.break_point(4)
     assert after.light[3] == 1 and after.bar == (1, 1)    # all but one of light's 4 point taken up
     assert m.phase == "throw" and m.turn == "dark"
-    again = Match.from_record(m.record())
+    again = Game.from_record(m.record())
     assert again.position == m.position
 
 
 def test_without_binding_a_bound_table_is_no_event():
-    m = Match(Match.new("irish", {"binding": "false"}).rules, start=_bound_by_light_next())
+    m = Game(Game.new("irish", {"binding": "false"}).rules, start=_bound_by_light_next())
     m.throw((2, 1))
     ruling = m.play_notation("9/6")
     assert ruling.legal and ruling.events == () and m.phase == "throw"
 
 
 def test_the_point_to_break_must_hold_men_to_take_up():
-    m = Match(Match.new("irish").rules, start=_bound_by_light_next())
+    m = Game(Game.new("irish").rules, start=_bound_by_light_next())
     m.throw((2, 1))
     m.play_notation("9/6")
     m.binding_toss((6, 6), (1, 1))
@@ -181,6 +181,6 @@ def test_a_tampered_record_does_not_replay():
     moves = [a for a in record["actions"] if a["type"] == "move" and a["verdict"] == "legal" and not a.get("automatic")]
     moves[3]["verdict"] = "illegal"
     with pytest.raises(InvalidRecordError):
-        Match.from_record(record)
+        Game.from_record(record)
     with pytest.raises(InvalidRecordError):
-        Match.from_record({"format": "something-else"})
+        Game.from_record({"format": "something-else"})
