@@ -45,9 +45,12 @@ class Game:
     """
 
     def __init__(self, rules: Rules, *, preset: str | None = None,
-                 players: Mapping[str, str] | None = None, start: Position | None = None) -> None:
+                 players: Mapping[str, str] | None = None, start: Position | None = None,
+                 crawford: bool = False) -> None:
         self.rules = rules
         self.preset = preset
+        #: the Crawford game of a match (``engine/match.py``): the cube is dead, a double is refused
+        self.crawford = bool(crawford)
         self.players = {LIGHT: "light", DARK: "dark"}
         if players:
             for colour, name in players.items():
@@ -64,6 +67,7 @@ class Game:
         self.cube_value = 1
         self.cube_owner: str | None = None
         self.offered_by: str | None = None
+        self.beavered = False                # the double on offer is a beaver's redouble (beavers=true)
         self.turn_number = 0
         self.rulings: list[Ruling] = []
         self.actions: list[dict[str, Any]] = []
@@ -104,38 +108,77 @@ class Game:
     # ------------------------------------------------------------- the cube
     def can_double(self) -> bool:
         """Whether the player on turn may offer the cube now."""
-        return (self.rules.cube and self.phase == "throw" and self.cube_value < CUBE_MAX
+        return (self.rules.cube and not self.crawford and self.phase == "throw" and self.cube_value < CUBE_MAX
                 and self.cube_owner in (None, self.turn))
+
+    def why_no_double(self) -> tuple[str, str | None] | None:
+        """Why the player on turn may not offer the cube now, and the rule that says so (a source's key, or
+        None where it is the game's state, not a rule); None where he may."""
+        if self.can_double():
+            return None
+        if not self.rules.cube:
+            return "this game is played without the cube (cube=false)", None
+        if self.crawford:
+            return ("no double in the Crawford game: the first game in which one player needs one point to win "
+                    "the match is played without the cube", "match.crawford")
+        if self.phase != "throw":
+            return f"a double is offered before the throw, and the game is at {self.phase!r}", None
+        if self.cube_value >= CUBE_MAX:
+            return f"the cube is at {CUBE_MAX}, its highest", "cube"
+        return (f"{self.turn} may not double now (the cube is {self.cube_value}, owned by "
+                f"{self.cube_owner or 'nobody'})", "cube")
 
     def offer_double(self) -> None:
         """The player on turn proposes to double the stake before throwing."""
         self._need("throw")
-        if not self.rules.cube:
-            raise MatchStateError("this game is played without the cube (cube=false)")
-        if not self.can_double():
-            raise MatchStateError(f"{self.turn} may not double now (the cube is {self.cube_value}, "
-                                  f"owned by {self.cube_owner or 'nobody'})")
+        why = self.why_no_double()
+        if why is not None:
+            raise MatchStateError(why[0])
         self.offered_by = self.turn
         self.phase = "cube"
         self.actions.append({"type": "double", "player": self.turn})
 
+    def can_beaver(self) -> bool:
+        """Whether the player doubled may beaver now (``beavers=true``): redouble at once, keeping the cube."""
+        return self.rules.beavers and self.phase == "cube" and not self.beavered and self.cube_value * 4 <= CUBE_MAX
+
+    def beaver(self) -> None:
+        """The player doubled takes and at once redoubles, keeping the cube (GNU Backgammon manual, 2.8:
+        "he may immediately redouble (beaver) while retaining possession of the cube"); the doubler then
+        takes or drops the redouble "as with a normal double"."""
+        self._need("cube")
+        if not self.can_beaver():
+            raise MatchStateError("no beaver here: this game is played without beavers (beavers=false)"
+                                  if not self.rules.beavers else "a beaver answers a double once, and only "
+                                  "while the cube can go up twice more")
+        assert self.offered_by is not None
+        beaverer = other(self.offered_by)
+        self.cube_value *= 2
+        self.offered_by = beaverer
+        self.beavered = True
+        self.actions.append({"type": "beaver", "player": beaverer})
+
     def take(self) -> None:
-        """The opponent takes: the cube doubles and he owns it."""
+        """The player doubled takes: the cube doubles and he owns it (after a beaver, the beaver's maker
+        keeps it)."""
         self._need("cube")
         assert self.offered_by is not None
         taker = other(self.offered_by)
         self.cube_value *= 2
-        self.cube_owner = taker
+        self.cube_owner = self.offered_by if self.beavered else taker
         self.offered_by = None
+        self.beavered = False
         self.phase = "throw"
         self.actions.append({"type": "take", "player": taker})
 
     def drop(self) -> GameOver:
-        """The opponent drops: the game ends, the doubler wins the cube's value."""
+        """The player doubled drops: the game ends, the doubler wins the cube's value (after a beaver, the
+        beaver's maker wins the cube as it stood after the first double)."""
         self._need("cube")
         assert self.offered_by is not None
         self.actions.append({"type": "drop", "player": other(self.offered_by)})
-        self.result = GameOver(self.offered_by, "single", self.cube_value, "cube")
+        self.result = GameOver(self.offered_by, "single", self.cube_value,
+                               "money.beaver" if self.beavered else "cube")
         self.phase = "over"
         return self.result
 
@@ -284,6 +327,7 @@ class Game:
             "options": self.rules.options(),
             "players": dict(self.players),
             "start": self.start.id(),
+            **({"crawford": True} if self.crawford else {}),
             "actions": [dict(a) for a in self.actions],
             "position": self.position.id(),
             "result": self.result.to_json() if self.result else None,
@@ -309,7 +353,10 @@ class Game:
             else:
                 rules = Rules().with_options(options)
             start = Position.from_id(record["start"])
-            match = cls(rules, preset=preset, players=record.get("players"), start=start)
+            crawford = record.get("crawford", False)
+            if not isinstance(crawford, bool):
+                raise InvalidRecordError(f"a game record's crawford is true or false, not {crawford!r}")
+            match = cls(rules, preset=preset, players=record.get("players"), start=start, crawford=crawford)
             for n, action in enumerate(record["actions"]):
                 if n < len(match.actions):
                     # already made by an earlier action (a throw that could do nothing passes)
@@ -348,6 +395,8 @@ class Game:
             self.offer_double()
         elif kind == "take":
             self.take()
+        elif kind == "beaver":
+            self.beaver()
         elif kind == "drop":
             self.drop()
         elif kind == "binding_toss":

@@ -54,10 +54,13 @@ OPTION_VALUES: dict[str, tuple[str, ...]] = {
     "fill_min": ("1", "2"),
     "opening": ("play", "rethrow"),
     "players": ("2", "3", "4", "5"),
+    "jacoby": ("true", "false"),
+    "beavers": ("true", "false"),
 }
 OPTION_NAMES: tuple[str, ...] = tuple(OPTION_VALUES)
 
-_BOOL_OPTIONS = {"doublet_rethrow", "higher_die", "binding", "cube", "enter_all_first", "hit_needs_home"}
+_BOOL_OPTIONS = {"doublet_rethrow", "higher_die", "binding", "cube", "enter_all_first", "hit_needs_home", "jacoby",
+                 "beavers"}
 _INT_OPTIONS = {"fill_min", "players"}
 
 # A start layout: (own point, men) pairs, the same for both sides.
@@ -101,6 +104,8 @@ class Rules:
     fill_min: int = 2
     opening: str = "rethrow"
     players: int = 2
+    jacoby: bool = False
+    beavers: bool = False
     # structure (not options)
     family: str = "race"
     men: int = 15
@@ -125,6 +130,13 @@ class Rules:
                 f"option players={self.players} applies to the counting games only; "
                 f"{'an' if self.family[0] in 'aeiou' else 'a'} {self.family} game has 2 players"
             )
+        # the money game's options of the cube (GNU Backgammon manual, 2.8 "Optional Rules"): they change what
+        # the cube and a gammon are worth, so a game without the cube, or without gammons, has no use for them
+        if self.jacoby and not (self.cube and self.stakes == "gammon"):
+            raise InvalidOptionError("option jacoby=true needs the cube and gammons (cube=true stakes=gammon): "
+                                     "it says when a gammon counts single")
+        if self.beavers and not self.cube:
+            raise InvalidOptionError("option beavers=true needs the cube (cube=true): a beaver redoubles it")
         if self.tables not in TABLES or any(p not in UNSTACK_PHASES for p in self.phases):
             raise InvalidOptionError(f"bad table layout {self.tables!r} or phases {self.phases!r}")
         if self.family == "counting":

@@ -163,9 +163,12 @@ def _stake(rules: Rules, s: tuple[int, ...], winner: str, doublet: bool, cube: i
     # gammon: the loser has borne off none; backgammon: and has a man on the bar
     # (or waiting to enter -- the choice of this program) or in the winner's home table.
     if loser[OFF] == 0:
-        if loser[BAR] or loser[WAITING] or any(loser[_OPPONENTS_HOME]):
-            return GameOver(winner, "backgammon", _GAMMON_STAKES[2] * cube, "stakes.gammon")
-        return GameOver(winner, "gammon", _GAMMON_STAKES[1] * cube, "stakes.gammon")
+        kind = "backgammon" if loser[BAR] or loser[WAITING] or any(loser[_OPPONENTS_HOME]) else "gammon"
+        if rules.jacoby and cube == 1:
+            # GNU Backgammon manual, 2.8: "Gammons and backgammons count only as a single game if neither
+            # player has offered a double" (a double dropped ends the game before this; one taken turns the cube)
+            return GameOver(winner, kind, cube, "money.jacoby")
+        return GameOver(winner, kind, _GAMMON_STAKES[1 if kind == "gammon" else 2] * cube, "stakes.gammon")
     return GameOver(winner, "single", _GAMMON_STAKES[0] * cube, "stakes.gammon")
 
 

@@ -40,6 +40,10 @@ _S002 = "002 (Doublets and its kin)"
 _S003 = "003 (Games - Tables or Backgammon)"
 _S004 = "004 (Willughby retold)"
 
+_GNUBG_MATCH = "GNU Backgammon manual, 2.9 Rules for Match Play"
+_GNUBG_OPTIONAL = "GNU Backgammon manual, 2.8 Optional Rules"
+_DANISH_CRAWFORD = "Danish Backgammon Federation, tournament rule 4.4.4"
+
 _ALL = [
     Source("land.blocked", _W, _S000,
            "if there are two or more opposing men on a space, they can not be blotted, "
@@ -157,6 +161,26 @@ _ALL = [
            "A player may propose to double the score. The opposing player may \"take\" it or "
            "\"drop\" the game ... The effect of the doubling die is that it will double the final "
            "score received by the winning player."),
+    # ---- match play and the money game's options of the cube: modern rules no seed text gives, cited from
+    # the published rules clubs play by (docs/matches.md)
+    Source("match.points", _GNUBG_MATCH, None,
+           "Matches are played to a specified number of points.  The first player to accumulate the required "
+           "points wins the match.  Points are awarded in the usual manner: one for a single game, two for a "
+           "gammon, and three for a backgammon.  The doubling cube is used, so the winner receives the value of "
+           "the game multiplied by the final value of the doubling cube."),
+    Source("match.crawford", _DANISH_CRAWFORD, None,
+           "The Crawford rule applies in all matches. In the first game in which one player needs [one] point "
+           "to win the match, neither player may double. If a player nevertheless doubles, the doubling is "
+           "annulled. In following games, if any, the doubling cube may again be used."),
+    Source("match.post_crawford", _GNUBG_MATCH, None,
+           "If the Crawford game is won by the trailing player then the doubling cube becomes available in all "
+           "subsequent games"),
+    Source("money.jacoby", _GNUBG_OPTIONAL, None,
+           "The Jacoby Rule.  Gammons and backgammons count only as a single game if neither player has offered "
+           "a double during the course of the game."),
+    Source("money.beaver", _GNUBG_OPTIONAL, None,
+           "Beavers.  When a player is doubled, he may immediately redouble (beaver) while retaining possession "
+           "of the cube.  The original doubler has the option of accepting or refusing as with a normal double."),
     Source("move.dice", "Hoyle 1753", _S001,
            "Players move according to the number on each die by moving one piece the number on "
            "one die and other the number on the other die, or by moving one piece the total "

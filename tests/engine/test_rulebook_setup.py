@@ -44,7 +44,9 @@ def test_start_five_piles_of_three_on_the_opponents_ace_point(preset: str) -> No
 DEFAULTS = {"dice": "2", "doubles": "plain", "doublet_rethrow": "false", "must_use": "all",
             "higher_die": "false", "bear_off": "exact", "binding": "false", "stakes": "single",
             "cube": "false", "unused_throw": "lost", "enter_all_first": "false",
-            "hit_needs_home": "false", "fill_min": "2", "opening": "rethrow", "players": "2"}
+            "hit_needs_home": "false", "fill_min": "2", "opening": "rethrow", "players": "2",
+            # and the money game's two options of the cube this program adds (docs/games.md, docs/matches.md)
+            "jacoby": "false", "beavers": "false"}
 TABLE = {
     "irish": dict(bear_off="over", binding="true"),
     "backgammon-willughby": dict(doubles="fourfold", bear_off="over", binding="true",
