@@ -61,6 +61,7 @@ Only a game whose rules are GNU Backgammon's can be written: the
 any preset whose options come to the same.
 
 >>> from willughby.engine.game import Game
+from willughby.engine.match import Match
 >>> m = Game.new("backgammon", players={"light": "Ann", "dark": "Bob"})
 >>> m.start_roll(3, 1)
 >>> m.play_notation("8/5 6/5").verdict
@@ -88,18 +89,21 @@ import re
 from typing import Any, Mapping
 
 from willughby.engine.game import Game
+from willughby.engine.match import Match
 from willughby.engine.race_state import Step
 from willughby.engine.position import DARK, LIGHT, Position
 from willughby.engine.referee import turn_outcomes
 from willughby.engine.rules import Rules, get_preset, start_position
 
-__all__ = ["to_mat", "GNUBG_OPTIONS"]
+__all__ = ["to_mat", "match_to_mat", "GNUBG_OPTIONS"]
 
 #: the options of the rules GNU Backgammon plays; ``cube`` and ``opening``
-#: may take either value (the .mat file has no cube or opening setting)
+#: may take either value (the .mat file has no cube or opening setting), and
+#: so may ``jacoby`` (the head's ``[Jacoby]``) and ``beavers`` (a beaver made
+#: is refused: the file has no place for one)
 GNUBG_OPTIONS: dict[str, str] = {
     name: value for name, value in get_preset("backgammon").rules.options().items()
-    if name not in ("cube", "opening")
+    if name not in ("cube", "opening", "jacoby", "beavers")
 }
 
 _COLUMN = 33            # the right column starts here (0-based), as Jellyfish writes it
@@ -120,28 +124,55 @@ def to_mat(record: Mapping[str, Any], *, match_length: int = 0,
     """
     if not isinstance(match_length, int) or isinstance(match_length, bool) or not 0 <= match_length <= 64:
         raise ValueError(f"match_length must be 0 (money) to 64 points, not {match_length!r}")
-    match = Game.from_record(record)
-    _check_rules(record.get("preset"), match.rules)
-    if match.start.physical_key() != start_position(match.rules).physical_key():
-        raise ValueError("a .mat file holds a game from the opening position; this one starts "
-                         f"from a position set up by hand ({match.start.id()})")
+    game = Game.from_record(record)
+    _check_rules(record.get("preset"), game.rules)
+    names = _names(game.players)
+    lines = _header(names, game.rules, match_length, date, crawford=bool(match_length))
+    notes, body = _game_lines(record, game, 1, {LIGHT: 0, DARK: 0}, names, match_length)
+    lines[-1:-1] = notes
+    return "\n".join(lines + [f" {match_length} point match", ""] + body) + "\n"
+
+
+def match_to_mat(record: Mapping[str, Any], *, date: datetime.date | None = None) -> str:
+    """The match *record* (``Match.record()``) as the text of a ``.mat`` file: every game in order, each
+    with the score before it, the cube's turns and who won how many points (and the match).  GNU
+    Backgammon marks the Crawford game itself, as Jellyfish files leave it to: the game in which one player
+    first needs one point, where the head says ``[Crawford "On"]`` (as ``Match.record()``'s ``crawford``).
+    A game in play is written as far as it has gone."""
+    match = Match.from_record(record)
+    _check_rules(match.preset, match.rules)
     names = _names(match.players)
-    slots = _slots(record, match)
-    lines = _header(names, match.rules, match_length, date)
-    # a board the players placed: said in the head, where gnubg skips it (the turns end before it)
-    lines[-1:-1] = [text for _colour, text, kind in slots if kind == "comment"]
+    lines = _header(names, match.rules, match.length, date, crawford=match.crawford_rule)
+    body: list[str] = []
+    score = {LIGHT: 0, DARK: 0}
+    for number, (game, doc) in enumerate(zip(match.games, record["games"]), start=1):
+        notes, block = _game_lines(doc, game, number, score, names, match.length)
+        lines[-1:-1] = notes
+        body += block + [""]
+        if game.result is not None:
+            score[game.result.winner] += game.result.stake
+    return "\n".join(lines + [f" {match.length} point match", ""] + body).rstrip("\n") + "\n"
+
+
+def _game_lines(record: Mapping[str, Any], game: Game, number: int, score: Mapping[str, int],
+                names: Mapping[str, str], match_length: int) -> tuple[list[str], list[str]]:
+    """Game *number* of a file: the notes for the file's head (a board the players placed) and its lines,
+    from *score* before it."""
+    if game.start.physical_key() != start_position(game.rules).physical_key():
+        raise ValueError("a .mat file holds a game from the opening position; this one starts "
+                         f"from a position set up by hand ({game.start.id()})")
+    slots = _slots(record, game, number)
+    notes = [text for _colour, text, kind in slots if kind == "comment"]
     slots = [s for s in slots if s[2] != "comment"]
-    first = f" {names[LIGHT]} : 0"
-    lines += [f" {match_length} point match", "", " Game 1",
-              first + " " * max(_COLUMN - 1 - len(first), 2) + f"{names[DARK]} : 0"]
-    if match.result is not None:
-        points = match.result.stake
+    first = f" {names[LIGHT]} : {score[LIGHT]}"
+    lines = [f" Game {number}", first + " " * max(_COLUMN - 1 - len(first), 2) + f"{names[DARK]} : {score[DARK]}"]
+    if game.result is not None:
+        points = game.result.stake
         text = f" Wins {points} point{'s' if points != 1 else ''}"
-        if match_length and points >= match_length:
+        if match_length and score[game.result.winner] + points >= match_length:
             text += " and the match"
-        slots.append((match.result.winner, text, "wins"))
-    lines += _layout(slots)
-    return "\n".join(lines) + "\n"
+        slots.append((game.result.winner, text, "wins"))
+    return notes, lines + _layout(slots)
 
 
 # ---------------------------------------------------------------- checks
@@ -176,7 +207,7 @@ def _names(players: Mapping[str, str]) -> dict[str, str]:
 
 
 def _header(names: Mapping[str, str], rules: Rules, match_length: int,
-            date: datetime.date | None) -> list[str]:
+            date: datetime.date | None, crawford: bool) -> list[str]:
     def tag(key: str, value: str) -> str:
         return f'; [{key} "{_HEADER_VALUE.sub(" ", value)}"]'
     lines = [tag("Site", "Willughby"), tag("Player 1", names[LIGHT]), tag("Player 2", names[DARK])]
@@ -184,8 +215,8 @@ def _header(names: Mapping[str, str], rules: Rules, match_length: int,
         lines.append(tag("EventDate", f"{date.year:04d}.{date.month:02d}.{date.day:02d}"))
     lines.append(tag("Variation", "Backgammon"))
     if match_length:
-        lines.append(tag("Crawford", "On"))
-    lines.append(tag("Jacoby", "Off"))
+        lines.append(tag("Crawford", "On" if crawford else "Off"))
+    lines.append(tag("Jacoby", "On" if rules.jacoby else "Off"))
     if not rules.cube:
         lines.append(tag("CubeLimit", "1"))
     lines.append("")
@@ -193,7 +224,7 @@ def _header(names: Mapping[str, str], rules: Rules, match_length: int,
 
 
 # ----------------------------------------------------------------- turns
-def _slots(record: Mapping[str, Any], match: Game) -> list[tuple[str, str, str]]:
+def _slots(record: Mapping[str, Any], match: Game, number: int = 1) -> list[tuple[str, str, str]]:
     """Each turn as (colour, text, ``roll`` or ``cube``), in order."""
     slots: list[tuple[str, str, str]] = []
     rulings = iter(match.rulings)
@@ -224,15 +255,15 @@ def _slots(record: Mapping[str, Any], match: Game) -> list[tuple[str, str, str]]
                 position = position.with_turn(LIGHT if action["light"] > action["dark"] else DARK)
         elif kind == "placed":
             # the file has no way to set a board: what follows cannot be played from the board before
-            slots.append((action["player"], _placed_comment(action, sum(1 for s in slots if s[2] == "roll")),
-                          "comment"))
+            slots.append((action["player"], _placed_comment(action, sum(1 for s in slots if s[2] == "roll"),
+                                                            number), "comment"))
             break
         elif kind != "throw":  # a throw shows in the turn it starts
             raise ValueError(f"a .mat file has no place for a {kind!r} action")
     return slots
 
 
-def _placed_comment(action: Mapping[str, Any], rolls: int) -> str:
+def _placed_comment(action: Mapping[str, Any], rolls: int, number: int = 1) -> str:
     """The tag that says a board the players placed ends the turns written (after *rolls* of them), for
     the file's head: gnubg's importer skips ``;`` lines there, but takes one between the turns for a
     move."""
@@ -244,7 +275,7 @@ def _placed_comment(action: Mapping[str, Any], rolls: int) -> str:
     after_it = {2: f" and {DARK if mover == LIGHT else LIGHT}'s turn after it",
                 3: f" and {DARK if mover == LIGHT else LIGHT}'s and {mover}'s turns after it"}
     gap = f"{mover}{thrown}" + after_it.get(int(action["turns"]), "")
-    return (f'; [Willughby "after turn {rolls} of game 1, {gap} not seen; the players placed the board, '
+    return (f'; [Willughby "after turn {rolls} of game {number}, {gap} not seen; the players placed the board, '
             f"GNU Backgammon Position ID {after.gnubg_id(on_roll=after.turn)}, {after.turn} to throw; a .mat "
             "file cannot set a board, so the game's later turns are not written\"]")
 
