@@ -57,9 +57,14 @@ The kinds the companion writes (any name of 1 to 20 letters ``a-z`` and
     ruling are kept beside the store: ``dispute_photos.py``). It changes
     nothing in the game.
 
-What a store's file is (its tables, the check made on opening it, the
-errors) is ``store_schema.py``; the rows as documents and the checks on what
-is written, ``store_rows.py``. This module re-exports their public names.
+Beside them, a store of schema 2 keeps matches (``matches`` and
+``match_games``: a match's terms and status, its games in order), described
+with their methods in ``store_matches.py``.
+
+What a store's file is (its tables, the check made on opening it and the
+migration from schema 1, the errors) is ``store_schema.py``; the rows as
+documents and the checks on what is written, ``store_rows.py``. This module
+re-exports their public names.
 
 >>> store = GameStore(":memory:", clock=lambda: 1000.0)
 >>> gid = store.create_game("backgammon", {}, {"light": "Ann", "dark": "Bob"}, "AQAAAA")
@@ -87,6 +92,7 @@ from willughby.engine.game import RECORD_FORMAT
 
 from .store_rows import check_action, check_undo, checked_entries, checked_game, decode, encode, game_doc, undone
 from .store_schema import APPLICATION_ID as APPLICATION_ID  # re-exported: the store's file is known by it
+from .store_matches import MatchRows
 from .store_schema import (GAME_COLUMNS, KINDS, LOW_SPACE, SCHEMA_VERSION, STATUSES, TURNS, CorruptStoreError,
                            GameNotFoundError, StoreClosedError, StoreError, StoreUnwritableError, free_bytes,
                            is_corruption, open_read_only, prepare, unwritable)
@@ -104,7 +110,7 @@ __all__ = [
     "STATUSES",
 ]
 
-class GameStore:
+class GameStore(MatchRows):
     """The games and their logs in one SQLite file at *path* (``":memory:"``
     for a store that lives only as long as the object, for tests).
 
@@ -251,18 +257,22 @@ class GameStore:
         for name, value in (("options", options), ("players", players)):
             if not isinstance(value, Mapping):
                 raise TypeError(f"{name} must be a mapping, not {type(value).__name__}")
+        with self._transaction() as conn:
+            return self._new_game(conn, preset, options, players, start_id)
+
+    def _new_game(self, conn: sqlite3.Connection, preset: str, options: Mapping[str, Any],
+                  players: Mapping[str, Any], start_id: str) -> str:
+        """:meth:`create_game`'s row, in the transaction on *conn*: the game in progress abandoned, a new id."""
         options_json = encode(dict(options), "options")
         players_json = encode(dict(players), "players")
         now = self._clock()
-        with self._transaction() as conn:
-            conn.execute("UPDATE games SET status = 'abandoned', ended = ? WHERE status = 'playing'",
-                         (now,))
-            while True:
-                game_id = "g-" + secrets.token_hex(6)
-                if conn.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is None:
-                    break
-            conn.execute(f"INSERT INTO games ({GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, "
-                         "'playing')", (game_id, preset, options_json, players_json, start_id, now))
+        conn.execute("UPDATE games SET status = 'abandoned', ended = ? WHERE status = 'playing'", (now,))
+        while True:
+            game_id = "g-" + secrets.token_hex(6)
+            if conn.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is None:
+                break
+        conn.execute(f"INSERT INTO games ({GAME_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, "
+                     "'playing')", (game_id, preset, options_json, players_json, start_id, now))
         return game_id
 
     def insert_game(self, game: Mapping[str, Any], log: Sequence[Mapping[str, Any]], *,
@@ -456,12 +466,14 @@ class GameStore:
         with self._lock:
             game = self._summary(game_id)
             actions = self.actions(game_id)
+            crawford = self.in_match(game_id)
         return {
             "format": RECORD_FORMAT,
             "preset": game["preset"],
             "options": game["options"],
             "players": game["players"],
             "start": game["start"],
+            **({"crawford": True} if crawford is not None and crawford["crawford"] else {}),
             "actions": actions,
             "result": game["result"],
         }

@@ -29,7 +29,11 @@ __all__ = [
     "STATUSES",
     "KIND",
     "GAME_ID",
+    "MATCH_ID",
     "SCHEMA",
+    "MATCH_TABLES",
+    "MIGRATIONS",
+    "migrate",
     "TURNS",
     "GAME_COLUMNS",
     "is_corruption",
@@ -39,8 +43,9 @@ __all__ = [
     "open_read_only",
 ]
 
-#: the schema this module writes (``PRAGMA user_version``)
-SCHEMA_VERSION = 1
+#: the schema this module writes (``PRAGMA user_version``): 1, the games and their log; 2, matches as well
+#: (a store of version 1 is brought to 2 when opened to write: ``MIGRATIONS``)
+SCHEMA_VERSION = 2
 #: ``PRAGMA application_id`` of a Willughby store ("Wlgb")
 APPLICATION_ID = 0x576C6762
 #: the kinds of log entry the companion writes (documented with the store)
@@ -51,6 +56,8 @@ STATUSES = ("playing", "over", "abandoned")
 KIND = re.compile(r"[a-z_]{1,20}")
 #: a game's id: ``g-`` and 12 hex digits
 GAME_ID = re.compile(r"g-[0-9a-f]{12}")
+#: a match's id: ``m-`` and 12 hex digits
+MATCH_ID = re.compile(r"m-[0-9a-f]{12}")
 
 
 class StoreError(Exception):
@@ -145,8 +152,33 @@ SCHEMA = (
     """CREATE TRIGGER log_is_append_only_delete BEFORE DELETE ON log
        BEGIN SELECT RAISE(ABORT, 'the log is append-only: entries are never deleted'); END""",
     f"PRAGMA application_id = {APPLICATION_ID}",
-    f"PRAGMA user_version = {SCHEMA_VERSION}",
 )
+
+#: the tables of matches (schema 2): a match's terms and status, and its games in order, each marked where it is
+#: the match's Crawford game; a game of no match has no row in ``match_games``
+MATCH_TABLES = (
+    """CREATE TABLE matches (
+        id       TEXT PRIMARY KEY,
+        length   INTEGER NOT NULL CHECK (length BETWEEN 1 AND 64),
+        crawford INTEGER NOT NULL CHECK (crawford IN (0, 1)),
+        preset   TEXT NOT NULL,
+        options  TEXT NOT NULL,
+        players  TEXT NOT NULL,
+        started  REAL NOT NULL,
+        ended    REAL,
+        status   TEXT NOT NULL CHECK (status IN ('playing', 'over', 'abandoned')))""",
+    """CREATE TABLE match_games (
+        match_id TEXT NOT NULL REFERENCES matches (id),
+        number   INTEGER NOT NULL CHECK (number >= 1),
+        game_id  TEXT NOT NULL UNIQUE REFERENCES games (id),
+        crawford INTEGER NOT NULL CHECK (crawford IN (0, 1)),
+        PRIMARY KEY (match_id, number)) WITHOUT ROWID""",
+)
+
+#: what brings a store of each older schema version to the next, in one transaction with the version's change
+MIGRATIONS: dict[int, tuple[str, ...]] = {1: MATCH_TABLES}
+
+SCHEMA = (*SCHEMA, *MATCH_TABLES, f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 # The turns of a game: its legal moves, and the turns each board the players placed ended, not taken back.  (A row
 # whose JSON is bad counts for nothing here: reading it raises.)
@@ -217,6 +249,30 @@ def prepare(conn: sqlite3.Connection, path: str, memory: bool) -> None:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise unwritable(exc, path) or StoreError(f"cannot create the game store {path}: {exc}") from None
+    elif version < SCHEMA_VERSION:
+        migrate(conn, path)
+
+
+def migrate(conn: sqlite3.Connection, path: str) -> None:
+    """Bring the store at *path* (open on *conn*) from its schema version to ``SCHEMA_VERSION``, each step in
+    one transaction with its version: a store cut off in the middle is left at the last step done, and is
+    brought on the next time it is opened. Nothing of what it holds is changed; only tables are added."""
+    while True:
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])   # another process may have done it
+            if version >= SCHEMA_VERSION:
+                conn.execute("COMMIT")
+                return
+            for statement in MIGRATIONS[version]:
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {version + 1}")
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise unwritable(exc, path) or StoreError(
+                f"cannot bring the game store {path} to schema version {SCHEMA_VERSION}: {exc}") from None
 
 
 def open_read_only(path: str) -> tuple[sqlite3.Connection, str | None]:
