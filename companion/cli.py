@@ -161,7 +161,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     keep_frame_memory(config.vision_config.reader.keep_memory_mb)
     # the game asked for: --preset, --start or --players name one; without them the demo carries on
     # the game in progress, whatever its preset (backgammon when there is none)
-    asked = args.preset is not None or args.start is not None or args.players is not None
+    asked = args.preset is not None or args.start is not None or args.players is not None or args.match is not None
     if args.preset is None:
         args.preset = "backgammon"
     changes: dict[str, Any] = {"speech": "on" if args.speak else "off", "preset": args.preset,
@@ -173,6 +173,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
     config = replace(config, **changes)
     if args.speed <= 0:
         raise UsageError("willughby demo: --speed must be above 0")
+    if args.match is not None:
+        from willughby.engine.rules import preset_rules
+
+        if not 1 <= args.match <= 64:
+            raise UsageError(f"willughby demo: --match is the points a match is played to, 1 to 64, not {args.match}")
+        if preset_rules(args.preset).family != "race" or args.start:
+            raise UsageError(f"willughby demo: --match: a match is played with a race game from its start, not "
+                             f"{args.preset}{' from --start' if args.start else ''} (docs/matches.md)")
     if args.players is not None:
         from willughby.engine.families import family_of
         from willughby.engine.rules import preset_rules
@@ -194,7 +202,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         start = read_board(args.start, rules, "--start", require_turn=True, preset_id=args.preset).to_board()
     runtime = build(config, demo=True, speed=args.speed, seed=args.seed, games=args.games, start=start,
                     seats=args.players, new_game=args.new_game or start is not None,
-                    resume_other_preset=not asked)
+                    resume_other_preset=not asked, match=args.match)
     line = _game_line(runtime, "willughby demo --new-game starts afresh, --preset ID another game")
     return _run_service(runtime, args.host, args.port, "Willughby demo", line)
 
@@ -265,6 +273,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int, default=None, metavar="N",
                    help="how many play Sice-Ace (2 to 5; default three to five by the seed)")
     p.add_argument("--games", type=int, default=None, help="stop playing after this many games")
+    p.add_argument("--match", type=int, default=None, metavar="N",
+                   help="play a match to N points (1 to 64; docs/matches.md), game after game to its end; "
+                        "a match in play is carried on")
     p.add_argument("--speak", action="store_true", help="speak the announcements (espeak-ng)")
     p.add_argument("--start", metavar="BOARD",
                    help="begin each game from this board (with turn): inline JSON or @file; starts a new game now")

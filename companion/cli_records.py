@@ -51,9 +51,11 @@ def add_record_commands(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help='one JSON document: {"games": [...]}, as the page\'s /api/games')
     p.set_defaults(func=cmd_games)
 
-    p = sub.add_parser("export", help="one stored game as JSON (any game) or a GNU Backgammon .mat file",
-                       description="One stored game, finished or in progress, as the page exports it.")
-    p.add_argument("game", metavar="GAME", help="the game's id, or the start of it that fits no other game")
+    p = sub.add_parser("export", help="one stored game or match as JSON or a GNU Backgammon .mat file",
+                       description="One stored game, finished or in progress, as the page exports it; or a whole "
+                                   "match (its id, m-...: docs/matches.md).")
+    p.add_argument("game", metavar="GAME", help="the game's id, or the start of it that fits no other game; or a "
+                                                "match's whole id (m- and 12 hex digits)")
     p.add_argument("--format", choices=("json", "mat"), default="json",
                    help="json (every game; the default) or mat (the games GNU Backgammon plays)")
     p.add_argument("--out", metavar="FILE", help="write to FILE (default: standard output)")
@@ -227,6 +229,36 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
+def _export_match(args: argparse.Namespace, store: Any) -> int:
+    """``willughby export m-...``: a whole match, as JSON (its record) or a .mat file."""
+    from willughby.companion.errors import CompanionError, UnknownError
+    from willughby.companion.store import StoreError
+    from willughby.companion.views import stored_match, stored_match_mat
+
+    try:
+        doc = stored_match(store, args.game)
+        body = (stored_match_mat(store, args.game) if args.format == "mat"
+                else json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    except CompanionError as exc:
+        raise UsageError(f"willughby export: match {args.game} cannot be a .mat file: {exc}") from None
+    except (UnknownError, StoreError) as exc:
+        raise UsageError(f"willughby export: {exc}") from None
+    if doc["status"] == "playing":
+        print(f"willughby export: match {args.game} is still in play: this is the match so far "
+              f"({len(doc['games'])} games)", file=sys.stderr)
+    if args.out:
+        out = Path(args.out)
+        try:
+            out.write_text(body, encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"willughby export: cannot write {out}: {exc.strerror or exc}") from None
+        print(f"exported the match to {doc['length']} {args.game} ({len(doc['games'])} games, "
+              f"{doc['status']}) to {out}")
+    else:
+        sys.stdout.write(body)
+    return 0
+
+
 # ---------------------------------------------------------------- export
 def cmd_export(args: argparse.Namespace) -> int:
     from willughby.companion.errors import CompanionError, UnknownError
@@ -236,6 +268,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     store = _open(args, "export")
     if store is None:
         raise UsageError(f"willughby export: {_no_games(args)}")
+    if str(args.game).startswith("m-"):
+        with store:
+            return _export_match(args, store)
     with store:
         try:
             games = stored_games(store)

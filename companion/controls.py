@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from willughby.engine.errors import EngineError
 from willughby.engine.position import DARK, LIGHT, other
+from willughby.engine.sources import source
 
 from .documents import StateDoc
 from .errors import CompanionError, NotNowError
@@ -154,18 +155,23 @@ class Controls:
 
     # ---------------------------------------------------------------- cube
     def cube(self, action: str, who: str = "page") -> StateDoc:
-        """``double`` (the player on turn, before throwing), ``take`` or ``drop``."""
+        """``double`` (the player on turn, before throwing), ``take``, ``drop`` or, with ``beavers=true``,
+        ``beaver`` (the player doubled redoubles at once and keeps the cube)."""
         game, name = self._game, self._game.who
         with game.lock:
             m = game.need()
-            if action not in ("double", "take", "drop"):
-                raise CompanionError(f"the cube's actions are double, take and drop, not {action!r}")
+            if action not in ("double", "take", "drop", "beaver"):
+                raise CompanionError(f"the cube's actions are double, take, drop and beaver, not {action!r}")
             if not m.rules.cube:
                 raise NotNowError("this game is played without the cube")
             if action == "double" and m.phase == "throw" and not m.can_double():
-                owner = f"{name(m.cube_owner)} owns it" if m.cube_owner else "nobody owns it"
-                raise NotNowError(f"{name(m.turn)} may not double now: the cube is at {m.cube_value} "
-                                  f"and {owner}")
+                why, rule = m.why_no_double()
+                if rule == "match.crawford":     # the rule named, as a ruling names its source
+                    why += f" ({source(rule).citation})"
+                elif rule is not None:
+                    owner = f"{name(m.cube_owner)} owns it" if m.cube_owner else "nobody owns it"
+                    why = f"the cube is at {m.cube_value} and {owner}"
+                raise NotNowError(f"{name(m.turn)} may not double now: {why}")
             if action == "double" and m.phase != "throw":
                 raise NotNowError(f"a double is offered only before throwing: {game.awaiting()}")
             if action != "double" and m.phase != "cube":
@@ -176,8 +182,13 @@ class Controls:
                     m.offer_double()
                     text = f"{name(doubler)} doubles to {m.cube_value * 2}"
                 elif action == "take":
+                    taker = other(m.offered_by)
                     m.take()
-                    text = f"{name(m.cube_owner)} takes: the cube is at {m.cube_value}"
+                    text = f"{name(taker)} takes: the cube is at {m.cube_value}" + (
+                        f", {name(m.cube_owner)}'s (the beaver)" if m.cube_owner != taker else "")
+                elif action == "beaver":
+                    m.beaver()
+                    text = f"{name(m.offered_by)} beavers: the cube goes to {m.cube_value * 2} if taken"
                 else:
                     result = m.drop()
                     text = f"{name(other(result.winner))} drops: {name(result.winner)} wins {result.stake}"

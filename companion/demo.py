@@ -123,7 +123,7 @@ class DemoPlayers:
                  seed: int | None = None, mistakes: float = 0.08, preset: str = "backgammon",
                  players: dict[str, str] | None = None, games: int | None = None, seats: int | None = None,
                  start: dict[str, Any] | None = None, hold_s: float = 10.0, question_s: float = 4.0,
-                 camera_dice: bool = False) -> None:
+                 camera_dice: bool = False, match: int | None = None) -> None:
         self.companion = companion
         self.table = table
         self.box = box
@@ -134,6 +134,8 @@ class DemoPlayers:
         self.players = players or {"light": "Ann", "dark": "Bob"}
         self.seats = seats
         self.games_left = games
+        #: a match to this many points (``demo --match N``): played to its end, game after game; then they stop
+        self.match = match
         self.start_board = start
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -231,8 +233,18 @@ class DemoPlayers:
                 if not self._wait(self.pause * 3):
                     return False
             options, players = self._seating()
+            in_match = state.get("match")
+            if self.match is not None and in_match and in_match.get("winner"):
+                self.finished.set()            # the match is won: the players stand up
+                return False
             # after an end, only if it still stands: a person may have taken it back meanwhile
-            c.new_game(self.preset, options, players, who="demo", start=self.start_board, after_end_of=ended)
+            if self.match is not None and in_match and in_match.get("status") == "playing" and ended is not None:
+                c.next_game(who="demo", after_end_of=ended)
+            elif self.match is not None and ended is None:
+                c.new_match(self.match, self.preset, options, players, who="demo")
+            else:
+                c.new_game(self.preset, options, players, who="demo", start=self.start_board, after_end_of=ended,
+                           abandon_match=True)
             if ended is not None and self.games_left is not None:
                 self.games_left -= 1
             shown = board_position(c.state()["board"])

@@ -148,6 +148,7 @@ class StateDoc(TypedDict, total=False):
     devices: dict[str, Any]
     announcements: list[AnnouncementDoc]
     presets: list[str]
+    match: dict[str, Any] | None    # the match the game is a game of (match_play.MatchPlay.doc), or None
     game_id: str | None
     preset: str | None
     players: Any                    # light's and dark's names, or a counting game's names in turn order

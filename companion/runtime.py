@@ -108,7 +108,7 @@ def _secret_key(data_dir: Path) -> bytes:
 def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, seed: int | None = None,
           games: int | None = None, mistakes: float = 0.08, start: dict[str, Any] | None = None,
           pin_factory: Any = None, seats: int | None = None, new_game: bool = False,
-          resume_other_preset: bool = True) -> Runtime:
+          resume_other_preset: bool = True, match: int | None = None) -> Runtime:
     """Make (and start) everything *config* names; *demo* plays on the drawn table with the fake box
     (*seats*: how many play a counting game, else three to five by the seed).
     *pin_factory* is gpiozero's, for the Pi's pins (gpiozero's default, or its mock pins in tests).
@@ -116,7 +116,9 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
     A game in progress in the store is carried on (:attr:`Runtime.resumed` says which), unless
     *new_game*, or unless it is of another preset than the configured one and not
     *resume_other_preset*: then the configured game starts and the one in progress is kept as
-    abandoned (:attr:`Runtime.left`). The demo carries on a game of another preset with its players."""
+    abandoned (:attr:`Runtime.left`). The demo carries on a game of another preset with its players.
+    With *match* (the demo's ``--match N``), the demo's players play a match to N points: a match in play is
+    carried on, any other game in progress is kept as abandoned and the match begins."""
     from willughby.engine.rules import get_preset
     from willughby.web_ui import create_app
 
@@ -133,10 +135,15 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
         store.check_writable()      # a full disk, a read-only mount, a failing card: found now, not at the first move
         companion = Companion(store, photo_dir=data_dir / "photos")
         found = _summary(companion.state())
+        playing = store.current_match()
+        in_match = found is not None and playing is not None and found["game_id"] in playing["games"]
         fresh = found is not None and (new_game or (not resume_other_preset
-                                                    and found["preset"] != get_preset(config.preset).id))
+                                                    and found["preset"] != get_preset(config.preset).id)
+                                       or (match is not None and not in_match))
         if fresh and demo and found is not None:   # the demo's devices are fakes: the asked game can start at once
             store.abandon(found["game_id"])
+            if playing is not None:
+                store.end_match(playing["id"], "abandoned")
             companion = Companion(store, photo_dir=data_dir / "photos")
         elif found is not None and not fresh and demo and found["preset"] != get_preset(config.preset).id:
             config = replace(config, preset=found["preset"])   # the players play on at the game in progress
@@ -159,7 +166,8 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
 
             players = DemoPlayers(companion, rt.parts["table"], rt.parts["box"], speed=speed, seed=seed,
                                   mistakes=mistakes, preset=config.preset, players=dict(config.players),
-                                  games=games, start=start, seats=seats, camera_dice=config.dice == "camera")
+                                  games=games, start=start, seats=seats, camera_dice=config.dice == "camera",
+                                  match=match)
             rt.parts["players"] = players
             rt._closers.append(players.close)
             players.start()

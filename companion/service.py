@@ -41,6 +41,7 @@ its methods hands the call to the part that does it.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from pathlib import Path
@@ -56,14 +57,17 @@ from .documents import CameraDoc, RulingDoc, StateDoc
 from .errors import CompanionError, CornerOrderNotKnown, NotNowError, UnknownError
 from .games import Family, family_of
 from .judging import Judging
+from .match_play import MatchPlay
 from .numbering import TurnCounter
 from .photos import PhotoStore
 from .state import KEEP_ANNOUNCEMENTS, Announcement, Subscription, Telling, state_document
-from .store import GameStore, StoreUnwritableError
+from .store import GameStore, StoreError, StoreUnwritableError
 from .views import GameViews
 
 if TYPE_CHECKING:
     from willughby.vision.turns import TurnEvidence, TurnReader
+
+log = logging.getLogger(__name__)
 
 __all__ = ["Companion", "CompanionError", "NotNowError", "UnknownError", "Announcement", "TurnCounter"]
 
@@ -93,12 +97,29 @@ class Companion:
             photo_dir = Path(store.path).parent / "photos"
         self.photos = DisputePhotos(PhotoStore(Path(photo_dir)) if photo_dir is not None else None, self)
         self.views = GameViews(store, self.current, self.photos)
+        self.matches = MatchPlay(self.current)
+        self._match_synced: tuple[str | None, bool] | None = None
         self._resume()
 
     # ------------------------------------------------------------- the game
     def _state_document(self, version: int) -> StateDoc:
+        self._sync_match()
         return state_document(version, self.current, self.telling.announcements, self.devices,
-                              self.controls.undo_preview(), self.judging.question)
+                              self.controls.undo_preview(), self.judging.question, self.matches.doc())
+
+    def _sync_match(self) -> None:
+        """Once a game has ended or its end was taken back, its match's status made to agree (won, or
+        playing again); a store that cannot be written now leaves it to the next time (the page's match is
+        counted from the games, not from the status)."""
+        m = self.current.match
+        key = (self.current.id, m is not None and m.result is not None)
+        if key == self._match_synced:
+            return
+        try:
+            self.matches.sync()
+            self._match_synced = key
+        except StoreError as exc:
+            log.warning("the match's status is not stored yet: %s", exc)
 
     def _resume(self) -> None:
         current = self.store.current()
@@ -127,7 +148,8 @@ class Companion:
 
     def new_game(self, preset: str, options: Mapping[str, str] | None = None,
                  players: Mapping[str, str] | None = None, who: str = "page",
-                 start: Mapping[str, Any] | None = None, after_end_of: str | None = None) -> StateDoc:
+                 start: Mapping[str, Any] | None = None, after_end_of: str | None = None,
+                 abandon_match: bool = False) -> StateDoc:
         """Start a new game; one in progress ends unfinished (it stays in the
         record). *start*, a board document with ``turn``, sets up a position
         to play on from (a problem, a game carried on from paper).
@@ -135,7 +157,16 @@ class Companion:
         *after_end_of*, a game id: start only if that game is still the one
         here and still over (else :class:`NotNowError`). Whoever starts the
         next game some time after an end (the demo's players) passes it, so
-        an undo of the end in the meantime is not overrun by a new game."""
+        an undo of the end in the meantime is not overrun by a new game.
+
+        In the middle of a match a new game is refused unless *abandon_match*
+        says the match is given up (its next game is :meth:`next_game`)."""
+        found = self.store.current_match()
+        if found is not None and not abandon_match:
+            doc = self.matches.doc()
+            where = f" ({doc['text']})" if doc else ""
+            raise NotNowError(f"a match to {found['length']} is in play{where}: play its next game, or say "
+                              "that the match is abandoned to start another game")
         try:
             p = get_preset(str(preset))
             rules = preset_rules(p.id, dict(options or {}))
@@ -148,16 +179,49 @@ class Companion:
             if after_end_of is not None and (game.id != after_end_of or game.match is None
                                              or game.match.result is None):
                 raise NotNowError(f"game {after_end_of} is no longer over: no new game was started")
+            gave_up = self.matches.abandon() if found is not None else None
             game_id = self.store.create_game(p.id, match.rules.options(), family.store_players(match),
                                              family.start_id(match))
             game.begin(game_id, match, family)
-            self._take_part()
-            self.telling.announcements = []
-            self.judging.forget()
-            assert game.part is not None
-            game.part.opening(p.name, who, camera=self.camera is not None)
-            self.telling.publish()
-            return self.telling.doc
+            return self._opened(p.name, who, [gave_up] if gave_up else [])
+
+    def new_match(self, length: int, preset: str = "backgammon", options: Mapping[str, str] | None = None,
+                  players: Mapping[str, str] | None = None, crawford: bool = True, who: str = "page") -> StateDoc:
+        """Start a match to *length* points of the race game *preset* (``docs/matches.md``) and its first
+        game; a game or match in progress ends unfinished (both stay in the record)."""
+        try:
+            name = get_preset(str(preset)).name
+        except EngineError as exc:
+            raise CompanionError(str(exc)) from None
+        with self._lock:
+            self.matches.begin(length, preset, dict(options or {}), dict(players or {}), crawford)
+            doc = self.matches.doc()
+            rule = "" if crawford else ", without the Crawford rule"
+            return self._opened(name, who, [f"a match to {length} point{'s' if length != 1 else ''}{rule}: "
+                                            f"{doc['text'] if doc else ''}"])
+
+    def next_game(self, who: str = "page", after_end_of: str | None = None) -> StateDoc:
+        """Begin the next game of the match in play, once the game in progress is over (*after_end_of*: as
+        :meth:`new_game`'s)."""
+        with self._lock:
+            game = self.matches.next_game(after_end_of)
+            doc = self.matches.doc()
+            words = [f"game {doc['game']} of the match: {doc['text']}"] if doc else []
+            return self._opened(get_preset(game.preset or "backgammon").name, who, words)
+
+    def _opened(self, game_name: str, who: str, words: Sequence[str]) -> StateDoc:
+        """A game just begun (``CurrentGame.begin``): its part taken, the page's words afresh, the opening
+        said (after *words*, what the match has to say), the state published."""
+        game = self.current
+        self._take_part()
+        self.telling.announcements = []
+        self.judging.forget()
+        for text in words:
+            self.telling.say(text, "match", who=who)
+        assert game.part is not None
+        game.part.opening(game_name, who, camera=self.camera is not None)
+        self.telling.publish()
+        return self.telling.doc
 
     # ------------------------------------------------------------ what the game is
     @property

@@ -176,12 +176,13 @@ _NO_GAME: StateDoc = {
 
 
 def state_document(version: int, game: "CurrentGame", announcements: list[Announcement], devices: dict[str, Any],
-                   undo: str | None, question: QuestionDoc | None) -> StateDoc:
+                   undo: str | None, question: QuestionDoc | None, match: dict[str, Any] | None = None) -> StateDoc:
     """The state document (see the module docstring): the keys every state
-    has, and those the part playing the game's family gives."""
+    has, and those the part playing the game's family gives; *match*, the
+    match the game is a game of (``MatchPlay.doc``), or None."""
     base: StateDoc = {"version": version, "devices": dict(devices),
                       "announcements": [a.to_json() for a in reversed(announcements)],
-                      "presets": [p.id for p in PRESETS.values()]}
+                      "presets": [p.id for p in PRESETS.values()], "match": match}
     m, fam, part = game.match, game.family, game.part
     if m is None or fam is None or part is None:
         base.update(_NO_GAME)

@@ -141,6 +141,30 @@ def stored_game(store: Any, game_id: str) -> dict[str, Any]:
     return out
 
 
+def stored_match(store: Any, match_id: str) -> dict[str, Any]:
+    """A match of *store* as the engine's match record (``willughby-match/1``, ``docs/matches.md``), with its
+    row's id, status and times: :class:`UnknownError` when there is no such match."""
+    try:
+        row = store.match(match_id)
+        record = store.match_record(match_id)
+    except LookupError:
+        raise UnknownError(f"there is no match {match_id!r}") from None
+    return dict(record, id=match_id, status=row["status"], started=row["started"], ended=row["ended"])
+
+
+def stored_match_mat(store: Any, match_id: str) -> str:
+    """A match of *store* as a ``.mat`` file (``matfile.match_to_mat``): every game, the score before each;
+    :class:`UnknownError` when there is no such match, :class:`CompanionError` where GNU Backgammon does not
+    play its game."""
+    from .matfile import match_to_mat
+
+    record = stored_match(store, match_id)
+    try:
+        return match_to_mat(record)
+    except ValueError as exc:
+        raise CompanionError(str(exc)) from None
+
+
 def stored_mat(store: Any, game_id: str) -> str:
     """A game of *store* as a ``.mat`` match file (``matfile.py``):
     :class:`UnknownError` when there is no such game, :class:`CompanionError`

@@ -226,10 +226,30 @@ def logout() -> Response:
 
 @bp.post("/game")
 def new_game() -> Response:
-    """``{"preset", "options": {}, "players": {"light", "dark"}}``: start a new game."""
+    """``{"preset", "options": {}, "players": {"light", "dark"}, "abandon_match": false}``: start a new game
+    (in the middle of a match, only with ``abandon_match``)."""
     body, who = security.control_request()
     preset, options, players = validate.new_game(body)
-    return jsonify(ask(lambda c: c.new_game(preset, options, players, who)))
+    abandon = validate.flag(body, "abandon_match")
+    return jsonify(ask(lambda c: c.new_game(preset, options, players, who, abandon_match=abandon)))
+
+
+@bp.post("/match")
+def new_match() -> Response:
+    """``{"length", "preset", "options": {}, "players": {"light", "dark"}, "crawford": true}``: start a match
+    to *length* points (docs/matches.md) and its first game."""
+    body, who = security.control_request()
+    preset, options, players = validate.new_game(body)
+    length = validate.match_length(body)
+    crawford = validate.flag(body, "crawford", default=True)
+    return jsonify(ask(lambda c: c.new_match(length, preset, options, players, crawford, who)))
+
+
+@bp.post("/match/next")
+def next_game() -> Response:
+    """``{}``: begin the next game of the match in play, once the game in progress is over."""
+    _body, who = security.control_request()
+    return jsonify(ask(lambda c: c.next_game(who)))
 
 
 @bp.post("/dice")
@@ -263,7 +283,7 @@ def undo() -> Response:
 
 @bp.post("/cube")
 def cube() -> Response:
-    """``{"action": "double" | "take" | "drop"}``."""
+    """``{"action": "double" | "take" | "drop" | "beaver"}``."""
     body, who = security.control_request()
     return jsonify(ask(lambda c: c.cube(validate.cube(body), who)))
 

@@ -86,8 +86,17 @@ class CompanionLike(Protocol):
         someone guessing the PIN); ``{"alert": text}`` is shown where no one misses it, None clears it."""
 
     # -- control (the page asks for the PIN first) -------------------------
-    def new_game(self, preset: str, options: dict[str, str], players: dict[str, str], who: str) -> "StateDoc":
-        """Start a new game (the one in progress ends unfinished); returns the state."""
+    def new_game(self, preset: str, options: dict[str, str], players: dict[str, str], who: str,
+                 abandon_match: bool = False) -> "StateDoc":
+        """Start a new game (the one in progress ends unfinished; in the middle of a match, only with
+        *abandon_match*); returns the state."""
+
+    def new_match(self, length: int, preset: str, options: dict[str, str], players: dict[str, str],
+                  crawford: bool, who: str) -> "StateDoc":
+        """Start a match to *length* points and its first game (docs/matches.md); returns the state."""
+
+    def next_game(self, who: str) -> "StateDoc":
+        """Begin the next game of the match in play, once the game in progress is over; returns the state."""
 
     def enter_dice(self, dice: list[int], who: str) -> "StateDoc":
         """Dice thrown by hand, entered on the page (for the roll for start, one die each: light's then dark's)."""
@@ -102,7 +111,7 @@ class CompanionLike(Protocol):
         """Take back the last turn (recorded, not erased)."""
 
     def cube(self, action: str, who: str) -> "StateDoc":
-        """``"double"``, ``"take"`` or ``"drop"``."""
+        """``"double"``, ``"take"``, ``"drop"`` or ``"beaver"``."""
 
     # -- the record ---------------------------------------------------------
     def games(self) -> list[dict[str, Any]]:

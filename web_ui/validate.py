@@ -30,7 +30,7 @@ __all__ = [
 MAX_NAME = 40
 MAX_PLAYERS = 5           # the most players a game has (Sice-Ace)
 
-CUBE_ACTIONS = ("double", "take", "drop")
+CUBE_ACTIONS = ("double", "take", "drop", "beaver")
 
 
 def _is_int(value: Any) -> bool:
@@ -157,8 +157,20 @@ def answer(body: dict[str, Any]) -> tuple[str, int]:
     return question, choice
 
 
+def match_length(body: dict[str, Any]) -> int:
+    """The points a match is played to: a whole number from 1 to 64.
+
+    >>> match_length({"length": 5})
+    5
+    """
+    value = body.get("length")
+    if not _is_int(value) or not 1 <= int(value) <= 64:
+        raise BadRequestError(f"'length' is the points a match is played to, 1 to 64, not {value!r}")
+    return int(value)
+
+
 def cube(body: dict[str, Any]) -> str:
-    """The cube action: ``double``, ``take`` or ``drop``."""
+    """The cube action: ``double``, ``take``, ``drop`` or ``beaver``."""
     action = body.get("action")
     if action not in CUBE_ACTIONS:
         raise BadRequestError(f"'action' must be one of {', '.join(CUBE_ACTIONS)}")
@@ -184,13 +196,13 @@ def corners(body: dict[str, Any]) -> list[list[float]]:
     return out
 
 
-def flag(body: dict[str, Any], name: str) -> bool:
-    """An optional true/false field (absent: false).
+def flag(body: dict[str, Any], name: str, default: bool = False) -> bool:
+    """An optional true/false field (absent: *default*).
 
-    >>> flag({"c1_confirmed": True}, "c1_confirmed"), flag({}, "c1_confirmed")
-    (True, False)
+    >>> flag({"c1_confirmed": True}, "c1_confirmed"), flag({}, "c1_confirmed"), flag({}, "crawford", True)
+    (True, False, True)
     """
-    value = body.get(name, False)
+    value = body.get(name, default)
     if not isinstance(value, bool):
         raise BadRequestError(f"'{name}' must be true or false, not {value!r}")
     return value

@@ -7,7 +7,8 @@ hypothesis) and by the ``kill -9`` test, which runs :func:`main` in a child
 process and kills it at a random step.
 
 Every control the page has is here: login and logout, a new game of each
-family (from the start, or near the end so that games end often), dice,
+family (from the start, or near the end so that games end often), a match
+to one to three points and its next game, dice,
 a board entered by hand (legal or not, or two or three plays on: the
 camera missed a play), an answer, undo, the cube,
 calibrate; beside them what the devices do on their own: the camera reading
@@ -27,10 +28,12 @@ from typing import Any
 from flask.testing import FlaskClient
 
 from willughby.companion.demo import DemoPlayers, board_position
+from willughby.companion.errors import NotNowError
 from willughby.companion.games import family_of_preset
 from willughby.companion.matfile import to_mat
 from willughby.companion.service import Companion
 from willughby.companion.store import GameStore
+from willughby.engine.match import Match
 from willughby.engine.position import Position
 from willughby.engine.rules import preset_rules, start_position
 from willughby.web_ui import WebConfig, create_app
@@ -125,16 +128,28 @@ class Driver:
 
     def new_game(self, preset: str, near_end: bool) -> int:
         start = NEAR_END.get(preset) if near_end else None
+        abandon = self.rng.random() < 0.3     # in the middle of a match, given up now and then (else refused: 409)
         if start is None:
-            return self.post("/api/game", {"preset": preset, "players": {"light": "Ann", "dark": "Bob"}}
-                             if preset != "sice-ace" else {"preset": preset, "options": {"players": 3}})
+            body = ({"preset": preset, "players": {"light": "Ann", "dark": "Bob"}}
+                    if preset != "sice-ace" else {"preset": preset, "options": {"players": 3}})
+            return self.post("/api/game", dict(body, abandon_match=abandon))
         if self.token is None:        # a start board is the demo's (--start), not the page's
             return 403
         family = family_of_preset(preset)
-        self.companion.new_game(preset, {}, {"light": "Ann", "dark": "Bob"}, who="test",
-                                start=dict(start, format="board/1"))
+        try:
+            self.companion.new_game(preset, {}, {"light": "Ann", "dark": "Bob"}, who="test",
+                                    start=dict(start, format="board/1"), abandon_match=abandon)
+        except NotNowError:           # a match in play: not given up by a game from a board (the API's 409)
+            return 409
         assert family.name != "counting"
         return 200
+
+    def new_match(self, length: int) -> int:
+        return self.post("/api/match", {"length": length, "preset": "backgammon",
+                                        "players": {"light": "Ann", "dark": "Bob"}})
+
+    def next_game(self) -> int:
+        return self.post("/api/match/next", {})
 
     def dice(self, sensible: bool) -> int:
         state = self.companion.state()
@@ -298,6 +313,23 @@ def check_agreement(store: GameStore, client: FlaskClient, companion: Companion 
             assert state["game_over"] is None
         if companion is not None and companion.state()["game_id"] == gid:
             assert companion.state()["game_over"] == result
+    check_matches(store, companion)
+
+
+def check_matches(store: GameStore, companion: Companion | None) -> None:
+    """Every stored match replays from its games' records; its status agrees with them (won: over; not won:
+    playing or abandoned), one at most is in play, and the page's match is the replay's."""
+    playing = [m for m in store.matches() if m["status"] == "playing"]
+    assert len(playing) <= 1, playing
+    for row in store.matches():
+        replay = Match.from_record(store.match_record(row["id"]))
+        if row["status"] != "abandoned":
+            assert (row["status"] == "over") == replay.over, (row["id"], row["status"], replay.describe())
+        if companion is not None:
+            doc = companion.state()["match"]
+            if doc is not None and doc["id"] == row["id"]:
+                assert (doc["score"], doc["winner"], doc["text"]) == (replay.score, replay.winner,
+                                                                     replay.describe()), (doc, replay.describe())
 
 
 def resumed_state(path: Path) -> dict[str, Any]:
@@ -325,15 +357,23 @@ def _asked(question: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 ACTIONS = ("login", "logout", "new_game", "dice", "board", "answer", "undo", "cube", "calibrate",
-           "camera", "players", "ahead")
+           "camera", "players", "ahead", "match", "next_game")
 
 
 def random_step(d: Driver) -> str:
     """One control action, or one thing the devices do, drawn at random."""
     rng = d.rng
-    what = rng.choices(ACTIONS, weights=(2, 1, 1, 8, 6, 3, 4, 2, 1, 4, 10, 2))[0]
-    if d.companion.state()["phase"] == "over" and rng.random() < 0.3:
+    what = rng.choices(ACTIONS, weights=(2, 1, 1, 8, 6, 3, 4, 2, 1, 4, 10, 2, 1, 3))[0]
+    state = d.companion.state()
+    if state["phase"] == "over" and rng.random() < 0.3:
         what = "undo"                 # the end taken back, at once or after the players moved on
+    in_match = state.get("match") is not None and state["match"]["status"] == "playing"
+    if in_match and state["phase"] in ("throw", "cube") and rng.random() < 0.3:
+        what = "cube"                 # a match's games end by the cube often enough to win it
+    elif in_match and state["phase"] == "over" and rng.random() < 0.5:
+        what = "next_game"
+    elif in_match and what == "match" and rng.random() < 0.7:
+        what = "dice"                 # a match in play is mostly played on, not started afresh
     if d.token is None and what not in ("login", "camera", "players") and rng.random() < 0.8:
         what = "login"
     if what == "login":
@@ -351,13 +391,22 @@ def random_step(d: Driver) -> str:
     elif what == "undo":
         d.undo()
     elif what == "cube":
-        d.cube(rng.choice(("double", "take", "drop")))
+        if state["phase"] == "throw" and rng.random() < 0.7:
+            d.cube("double")
+        elif state["phase"] == "cube" and rng.random() < 0.7:
+            d.cube(rng.choice(("take", "drop", "drop", "beaver")))
+        else:                         # any of them, refused where it does not fit
+            d.cube(rng.choice(("double", "take", "drop", "beaver")))
     elif what == "calibrate":
         d.calibrate()
     elif what == "camera":
         d.camera(rng.random() < 0.6)
     elif what == "ahead":
         d.ahead(rng.choice((2, 2, 3)))
+    elif what == "match":
+        d.new_match(rng.choice((1, 1, 2, 3)))
+    elif what == "next_game":
+        d.next_game()
     else:
         d.demo_players()
     return what

@@ -35,6 +35,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from willughby.companion.service import Companion
 from willughby.companion.store import GameStore
+from willughby.engine.match import Match
 
 from .record_driver import PRESETS, Driver, check_agreement, log_hash, random_step, resumed_state, summary
 
@@ -299,3 +300,31 @@ def test_an_end_is_not_taken_back_while_another_game_is_in_progress(tmp_path: Pa
         store.append_many(first, [("undo", {"undoes": [0]}, "page")], reopens=True)
     assert store.game(first)["status"] == "over"
     store.close()
+
+
+def test_a_match_won_its_end_taken_back_and_won_again_every_view_agrees(tmp_path: Path) -> None:
+    """The records' checks over a match through the page's controls: a match to 1 won by a drop, the drop
+    taken back (the match in play again), dropped again; each step checked, and a restart shows the same."""
+    d = Driver(tmp_path / "games.sqlite", seed=3)
+    try:
+        assert d.login(True) == 200 and d.new_match(1) == 200
+        assert d.post("/api/dice", {"dice": [3, 1]}) == 200             # Ann opens 3-1 ...
+        assert d.post("/api/board", {"board": d.companion.legal_boards()["8/5 6/5"]}) == 200
+        assert d.cube("double") == 200 and d.cube("drop") == 200          # ... Bob doubles, Ann drops
+        match = d.companion.state()["match"]
+        assert match["winner"] == "dark" and d.store.match(match["id"])["status"] == "over"
+        check_agreement(d.store, d.client, d.companion)
+        assert d.next_game() == 409                                      # the match is won: no next game
+        assert d.undo() == 200
+        assert d.store.match(match["id"])["status"] == "playing"
+        check_agreement(d.store, d.client, d.companion)
+        assert d.cube("drop") == 200
+        check_agreement(d.store, d.client, d.companion)
+        again = GameStore(d.path)                   # as a restart reads it (a game over is not resumed)
+        try:
+            assert Match.from_record(again.match_record(match["id"])).winner == "dark"
+            assert again.match(match["id"])["status"] == "over"
+        finally:
+            again.close()
+    finally:
+        d.close()

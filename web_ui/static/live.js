@@ -23,6 +23,7 @@
     renderStatus(state);
     renderBoard(state);
     renderGameOver(state);
+    renderMatch(state);
     renderStakes(state);
     renderQuestion(state);
     renderRuling(state);
@@ -143,6 +144,24 @@
   const STAKE_WORDS = { gammon: "gammon", backgammon: "backgammon", double: "won on a doublet",
     "backgammon-double": "backgammon on a doublet", fill: "filling the home table" };
 
+  const STAGE_WORDS = { crawford: "the Crawford game: no cube", "post-crawford": "post-Crawford" };
+
+  /** "Match to 5, game 3: Ann needs 2, Bob needs 4 · the Crawford game: no cube": the match the game is a game
+   * of, in place of the running score; between games, the button that begins the next. */
+  function renderMatch(state) {
+    const match = state.match;
+    W.show($("match-line"), !!match);
+    if (match) {
+      const stage = match.winner ? "" : STAGE_WORDS[match.stage] || "";
+      $("match-line").textContent = `Match to ${match.length}, game ${match.game}: ${match.text.replace(/ \((Crawford game|post-Crawford)\)$/, "")}`
+        + (stage ? ` · ${stage}` : "");
+    }
+    if ($("next-game-line")) {
+      W.show($("next-game-line"), !!(match && state.game_over && !match.winner && match.status === "playing"));
+      $("next-game").disabled = !W.loggedIn();
+    }
+  }
+
   /** "Stake 2 · gammon 4 · backgammon 6 (the cube at 2) · Score: Ann 3, Bob 1 in 4 games": what the game in
    * progress is played for, and what the two have won of each other so far. */
   function renderStakes(state) {
@@ -154,7 +173,7 @@
       parts.push(words.join(" · ") + cube);
     }
     const score = state.score;
-    if (score && score.games > 0) {
+    if (score && score.games > 0 && !state.match) {      // in a match, the match's score stands in its place
       const name = (colour) => (state.players && state.players[colour]) || colour;
       parts.push(`Score: ${name("light")} ${score.light}, ${name("dark")} ${score.dark} in ${score.games} game${score.games === 1 ? "" : "s"}`);
     }
@@ -348,11 +367,18 @@
         players = names;
         if (!("players" in options)) options.players = String(names.length);
       }
-      if (!window.confirm("Start a new game? The game in progress ends unfinished.")) return;
-      if (await send("/api/game", { preset: $("new-preset").value, options, players })) {
-        $("new-game").open = false;
-      }
+      const length = Number($("new-match").value || 0);
+      const inMatch = !!(current && current.match && current.match.status === "playing");
+      const what = length > 0 ? `a match to ${length}` : "a new game";
+      const ends = inMatch ? "The match in play is abandoned." : "The game in progress ends unfinished.";
+      if (!window.confirm(`Start ${what}? ${ends}`)) return;
+      const body = { preset: $("new-preset").value, options, players };
+      const started = length > 0
+        ? await send("/api/match", { ...body, length, crawford: $("new-crawford").checked })
+        : await send("/api/game", { ...body, abandon_match: inMatch });
+      if (started) $("new-game").open = false;
     });
+    if ($("next-game")) $("next-game").addEventListener("click", () => send("/api/match/next", {}));
 
     // logging in or out changes which buttons work
     document.addEventListener("willughby:session", () => current && render({ ...current }));
