@@ -174,11 +174,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if args.speed <= 0:
         raise UsageError("willughby demo: --speed must be above 0")
     if args.match is not None:
+        from willughby.engine.families import family_of
         from willughby.engine.rules import preset_rules
 
         if not 1 <= args.match <= 64:
             raise UsageError(f"willughby demo: --match is the points a match is played to, 1 to 64, not {args.match}")
-        if preset_rules(args.preset).family != "race" or args.start:
+        if not family_of(preset_rules(args.preset)).matches or args.start:
             raise UsageError(f"willughby demo: --match: a match is played with a race game from its start, not "
                              f"{args.preset}{' from --start' if args.start else ''} (docs/matches.md)")
     if args.players is not None:

@@ -61,7 +61,6 @@ Only a game whose rules are GNU Backgammon's can be written: the
 any preset whose options come to the same.
 
 >>> from willughby.engine.game import Game
-from willughby.engine.match import Match
 >>> m = Game.new("backgammon", players={"light": "Ann", "dark": "Bob"})
 >>> m.start_roll(3, 1)
 >>> m.play_notation("8/5 6/5").verdict

@@ -127,7 +127,7 @@ def free_bytes(path: str) -> int:
 
 
 #: the statements that make a new store's tables, in order
-SCHEMA = (
+SCHEMA: tuple[str, ...] = (
     """CREATE TABLE games (
         id      TEXT PRIMARY KEY,
         preset  TEXT NOT NULL,

@@ -434,6 +434,7 @@ class CountingFamily:
     name = "counting"
     #: what the page draws: each player's men and the pool, counted
     board = "tally"
+    matches = False  # a single stake a game (the unstacking games); up to five players (the counting game)
 
     def start(self, rules: Rules, turn: int | None = None) -> Tally:
         start = Tally.start(rules.players)

@@ -46,6 +46,9 @@ class GameFamily(Protocol):
     name: str
     #: what the page draws: one of :data:`BOARDS`
     board: str
+    #: whether its games are played as matches to N points (two players, each game won for its stake:
+    #: ``engine/match.py``)
+    matches: bool
 
     def start(self, rules: Rules, turn: Any = None) -> Any:
         """Where a game of *rules* starts, *turn* to play (None: not said)."""

@@ -15,7 +15,7 @@ series of them a club plays, to 5, 7 or 11 points (docs/matches.md):
   *post-Crawford*, with the cube again.
 
 Matches are played with every race game, with or without the cube
-(``Rules.family == "race"``); the money game's options of the cube, the
+(the families that say so: ``GameFamily.matches``); the money game's options of the cube, the
 Jacoby rule and beavers, are refused in a match, as the rules clubs play by
 keep them to money play. Like the rest of the engine a match is pure: no
 clock, no dice of its own, no I/O (convention 3: it keeps history).
@@ -41,6 +41,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from .errors import InvalidOptionError, InvalidRecordError, MatchStateError
+from .families import family_of
 from .game import RECORD_FORMAT as GAME_FORMAT
 from .game import Game
 from .position import COLOURS, DARK, LIGHT
@@ -65,7 +66,7 @@ class Match:
             raise InvalidOptionError(f"a match is played to 1 to {LONGEST} points, not {length!r}")
         self.preset = get_preset(preset).id
         self.rules: Rules = preset_rules(preset, options)
-        if self.rules.family != "race":
+        if not family_of(self.rules).matches:
             raise InvalidOptionError(f"a match is played with a race game; {self.preset} is a "
                                      f"{self.rules.family} game")
         for name in ("jacoby", "beavers"):

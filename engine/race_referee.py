@@ -380,6 +380,7 @@ class RaceFamily:
     name = "race"
     #: what the page draws: men on the 24 points, the bar and beside the board
     board = "points"
+    matches = True   # a race to bear off between two, each game won for its stake
 
     def start(self, rules: Rules, turn: str | None = None) -> Position:
         return start_position(rules, turn)

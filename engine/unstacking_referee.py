@@ -198,6 +198,7 @@ class UnstackingFamily:
     name = "unstacking"
     #: what the page draws: men in piles on each side's own table
     board = "piles"
+    matches = False  # a single stake a game (the unstacking games); up to five players (the counting game)
 
     def start(self, rules: Rules, turn: str | None = None) -> Position:
         return start_position(rules, turn)

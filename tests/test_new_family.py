@@ -23,6 +23,7 @@ class FirstOffWins:
 
     name = "first-off"
     board = "points"
+    matches = False        # a first-off race of one stake: no matches
 
     def start(self, rules: Any, turn: Any = None) -> Any:
         return RACE.start(rules, turn)

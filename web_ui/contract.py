@@ -86,7 +86,7 @@ class CompanionLike(Protocol):
         someone guessing the PIN); ``{"alert": text}`` is shown where no one misses it, None clears it."""
 
     # -- control (the page asks for the PIN first) -------------------------
-    def new_game(self, preset: str, options: dict[str, str], players: dict[str, str], who: str,
+    def new_game(self, preset: str, options: dict[str, str], players: dict[str, str], who: str, *,
                  abandon_match: bool = False) -> "StateDoc":
         """Start a new game (the one in progress ends unfinished; in the middle of a match, only with
         *abandon_match*); returns the state."""

@@ -164,9 +164,9 @@ def match_length(body: dict[str, Any]) -> int:
     5
     """
     value = body.get("length")
-    if not _is_int(value) or not 1 <= int(value) <= 64:
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 64:
         raise BadRequestError(f"'length' is the points a match is played to, 1 to 64, not {value!r}")
-    return int(value)
+    return value
 
 
 def cube(body: dict[str, Any]) -> str:
