@@ -246,16 +246,21 @@ def _export_match(args: argparse.Namespace, store: Any) -> int:
     if doc["status"] == "playing":
         print(f"willughby export: match {args.game} is still in play: this is the match so far "
               f"({len(doc['games'])} games)", file=sys.stderr)
-    if args.out:
-        out = Path(args.out)
-        try:
-            out.write_text(body, encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"willughby export: cannot write {out}: {exc.strerror or exc}") from None
-        print(f"exported the match to {doc['length']} {args.game} ({len(doc['games'])} games, "
-              f"{doc['status']}) to {out}")
-    else:
+    return _write_export(args, body, f"the match to {doc['length']} {args.game} ({len(doc['games'])} games, "
+                                     f"{doc['status']})")
+
+
+def _write_export(args: argparse.Namespace, body: str, what: str) -> int:
+    """What ``export`` made: to ``--out`` (saying so: "exported *what* to FILE"), else to standard output."""
+    if not args.out:
         sys.stdout.write(body)
+        return 0
+    out = Path(args.out)
+    try:
+        out.write_text(body, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"willughby export: cannot write {out}: {exc.strerror or exc}") from None
+    print(f"exported {what} to {out}")
     return 0
 
 
@@ -295,17 +300,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     if summary["status"] == "playing":
         print(f"willughby export: game {game_id} is still in progress: this is the game so far "
               f"({summary.get('turns', 0)} turns)", file=sys.stderr)
-    if args.out:
-        out = Path(args.out)
-        try:
-            out.write_text(body, encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"willughby export: cannot write {out}: {exc.strerror or exc}") from None
-        print(f"exported game {game_id} ({summary['preset']}, {STATUS_TEXT.get(summary['status'], summary['status'])}) "
-              f"to {out}")
-        return 0
-    sys.stdout.write(body)
-    return 0
+    return _write_export(args, body, f"game {game_id} ({summary['preset']}, "
+                                     f"{STATUS_TEXT.get(summary['status'], summary['status'])})")
 
 
 # ---------------------------------------------------------------- import

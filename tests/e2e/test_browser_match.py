@@ -8,10 +8,9 @@ WILLUGHBY_REQUIRE_BROWSER=1.
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
+from .serving import serving
 from .test_browser_demo import MISSING, REQUIRED, _browser
 
 pytestmark = pytest.mark.skipif(bool(MISSING) and not REQUIRED, reason=MISSING or "browser present")
@@ -24,8 +23,6 @@ WAIT_S = 20
 @pytest.fixture
 def served(tmp_path):
     """A match to 3 whose first game Bob has just won by a drop, served on 127.0.0.1: (url, companion)."""
-    from werkzeug.serving import make_server
-
     from willughby.companion.service import Companion
     from willughby.companion.store import GameStore
     from willughby.web_ui import create_app
@@ -39,15 +36,10 @@ def served(tmp_path):
     companion.cube("drop", who="test")
     app = create_app({"pin": PIN, "secret_key": "a secret for the match test only", "events_keepalive_s": 1.0},
                      companion)
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, name="match-test-server", daemon=True)
-    thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_port}/", companion
+        with serving(app, "match-test-server") as url:
+            yield url, companion
     finally:
-        server.shutdown()
-        thread.join(timeout=10)
-        server.server_close()
         store.close()
 
 
