@@ -236,10 +236,10 @@ def new_game() -> Response:
 
 @bp.post("/match")
 def new_match() -> Response:
-    """``{"length", "preset", "options": {}, "players": {"light", "dark"}, "crawford": true}``: start a match
-    to *length* points (docs/matches.md) and its first game."""
+    """``{"length", "preset": "backgammon", "options": {}, "players": {"light", "dark"}, "crawford": true}``
+    (all but ``length`` optional): start a match to *length* points (docs/matches.md) and its first game."""
     body, who = security.control_request()
-    preset, options, players = validate.new_game(body)
+    preset, options, players = validate.new_game({"preset": "backgammon", **body})
     length = validate.match_length(body)
     crawford = validate.flag(body, "crawford", default=True)
     return jsonify(ask(lambda c: c.new_match(length, preset, options, players, crawford, who)))

@@ -152,7 +152,21 @@ class FakeCompanion:
             self.subscriptions.append(subscription)
             return subscription
 
-    def new_game(self, preset: str, options: dict[str, str], players: dict[str, str], who: str) -> dict[str, Any]:
+    def new_match(self, length: int, preset: str, options: dict[str, str], players: dict[str, str],
+                  crawford: bool, who: str) -> dict[str, Any]:
+        self.calls.append(("new_match", (length, preset, options, players, crawford, who)))
+        state = self.new_game(preset, options, players, who, abandon_match=True)
+        with self._lock:
+            self._state["match"] = {"length": length, "crawford": crawford, "game": 1, "status": "playing",
+                                    "text": "light needs %d, dark needs %d" % (length, length), "winner": None}
+            return dict(state, match=self._state["match"])
+
+    def next_game(self, who: str) -> dict[str, Any]:
+        self.calls.append(("next_game", (who,)))
+        raise FakeNotNow("this game of the match is still in play")
+
+    def new_game(self, preset: str, options: dict[str, str], players: dict[str, str], who: str, *,
+                 abandon_match: bool = False) -> dict[str, Any]:
         self.calls.append(("new_game", (preset, options, players, who)))
         if preset not in PRESETS:
             raise FakeBadInput(f"unknown preset {preset!r}")

@@ -314,3 +314,27 @@ def test_an_error_of_the_companion_carries_its_fields_into_the_answer(post: Post
     response = post("/api/calibrate", {"corners": GOOD_CORNERS})
     assert response.status_code == 409
     assert response.json == {"error": "the corners' order is unknown", "order_known": False}
+
+
+def test_a_match_is_started_with_its_length_and_the_crawford_rule(post: Post, companion: FakeCompanion) -> None:
+    """POST /api/match: the length (1 to 64) and the Crawford rule (on unless said) reach the companion."""
+    response = post("/api/match", {"length": 5, "preset": "backgammon", "players": {"light": "Ann", "dark": "Bob"}})
+    assert response.status_code == 200 and response.json["match"]["length"] == 5
+    made = [args for name, args in companion.calls if name == "new_match"]
+    assert made[-1][:5] == (5, "backgammon", {}, {"light": "Ann", "dark": "Bob"}, True)
+    assert post("/api/match", {"length": 3, "crawford": False}).status_code == 200
+    assert [c for c in companion.calls if c[0] == "new_match"][-1][1][4] is False
+
+
+@pytest.mark.parametrize("body", [{}, {"length": 0}, {"length": 65}, {"length": "5"}, {"length": True},
+                                  {"length": 5, "crawford": "yes"}])
+def test_a_match_of_no_length_or_a_bad_crawford_is_400(post: Post, body: dict) -> None:
+    response = post("/api/match", body)
+    assert response.status_code == 400 and ("'length'" in response.json["error"] or "crawford" in response.json["error"])
+
+
+def test_the_next_game_of_a_match_not_over_is_409_and_new_game_may_abandon_a_match(post: Post,
+                                                                                  companion: FakeCompanion) -> None:
+    assert post("/api/match/next", {}).status_code == 409
+    assert post("/api/game", {"preset": "backgammon", "abandon_match": True}).status_code == 200
+    assert post("/api/game", {"preset": "backgammon", "abandon_match": "yes"}).status_code == 400
