@@ -144,6 +144,8 @@ def stored_game(store: Any, game_id: str) -> dict[str, Any]:
 def stored_match(store: Any, match_id: str) -> dict[str, Any]:
     """A match of *store* as the engine's match record (``willughby-match/1``, ``docs/matches.md``), with its
     row's id, status and times: :class:`UnknownError` when there is no such match."""
+    if not store.has_matches():             # a store of schema 1, read where nothing may be written
+        raise UnknownError(f"there is no match {match_id!r}: this store holds no matches")
     try:
         row = store.match(match_id)
         record = store.match_record(match_id)

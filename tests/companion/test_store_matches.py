@@ -109,3 +109,13 @@ def test_bad_match_ids_lengths_and_statuses_are_refused_by_name(path):
         match_id, _ = store.create_match(3, True, "backgammon", {}, PLAYERS, START)
         with pytest.raises(ValueError, match="playing, over or abandoned"):
             store.end_match(match_id, "won")
+
+
+def test_export_of_a_match_from_a_store_of_schema_1_says_it_holds_none(path, capsys):
+    from willughby.companion.cli import main
+
+    _v1_store(path)
+    import os
+    os.rename(path, os.path.join(os.path.dirname(path), "games.sqlite"))
+    assert main(["export", "m-000000000000", "--data-dir", os.path.dirname(path)]) == 2
+    assert "there is no match 'm-000000000000': this store holds no matches" in capsys.readouterr().err
