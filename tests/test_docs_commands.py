@@ -90,6 +90,7 @@ NOT_RUN = {
     "python benchmarks/vision_reader.py": "a benchmark: 200 frames drawn and read, and the dev set of real photos "
                                           "(--dev DIR), which is not shipped",
     "python benchmarks/turns.py": "a benchmark: 1,000 turns drawn and judged",
+    "python benchmarks/clock_drift.py": "a benchmark: a match of 2,000 moves on the real timer, about 25 s",
     "python benchmarks/whole_games.py": "a benchmark: 100 whole games under two referees, about a minute and a half",
     "python benchmarks/turns_dev.py --dev DIR": "a benchmark over the dev set of real photos, which is not shipped",
     "python benchmarks/companion.py": "a benchmark: demo games played through, twice (with the memory's baseline)",
