@@ -161,12 +161,6 @@ class Companion:
 
         In the middle of a match a new game is refused unless *abandon_match*
         says the match is given up (its next game is :meth:`next_game`)."""
-        found = self.store.current_match()
-        if found is not None and not abandon_match:
-            doc = self.matches.doc()
-            where = f" ({doc['text']})" if doc else ""
-            raise NotNowError(f"a match to {found['length']} is in play{where}: play its next game, or say "
-                              "that the match is abandoned to start another game")
         try:
             p = get_preset(str(preset))
             rules = preset_rules(p.id, dict(options or {}))
@@ -176,6 +170,12 @@ class Companion:
             raise CompanionError(str(exc)) from None
         game = self.current
         with self._lock:
+            found = self.store.current_match()
+            if found is not None and not abandon_match:
+                doc = self.matches.doc()
+                where = f" ({doc['text']})" if doc else ""
+                raise NotNowError(f"a match to {found['length']} is in play{where}: play its next game, or say "
+                                  "that the match is abandoned to start another game")
             if after_end_of is not None and (game.id != after_end_of or game.match is None
                                              or game.match.result is None):
                 raise NotNowError(f"game {after_end_of} is no longer over: no new game was started")

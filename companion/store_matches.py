@@ -24,7 +24,7 @@ from __future__ import annotations
 import secrets
 import sqlite3
 from contextlib import AbstractContextManager
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from willughby.engine.match import MATCH_FORMAT
 
@@ -48,12 +48,13 @@ class MatchRows:
     _transaction: Callable[[], AbstractContextManager[sqlite3.Connection]]
     _reading: Callable[[], AbstractContextManager[sqlite3.Connection]]
 
-    def _new_game(self, conn: sqlite3.Connection, preset: str, options: Mapping[str, Any],
-                  players: Mapping[str, Any], start_id: str) -> str:
-        raise NotImplementedError  # pragma: no cover  (GameStore's)
+    _has_match_tables: bool | None = None      # has_matches(), asked once: a store's tables are not taken away
 
-    def record(self, game_id: str) -> dict[str, Any]:
-        raise NotImplementedError  # pragma: no cover  (GameStore's)
+    if TYPE_CHECKING:                            # GameStore's, which these methods use
+        def _new_game(self, conn: sqlite3.Connection, preset: str, options: Mapping[str, Any],
+                      players: Mapping[str, Any], start_id: str) -> str: ...
+
+        def record(self, game_id: str) -> dict[str, Any]: ...
 
     # ------------------------------------------------------------- writing
     def create_match(self, length: int, crawford: bool, preset: str, options: Mapping[str, Any],
@@ -108,9 +109,11 @@ class MatchRows:
     # ------------------------------------------------------------- reading
     def has_matches(self) -> bool:
         """Whether the store has the tables of matches (a store of schema 1 read only has none)."""
-        with self._reading() as conn:
-            return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'match_games'"
-                                ).fetchone() is not None
+        if not self._has_match_tables:
+            with self._reading() as conn:
+                self._has_match_tables = conn.execute(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'match_games'").fetchone() is not None
+        return bool(self._has_match_tables)
 
     def in_match(self, game_id: str) -> dict[str, Any] | None:
         """The match *game_id* is a game of: ``{"match_id", "number", "crawford"}``, or None."""
