@@ -27,9 +27,9 @@ clock does not drift from the source however long the match (``benchmarks/clock_
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
-__all__ = ["ClockTerms", "MatchClock", "ClockError", "MODES", "ON_FLAG"]
+__all__ = ["ClockTerms", "MatchClock", "ClockError", "MODES", "ON_FLAG", "clock_words"]
 
 COLOURS = ("light", "dark")
 #: how a move's allowance is given: a Bronstein delay, a Fischer increment, or none
@@ -64,6 +64,37 @@ class ClockTerms:
         if self.on_flag not in ON_FLAG:
             raise ClockError(f"a flag means {' or '.join(ON_FLAG)}, not {self.on_flag!r}")
 
+    def to_json(self) -> dict[str, Any]:
+        return {"reserve_s": float(self.reserve_s), "delay_s": float(self.delay_s), "mode": self.mode,
+                "on_flag": self.on_flag}
+
+    @classmethod
+    def from_json(cls, doc: Any) -> "ClockTerms":
+        """Terms from :meth:`to_json`'s document (a request's, a log's): :class:`ClockError` says what is
+        wrong with a bad one."""
+        if not isinstance(doc, Mapping):
+            raise ClockError(f"a clock's terms are an object (reserve_s, delay_s, mode, on_flag), not {doc!r}")
+        unknown = sorted(set(doc) - {"reserve_s", "delay_s", "mode", "on_flag"})
+        if unknown:
+            raise ClockError(f"a clock's terms have no {', '.join(map(repr, unknown))}")
+        if "reserve_s" not in doc:
+            raise ClockError("a clock's terms need reserve_s, each player's reserve in seconds")
+        return cls(**doc)
+
+
+def clock_words(terms: ClockTerms) -> str:
+    """The clock's terms in words, as the page says them.
+
+    >>> clock_words(ClockTerms(reserve_s=600.0, delay_s=12.0))
+    'a clock of 10 min each, 12 s a move free (Bronstein delay); a flag loses the match'
+    """
+    reserve = float(terms.reserve_s)
+    each = f"{reserve / 60:g} min" if reserve >= 60 else f"{reserve:g} s"
+    allowance = {"bronstein": f", {float(terms.delay_s):g} s a move free (Bronstein delay)",
+                 "fischer": f", {float(terms.delay_s):g} s added a move (Fischer increment)", "none": ""}
+    flag = "a flag loses the match" if terms.on_flag == "lose-match" else "a flag is announced"
+    return f"a clock of {each} each{allowance[terms.mode] if terms.delay_s else ''}; {flag}"
+
 
 class MatchClock:
     """Both players' clocks (see the module docstring). ``running`` is the colour whose clock runs (None:
@@ -78,6 +109,22 @@ class MatchClock:
         self.flagged: str | None = None
         self._since = 0.0          # when the running clock last started or resumed
         self._used = 0.0           # of the move in progress, the time used before its last pause
+
+    @classmethod
+    def restored(cls, terms: ClockTerms, now: Callable[[], float], left: Mapping[str, float],
+                 flagged: str | None = None) -> "MatchClock":
+        """A clock as a log left it: each reserve *left*, the flag if one fell; neither running (the move in
+        progress starts afresh when the referee says whose turn it is)."""
+        clock = cls(terms, now)
+        for colour in COLOURS:
+            value = left.get(colour) if isinstance(left, Mapping) else None
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 48 * 3600.0:
+                raise ClockError(f"a clock's reserve is 0 to 48 hours, not {value!r} for {colour}")
+            clock._reserve[colour] = float(value)
+        if flagged not in (None, *COLOURS):
+            raise ClockError(f"a flag is light's or dark's, not {flagged!r}")
+        clock.flagged = flagged
+        return clock
 
     # ------------------------------------------------------------ reading
     def _move_time(self, at: float | None = None) -> float:
@@ -174,8 +221,8 @@ class MatchClock:
 
     # ------------------------------------------------------------ the page
     def to_doc(self) -> dict[str, Any]:
-        """The clock for the page: each reserve now, who runs, whether held, the delay left, the flag."""
-        self.check()
+        """The clock for the page: each reserve now, who runs, whether held, the delay left, the flag (as
+        :meth:`check` last found it: reading the clock changes nothing)."""
         return {"mode": self.terms.mode, "delay_s": float(self.terms.delay_s), "on_flag": self.terms.on_flag,
                 "left": {c: round(self.left(c), 3) for c in COLOURS}, "running": self.running,
                 "paused": self.paused, "delay_left": round(self.delay_left(), 3), "flagged": self.flagged}

@@ -37,6 +37,14 @@ enabled = false       # use the Pi's own buttons and lights ([hardware.pins] set
 
 [speech]
 enabled = "auto"      # "auto" (speak when espeak-ng is installed), "on", "off"
+
+[match]
+length = 0            # the configured game is a match to this many points (1 to 64) when nothing is in progress
+crawford = true
+clock_minutes = 0     # the match's clock: each player's reserve (0: none), a move's allowance, its kind, a flag
+clock_delay_s = 12
+clock_mode = "bronstein"   # "bronstein" (a delay), "fischer" (an increment) or "none"
+clock_flag = "lose-match"  # or "announce"
 ```
 """
 
@@ -150,6 +158,12 @@ class CompanionConfig:
     pins: bool = False
     pin_numbers: Mapping[str, Any] = field(default_factory=dict)
     speech: str = "auto"
+    match_length: int = 0         # [match]: the configured game is a match to this many points (0: a single game)
+    match_crawford: bool = True
+    clock_minutes: int = 0        # the match's clock: each player's reserve (0: no clock), a move's allowance ...
+    clock_delay_s: int = 12
+    clock_mode: str = "bronstein"
+    clock_flag: str = "lose-match"
     vision: Mapping[str, Any] = field(default_factory=dict)   # the [vision] table (willughby.vision.config)
     web: Mapping[str, Any] = field(default_factory=dict)      # the page's other [web] settings (WebConfig's)
 
@@ -179,6 +193,7 @@ class CompanionConfig:
                 raise ConfigError(f"camera.{name} {problem}")
         if self.speech not in ("auto", "on", "off"):
             raise ConfigError(f"speech.enabled must be auto, on or off, not {self.speech!r}")
+        self._check_match(preset.id)
         if self.pin and not pin_is_good(self.pin):
             raise ConfigError(f"web.pin must be 4 to 12 digits, or a passphrase of {MIN_PASSPHRASE} to "
                               f"{MAX_PASSPHRASE} characters (not all digits, no spaces at its ends)")
@@ -207,6 +222,36 @@ class CompanionConfig:
             family_of(rules).new_match(preset, rules, dict(self.players), None)
         except EngineError as exc:
             raise ConfigError(f"companion.players: {exc}") from None
+
+    def _check_match(self, preset: str) -> None:
+        """A configured match must be one that can start: its length, its game (a race game) and its clock."""
+        if not 0 <= self.match_length <= 64:
+            raise ConfigError(f"match.length is the points a match is played to, 1 to 64 (0: a single game), not "
+                              f"{self.match_length}")
+        if not 0 <= self.clock_minutes <= 1440:
+            raise ConfigError(f"match.clock_minutes is each player's reserve, 0 (no clock) to 1440, not "
+                              f"{self.clock_minutes}")
+        if self.match_length:
+            from willughby.engine.families import family_of
+
+            if not family_of(preset_rules(preset, dict(self.options))).matches:
+                raise ConfigError(f"match.length: a match is played with a race game, not {preset} "
+                                  "(docs/matches.md)")
+        elif self.clock_minutes:
+            raise ConfigError("match.clock_minutes: a clock is for a match: give match.length too")
+        try:
+            self.clock_terms()
+        except ValueError as exc:
+            raise ConfigError(f"match: {exc}") from None
+
+    def clock_terms(self) -> dict[str, Any] | None:
+        """The configured match's clock as ``Companion.new_match`` takes it, or None (no clock)."""
+        if not self.clock_minutes:
+            return None
+        from .clock import ClockTerms
+
+        return ClockTerms(reserve_s=self.clock_minutes * 60.0, delay_s=self.clock_delay_s, mode=self.clock_mode,
+                          on_flag=self.clock_flag).to_json()
 
     @property
     def camera_controls(self) -> Any:
@@ -279,6 +324,8 @@ _TABLES: dict[str, dict[str, str]] = {
     "dice": {"source": "dice", "box_port": "box_port"},
     "hardware": {"enabled": "pins"},
     "speech": {"enabled": "speech"},
+    "match": {"length": "match_length", "crawford": "match_crawford", "clock_minutes": "clock_minutes",
+              "clock_delay_s": "clock_delay_s", "clock_mode": "clock_mode", "clock_flag": "clock_flag"},
     "vision": {},                     # the camera's reading settings: every key is VisionConfig's to check
 }
 

@@ -112,6 +112,9 @@ class Controls:
             acts = m.actions
             if not acts:
                 raise NotNowError("there is nothing to take back")
+            if acts[-1].get("type") == "flag":
+                raise NotNowError("a fallen flag is not taken back: the reserve ran out on the match's clock "
+                                  "(match.flag); the director may start the match again")
             start = undo_start(acts)
             undone = game.action_ns[start:]
             ended = m.result is not None
@@ -149,7 +152,7 @@ class Controls:
     def undo_preview(self) -> str | None:
         """What UNDO would take back now, in words, or None when nothing."""
         m = self._game.match
-        if m is None or not m.actions:
+        if m is None or not m.actions or m.actions[-1].get("type") == "flag":
             return None
         return self.undo_text(m.actions[undo_start(m.actions)])
 

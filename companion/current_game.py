@@ -57,7 +57,7 @@ def throw_by(log_entries: Sequence[dict[str, Any]], undone: set[int]) -> str | N
 #: the log's entries that leave a question open (it is said, a photo is brought, a board entered is refused:
 #: one that is not refused is followed by its action or its own question); any other answers it, plays past
 #: it or takes it back
-_BESIDE_A_QUESTION = ("announcement", "photo", "correction", "held")
+_BESIDE_A_QUESTION = ("announcement", "photo", "correction", "held", "clock")
 
 
 def held_throw(log_entries: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
@@ -116,6 +116,8 @@ class CurrentGame:
         self.open_question: dict[str, Any] | None = None
         #: a throw made early, held for the next player (``held_throw``): dice, player, ident, who
         self.held: dict[str, Any] | None = None
+        #: the last entry of the match's clock in the log when the game was rebuilt (``clock_play.py``), or None
+        self.clock_entry: dict[str, Any] | None = None
 
     # ------------------------------------------------------------ asking
     def need(self) -> Any:
@@ -193,6 +195,7 @@ class CurrentGame:
         self.throw_by = None
         self.open_question = None
         self.held = None
+        self.clock_entry = None
 
     def load(self, game_id: str) -> list[LoggedAnnouncement]:
         """Rebuild the game from the store (the actions not undone, replayed);
@@ -215,6 +218,7 @@ class CurrentGame:
         self.throw_by = throw_by(log_entries, undone)
         self.open_question = open_question(log_entries)
         self.held = held_throw(log_entries)
+        self.clock_entry = next((dict(e) for e in reversed(log_entries) if e["kind"] == "clock"), None)
         self.id, self.match, self.family = game_id, match, family
         self.rulings, self.counter = family.rebuild_rulings(match)
         return [(e["n"], e["data"]["text"], e["data"]["kind"]) for e in log_entries if e["kind"] == "announcement"]

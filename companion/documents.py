@@ -149,6 +149,7 @@ class StateDoc(TypedDict, total=False):
     announcements: list[AnnouncementDoc]
     presets: list[str]
     match: dict[str, Any] | None    # the match the game is a game of (match_play.MatchPlay.doc), or None
+    clock: dict[str, Any] | None    # the match's clock read when the document is sent (clock_play.ClockPlay.doc), or None
     game_id: str | None
     preset: str | None
     players: Any                    # light's and dark's names, or a counting game's names in turn order

@@ -51,6 +51,9 @@ Jellyfish and the programs after it write it::
   gnubg skips it there (a ``;`` line between the turns it takes for a
   move). The end (``Wins``) is still written: gnubg takes it as a
   resignation of the board it holds, so the score agrees.
+* A game lost on time (a flag fell on the match's clock: the match is lost) is written as far as it
+  went, with no end, and a tag in the head says so: gnubg reads a ``Wins`` line as a resignation of
+  at most three times the cube, which cannot carry the match won on time.
 * ``Wins N point(s)`` (with `` and the match`` when it ends the match) stands
   in the winner's column after the last turn, on a line of its own without a
   number unless the winner's column of the last line is free.  gnubg ignores
@@ -165,7 +168,7 @@ def _game_lines(record: Mapping[str, Any], game: Game, number: int, score: Mappi
     slots = [s for s in slots if s[2] != "comment"]
     first = f" {names[LIGHT]} : {score[LIGHT]}"
     lines = [f" Game {number}", first + " " * max(_COLUMN - 1 - len(first), 2) + f"{names[DARK]} : {score[DARK]}"]
-    if game.result is not None:
+    if game.result is not None and game.result.kind != "flag":
         points = game.result.stake
         text = f" Wins {points} point{'s' if points != 1 else ''}"
         if match_length and score[game.result.winner] + points >= match_length:
@@ -257,6 +260,13 @@ def _slots(record: Mapping[str, Any], match: Game, number: int = 1) -> list[tupl
             slots.append((action["player"], _placed_comment(action, sum(1 for s in slots if s[2] == "roll"),
                                                             number), "comment"))
             break
+        elif kind == "flag":
+            # the file has no clock: the end (Wins ... and the match) stands for it, a tag in the head says why
+            # the file has no clock, and gnubg takes a "Wins" line as a resignation worth three times the cube
+            # at most: the game is written as far as it went, unfinished, and a tag in the head says why
+            slots.append((action["player"], f'; [Willughby "game {number}: {action["player"]}\'s flag fell: his '
+                                            f'reserve of time ran out and he lost the match on time; a .mat file '
+                                            f'has no clock, so the game is written unfinished"]', "comment"))
         elif kind != "throw":  # a throw shows in the turn it starts
             raise ValueError(f"a .mat file has no place for a {kind!r} action")
     return slots

@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from willughby.engine.position import Position
 
+from .clock_play import ClockTicker
 from .config import CompanionConfig, ConfigError, DeviceAbsentError, ensure_pin
 from .service import Companion
 from .store import GameStore, StoreError, StoreUnwritableError
@@ -156,6 +157,9 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
     health = StoreHealth(store, lambda alert: companion.set_device("store", alert))
     health.start()
     rt._closers.append(health.close)
+    ticker = ClockTicker(companion.tick)
+    ticker.start()
+    rt._closers.append(ticker.close)
     try:
         _dice(rt, demo)
         _camera(rt, demo, speed, start)
@@ -174,7 +178,11 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
         if not demo and (fresh or companion.state()["phase"] == "none"):
             # nothing in progress, or a new game asked for once every device opened: the configured game,
             # ready for the roll for start (one in progress is kept as abandoned)
-            companion.new_game(config.preset, dict(config.options), dict(config.players), who="serve")
+            if config.match_length:
+                companion.new_match(config.match_length, config.preset, dict(config.options), dict(config.players),
+                                    config.match_crawford, who="serve", clock=config.clock_terms())
+            else:
+                companion.new_game(config.preset, dict(config.options), dict(config.players), who="serve")
         rt.app = create_app(config.web_config(config.pin, secret_key), companion=companion)
     except BaseException:  # noqa: close what was built, then re-raise (nothing is hidden)
         rt.close()

@@ -48,8 +48,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from willughby.engine.errors import EngineError
+from willughby.engine.position import other
 from willughby.engine.rules import get_preset, preset_rules
 
+from .clock import ClockError, ClockTerms, clock_words
+from .clock_play import ClockPlay
 from .controls import Controls
 from .current_game import CurrentGame
 from .dispute_photos import DisputePhotos, JudgedTurn
@@ -81,7 +84,7 @@ class Companion:
     declared_errors: tuple[type[Exception], ...] = (CompanionError, UnknownError, NotNowError, StoreUnwritableError)
 
     def __init__(self, store: GameStore, *, clock: Callable[[], float] = time.time,
-                 photo_dir: str | Path | None = None) -> None:
+                 photo_dir: str | Path | None = None, monotonic: Callable[[], float] = time.monotonic) -> None:
         self.store = store
         self._lock = threading.RLock()
         self.devices: dict[str, Any] = {"camera": "absent", "dice": "page", "speech": False}
@@ -99,13 +102,18 @@ class Companion:
         self.views = GameViews(store, self.current, self.photos)
         self.matches = MatchPlay(self.current)
         self._match_synced: tuple[str | None, bool] | None = None
+        # the match's clock (clock_play.py): it follows the game before every state published
+        self.clocks = ClockPlay(self.current, self.telling, lambda: self.judging.question is not None, monotonic)
+        self.telling.before_publish = self._clock_step
+        self.telling.fresh = self._with_clock_now
         self._resume()
 
     # ------------------------------------------------------------- the game
     def _state_document(self, version: int) -> StateDoc:
         self._sync_match()
         return state_document(version, self.current, self.telling.announcements, self.devices,
-                              self.controls.undo_preview(), self.judging.question, self.matches.doc())
+                              self.controls.undo_preview(), self.judging.question, self.matches.doc(),
+                              self.clocks.doc())
 
     def _sync_match(self) -> None:
         """Once a game has ended or its end was taken back, its match's status made to agree (won, or
@@ -128,6 +136,7 @@ class Companion:
             return
         with self._lock:
             self._load(current["id"])
+            self.clocks.restore(self.current.clock_entry)
             self.telling.say(f"resumed the game in progress at turn {self.current.turn_in_progress()}", "resume",
                              store=False)
             self.telling.publish()
@@ -183,21 +192,28 @@ class Companion:
             game_id = self.store.create_game(p.id, match.rules.options(), family.store_players(match),
                                              family.start_id(match))
             game.begin(game_id, match, family)
+            self.clocks.drop()
             return self._opened(p.name, who, [gave_up] if gave_up else [])
 
     def new_match(self, length: int, preset: str = "backgammon", options: Mapping[str, str] | None = None,
-                  players: Mapping[str, str] | None = None, crawford: bool = True, who: str = "page") -> StateDoc:
+                  players: Mapping[str, str] | None = None, crawford: bool = True, who: str = "page",
+                  clock: Mapping[str, Any] | None = None) -> StateDoc:
         """Start a match to *length* points of the race game *preset* (``docs/matches.md``) and its first
-        game; a game or match in progress ends unfinished (both stay in the record)."""
+        game, with a tournament clock where *clock* gives its terms (``ClockTerms``: ``reserve_s``,
+        ``delay_s``, ``mode``, ``on_flag``); a game or match in progress ends unfinished (both stay in the
+        record)."""
         try:
             name = get_preset(str(preset)).name
-        except EngineError as exc:
+            terms = None if clock is None else ClockTerms.from_json(clock)
+        except (EngineError, ClockError) as exc:
             raise CompanionError(str(exc)) from None
         with self._lock:
             self.matches.begin(length, preset, dict(options or {}), dict(players or {}), crawford)
+            self.clocks.set(terms, who)
             doc = self.matches.doc()
             rule = "" if crawford else ", without the Crawford rule"
-            return self._opened(name, who, [f"a match to {length} point{'s' if length != 1 else ''}{rule}: "
+            timed = "" if terms is None else f", {clock_words(terms)}"
+            return self._opened(name, who, [f"a match to {length} point{'s' if length != 1 else ''}{rule}{timed}: "
                                             f"{doc['text'] if doc else ''}"])
 
     def next_game(self, who: str = "page", after_end_of: str | None = None) -> StateDoc:
@@ -205,6 +221,7 @@ class Companion:
         :meth:`new_game`'s)."""
         with self._lock:
             game = self.matches.next_game(after_end_of)
+            self.clocks.carry(who)
             doc = self.matches.doc()
             words = [f"game {doc['game']} of the match: {doc['text']}"] if doc else []
             return self._opened(get_preset(game.preset or "backgammon").name, who, words)
@@ -258,9 +275,9 @@ class Companion:
 
     # ------------------------------------------------------------ telling (state.py)
     def state(self) -> StateDoc:
-        """The current state document."""
+        """The current state document (the clock read now)."""
         with self._lock:
-            return self.telling.doc
+            return self._with_clock_now(self.telling.doc)
 
     def subscribe(self) -> Subscription:
         """A subscription whose first ``get`` is the current state."""
@@ -316,8 +333,64 @@ class Companion:
         return self.controls.cube(action, who)
 
     def press(self, button: str, who: str = "box") -> None:
-        """DONE or UNDO pressed on the box or the Pi."""
+        """DONE or UNDO pressed on the box or the Pi (written to the game's log where a clock is kept)."""
+        with self._lock:
+            self.clocks.pressed(button, who)
         self.controls.press(button, who)
+
+    # ------------------------------------------------------------ the match's clock (clock_play.py)
+    def hold_clock(self, held: bool, who: str = "page") -> StateDoc:
+        """A player holds the match's clock (a ruling contested, the director called: rule ``clock.stop``) or
+        lets it run again."""
+        with self._lock:
+            self.clocks.hold(held, who)
+            self.telling.say(f"{who} {'holds' if held else 'restarts'} the clock", "clock", who)
+            self.telling.publish()
+            return self.telling.doc
+
+    def tick(self) -> bool:
+        """Look at the clock (a ticker calls this a few times a second): where a reserve has run out, the
+        flag is said and what it means is done now. Whether one fell."""
+        with self._lock:
+            if not self.clocks.flag_due():
+                return False
+            self.telling.publish()
+            return True
+
+    def _clock_step(self) -> None:
+        """Before each state: the clock brought into step with the game, and a flag, if one fell, acted on."""
+        fell = self.clocks.follow()
+        if fell is None:
+            return
+        clock = self.clocks.clock
+        assert clock is not None
+        loser, winner = self.current.who(fell), self.current.who(other(fell))
+        text = f"{loser}'s flag has fallen: his reserve of time ran out"
+        game, match_id = self.current.match, self.matches.match_id()
+        if clock.terms.on_flag == "lose-match" and game is not None and game.result is None and match_id:
+            stake = self.matches.engine_match(match_id).needs(other(fell))
+            try:
+                game.lose_on_time(fell, stake)
+                self.current.save("clock")
+            except (EngineError, StoreError) as exc:
+                log.warning("the flag's end of the game was not stored: %s", exc)
+                self._load(self.current.need_id())
+                text += f"; the game's end could not be stored ({exc}): the director rules"
+            else:
+                text += f": {winner} wins the match on time (match.flag)"
+                self.matches.forget()
+        else:
+            text += ": the clocks stop and the game goes on (this match's clock only announces a flag)"
+        try:
+            self.telling.say(text, "clock", "clock")
+        except StoreUnwritableError:
+            self.telling.say(text, "clock", "clock", store=False)
+
+    def _with_clock_now(self, doc: StateDoc) -> StateDoc:
+        """The state document with the clock read now (the page counts down from the moment it arrives)."""
+        if doc.get("clock") is None or self.clocks.clock is None:
+            return doc
+        return {**doc, "clock": self.clocks.doc()}
 
     # -------------------------------------------------------------- devices
     def set_device(self, name: str, status: Any) -> None:

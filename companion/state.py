@@ -70,7 +70,7 @@ class Subscription:
             if self.closed:
                 return None
             self._seen = self._owner.version
-            return self._owner.doc
+            return self._owner.fresh(self._owner.doc)
 
     def close(self) -> None:
         with self._owner.changed:
@@ -93,6 +93,10 @@ class Telling:
         self.announcements: list[Announcement] = []
         self._listeners: list[Callable[[Announcement], None]] = []
         self._state_listeners: list[Callable[[StateDoc], None]] = []
+        #: called before each new version is built, under the lock (the match's clock follows the game)
+        self.before_publish: Callable[[], None] = lambda: None
+        #: the document as handed out now (the clock's reserves read at the moment it is sent)
+        self.fresh: Callable[[StateDoc], StateDoc] = lambda doc: doc
 
     def add_announcement_listener(self, fn: Callable[[Announcement], None]) -> None:
         self._listeners.append(fn)
@@ -121,6 +125,7 @@ class Telling:
     def publish(self) -> None:
         """Build the state document anew and hand it to every listener and subscription."""
         with self.changed:
+            self.before_publish()
             self.version += 1
             self.doc = self._compute(self.version)
             self.changed.notify_all()
@@ -176,13 +181,16 @@ _NO_GAME: StateDoc = {
 
 
 def state_document(version: int, game: "CurrentGame", announcements: list[Announcement], devices: dict[str, Any],
-                   undo: str | None, question: QuestionDoc | None, match: dict[str, Any] | None = None) -> StateDoc:
+                   undo: str | None, question: QuestionDoc | None, match: dict[str, Any] | None = None,
+                   clock: dict[str, Any] | None = None) -> StateDoc:
     """The state document (see the module docstring): the keys every state
     has, and those the part playing the game's family gives; *match*, the
-    match the game is a game of (``MatchPlay.doc``), or None."""
+    match the game is a game of (``MatchPlay.doc``), or None; *clock*, the match's clock
+    (``ClockPlay.doc``), or None."""
     base: StateDoc = {"version": version, "devices": dict(devices),
                       "announcements": [a.to_json() for a in reversed(announcements)],
-                      "presets": [p.id for p in PRESETS.values()], "match": match}
+                      "presets": [p.id for p in PRESETS.values()], "match": match,
+                      "clock": clock}
     m, fam, part = game.match, game.family, game.part
     if m is None or fam is None or part is None:
         base.update(_NO_GAME)

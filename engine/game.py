@@ -182,6 +182,22 @@ class Game:
         self.phase = "over"
         return self.result
 
+    def lose_on_time(self, loser: str, stake: int) -> GameOver:
+        """*loser*'s reserve of time ran out (a match's clock: ``engine/match.py``'s :meth:`Match.lose_on_time`
+        gives the *stake*, the points that win the other the match): the game ends there, whatever its
+        phase, the other player winning *stake* (rule ``match.flag``)."""
+        if self.phase == "over":
+            raise MatchStateError("the game is over: no flag can fall in it")
+        if loser not in COLOURS:
+            raise MatchStateError(f"a flag is light's or dark's, not {loser!r}")
+        if isinstance(stake, bool) or not isinstance(stake, int) or stake < 1:
+            raise MatchStateError(f"a game lost on time is worth 1 point or more, not {stake!r}")
+        self.actions.append({"type": "flag", "player": loser, "stake": stake})
+        self.result = GameOver(other(loser), "flag", stake, "match.flag")
+        self.phase = "over"
+        self.dice = None
+        return self.result
+
     # -------------------------------------------------------------- a turn
     def throw(self, dice: Sequence[int]) -> Ruling | None:
         """The player on turn threw *dice*.  Returns the pass ruling where the
@@ -399,6 +415,8 @@ class Game:
             self.beaver()
         elif kind == "drop":
             self.drop()
+        elif kind == "flag":
+            self.lose_on_time(action["player"], action["stake"])
         elif kind == "binding_toss":
             self.binding_toss(action["binder"], action["other"])
         elif kind == "break":

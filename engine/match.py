@@ -45,6 +45,7 @@ from .families import family_of
 from .game import RECORD_FORMAT as GAME_FORMAT
 from .game import Game
 from .position import COLOURS, DARK, LIGHT
+from .referee import GameOver
 from .rules import Rules, get_preset, preset_rules
 
 __all__ = ["Match", "MATCH_FORMAT", "LONGEST"]
@@ -145,8 +146,11 @@ class Match:
         winner = self.winner
         if winner is not None:
             loser = LIGHT if winner == DARK else DARK
+            last = self.games[-1].result
+            on_time = f" on time ({self.players[loser]}'s flag fell)" if last is not None and last.kind == "flag" \
+                else ""
             return (f"{self.players[winner]} wins the match {self.score[winner]}-{self.score[loser]} "
-                    f"(to {self.length})")
+                    f"(to {self.length}){on_time}")
         text = ", ".join(f"{self.players[c]} needs {self.needs(c)}" for c in COLOURS)
         stage = self.stage()
         return text + (" (Crawford game)" if stage == "crawford" else " (post-Crawford)"
@@ -164,6 +168,17 @@ class Match:
                     crawford=self.stage(len(self.games)) == "crawford")
         self.games.append(game)
         return game
+
+    def lose_on_time(self, loser: str) -> GameOver:
+        """*loser*'s flag fell in the game in play (his reserve on the match's clock ran out): he loses the
+        match (match.flag). The game ends there, the other player winning the points he needed, so the
+        score, the record and a ``.mat`` file all end with the match won."""
+        game = self.game
+        if game is None or game.result is not None:
+            raise MatchStateError("no game of the match is in play: a flag falls during a game")
+        if loser not in COLOURS:
+            raise MatchStateError(f"a flag is light's or dark's, not {loser!r}")
+        return game.lose_on_time(loser, self.needs(LIGHT if loser == DARK else DARK))
 
     # -------------------------------------------------------------- record
     def record(self) -> dict[str, Any]:
@@ -200,6 +215,10 @@ class Match:
                 raise InvalidRecordError(f"game {n} is {'' if crawford else 'not '}the Crawford game, but its "
                                          "record says otherwise")
             game = Game.from_record(doc)
+            if game.result is not None and game.result.kind == "flag" \
+                    and game.result.stake != match.needs(game.result.winner):
+                raise InvalidRecordError(f"game {n} was lost on time for {game.result.stake} points, but the "
+                                         f"winner needed {match.needs(game.result.winner)} to win the match")
             if game.rules != match.rules:
                 raise InvalidRecordError(f"game {n} is played with other options than the match's")
             match.games.append(game)

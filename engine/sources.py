@@ -43,6 +43,8 @@ _S004 = "004 (Willughby retold)"
 _GNUBG_MATCH = "GNU Backgammon manual, 2.9 Rules for Match Play"
 _GNUBG_OPTIONAL = "GNU Backgammon manual, 2.8 Optional Rules"
 _DANISH_CRAWFORD = "Danish Backgammon Federation, tournament rule 4.4.4"
+_BIBA_CLOCK = "BIBA Clock Rules (British Isles Backgammon Association, 2014)"
+_UNIFIED_CLOCK = "Unified Backgammon Tournament Clock Rules (2001)"
 
 _ALL = [
     Source("land.blocked", _W, _S000,
@@ -175,6 +177,18 @@ _ALL = [
     Source("match.post_crawford", _GNUBG_MATCH, None,
            "If the Crawford game is won by the trailing player then the doubling cube becomes available in all "
            "subsequent games"),
+    # ---- the match's clock (companion/clock.py keeps the time; these say who runs and what a flag means)
+    Source("match.flag", _BIBA_CLOCK + ", Time Expiration", None,
+           "When a player's time reserve is exhausted they have lost the match"),
+    Source("clock.opening", _UNIFIED_CLOCK + ", 3.3", None,
+           "The player rolling the lower die pushes (hits) the clock button nearest him, starting his "
+           "opponent's clock. Then the player with the higher die moves."),
+    Source("clock.turn", _UNIFIED_CLOCK + ", 3.4", None,
+           "Each player signals the end of his turn by hitting the clock"),
+    Source("clock.cube", _UNIFIED_CLOCK + ", 3.5", None,
+           "After doubling or redoubling, a player hits his clock."),
+    Source("clock.stop", _BIBA_CLOCK + ", Stopping the clocks", None,
+           "A player stops both clocks ... (e) to contest an opponent's action, or (f) to summon the Director."),
     Source("money.jacoby", _GNUBG_OPTIONAL, None,
            "The Jacoby Rule.  Gammons and backgammons count only as a single game if neither player has offered "
            "a double during the course of the game."),

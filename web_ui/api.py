@@ -236,13 +236,15 @@ def new_game() -> Response:
 
 @bp.post("/match")
 def new_match() -> Response:
-    """``{"length", "preset": "backgammon", "options": {}, "players": {"light", "dark"}, "crawford": true}``
-    (all but ``length`` optional): start a match to *length* points (docs/matches.md) and its first game."""
+    """``{"length", "preset": "backgammon", "options": {}, "players": {"light", "dark"}, "crawford": true,
+    "clock": null}`` (all but ``length`` optional): start a match to *length* points (docs/matches.md) and its
+    first game; ``clock``, ``{"reserve_s", "delay_s", "mode", "on_flag"}``, gives it a tournament clock."""
     body, who = security.control_request()
     preset, options, players = validate.new_game({"preset": "backgammon", **body})
     length = validate.match_length(body)
     crawford = validate.flag(body, "crawford", default=True)
-    return jsonify(ask(lambda c: c.new_match(length, preset, options, players, crawford, who)))
+    clock = validate.clock_terms(body)
+    return jsonify(ask(lambda c: c.new_match(length, preset, options, players, crawford, who, clock=clock)))
 
 
 @bp.post("/match/next")
@@ -250,6 +252,27 @@ def next_game() -> Response:
     """``{}``: begin the next game of the match in play, once the game in progress is over."""
     _body, who = security.control_request()
     return jsonify(ask(lambda c: c.next_game(who)))
+
+
+@bp.post("/done")
+def done() -> Response:
+    """``{}``: the page's DONE, as the box's button: the camera reads the board now, and the turn (and the
+    match's clock) passes once the play is ruled."""
+    _body, who = security.control_request()
+
+    def pressed(c: Any) -> Any:
+        c.press("done", who)
+        return c.state()
+    return jsonify(ask(pressed))
+
+
+@bp.post("/clock")
+def clock() -> Response:
+    """``{"hold": true}``: hold the match's clock (a ruling contested, the director called); ``false``: let
+    it run again."""
+    body, who = security.control_request()
+    held = validate.flag(body, "hold")
+    return jsonify(ask(lambda c: c.hold_clock(held, who)))
 
 
 @bp.post("/dice")

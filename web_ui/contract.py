@@ -92,8 +92,10 @@ class CompanionLike(Protocol):
         *abandon_match*); returns the state."""
 
     def new_match(self, length: int, preset: str, options: dict[str, str], players: dict[str, str],
-                  crawford: bool, who: str) -> "StateDoc":
-        """Start a match to *length* points and its first game (docs/matches.md); returns the state."""
+                  crawford: bool, who: str, clock: dict[str, Any] | None = None) -> "StateDoc":
+        """Start a match to *length* points and its first game (docs/matches.md), with a tournament clock
+        where *clock* gives its terms (``reserve_s``, ``delay_s``, ``mode``, ``on_flag``); returns the
+        state."""
 
     def next_game(self, who: str) -> "StateDoc":
         """Begin the next game of the match in play, once the game in progress is over; returns the state."""
@@ -112,6 +114,12 @@ class CompanionLike(Protocol):
 
     def cube(self, action: str, who: str) -> "StateDoc":
         """``"double"``, ``"take"``, ``"drop"`` or ``"beaver"``."""
+
+    def press(self, button: str, who: str) -> None:
+        """DONE (or UNDO) pressed: the page's own button, as the box's."""
+
+    def hold_clock(self, held: bool, who: str) -> "StateDoc":
+        """Hold the match's clock (a ruling contested, the director called) or let it run again."""
 
     # -- the record ---------------------------------------------------------
     def games(self) -> list[dict[str, Any]]:

@@ -169,6 +169,32 @@ def match_length(body: dict[str, Any]) -> int:
     return value
 
 
+def clock_terms(body: dict[str, Any]) -> dict[str, Any] | None:
+    """A match's clock (``"clock"``, optional; null: none): an object of ``reserve_s`` and ``delay_s``
+    (numbers of seconds) and ``mode`` and ``on_flag`` (words); what they may be is the companion's to say.
+
+    >>> clock_terms({"clock": {"reserve_s": 600, "delay_s": 12}}), clock_terms({})
+    ({'reserve_s': 600, 'delay_s': 12}, None)
+    """
+    value = body.get("clock")
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise BadRequestError("'clock' must be an object (reserve_s, delay_s, mode, on_flag) or null")
+    out: dict[str, Any] = {}
+    for name, item in value.items():
+        if name in ("reserve_s", "delay_s"):
+            if isinstance(item, bool) or not isinstance(item, (int, float)) or item != item:
+                raise BadRequestError(f"'clock.{name}' must be a number of seconds, not {item!r}")
+        elif name in ("mode", "on_flag"):
+            if not isinstance(item, str) or len(item) > 20:
+                raise BadRequestError(f"'clock.{name}' must be a word, not {item!r}")
+        else:
+            raise BadRequestError(f"'clock' takes reserve_s, delay_s, mode and on_flag, not {name!r}")
+        out[name] = item
+    return out
+
+
 def cube(body: dict[str, Any]) -> str:
     """The cube action: ``double``, ``take``, ``drop`` or ``beaver``."""
     action = body.get("action")

@@ -89,7 +89,8 @@ class Driver:
     def __init__(self, path: Path, seed: int = 0) -> None:
         self.path = path
         self.store = GameStore(path)
-        self.companion = Companion(self.store)
+        self.now = 1000.0                     # the match's clock reads this: time passes only as a step says
+        self.companion = Companion(self.store, monotonic=lambda: self.now)
         self.app = create_app(WebConfig(pin=PIN, secret_key=SECRET), companion=self.companion)
         self.client: FlaskClient = self.app.test_client()
         self.token: str | None = None
@@ -145,8 +146,17 @@ class Driver:
         return 200
 
     def new_match(self, length: int) -> int:
-        return self.post("/api/match", {"length": length, "preset": "backgammon",
-                                        "players": {"light": "Ann", "dark": "Bob"}})
+        body: dict[str, Any] = {"length": length, "preset": "backgammon", "players": {"light": "Ann", "dark": "Bob"}}
+        if self.rng.random() < 0.5:           # half the matches have a clock, some of them short enough to flag
+            body["clock"] = {"reserve_s": self.rng.choice((20, 60, 600)), "delay_s": self.rng.choice((0, 5)),
+                             "mode": self.rng.choice(("bronstein", "fischer", "none")),
+                             "on_flag": self.rng.choice(("lose-match", "announce"))}
+        return self.post("/api/match", body)
+
+    def wait(self) -> bool:
+        """Time passes at the table (the players think); the clock is looked at, as its ticker does."""
+        self.now += self.rng.choice((0.5, 3.0, 12.0, 40.0))
+        return self.companion.tick()
 
     def next_game(self) -> int:
         return self.post("/api/match/next", {})
@@ -304,6 +314,8 @@ def check_agreement(store: GameStore, client: FlaskClient, companion: Companion 
             wins = [line for line in mat.splitlines() if "Wins" in line]
             if result is None:
                 assert not wins, (gid, wins)
+            elif result["kind"] == "flag":           # lost on time: written unfinished, the head says why
+                assert not wins and ("flag fell" in mat or "placed the board" in mat), (gid, wins)  # or a gap before
             else:
                 assert len(wins) == 1 and f"Wins {result['stake']} point" in wins[0], (gid, wins, result)
         if companion is not None and row["status"] == "playing":
@@ -357,13 +369,13 @@ def _asked(question: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 ACTIONS = ("login", "logout", "new_game", "dice", "board", "answer", "undo", "cube", "calibrate",
-           "camera", "players", "ahead", "match", "next_game")
+           "camera", "players", "ahead", "match", "next_game", "wait")
 
 
 def random_step(d: Driver) -> str:
     """One control action, or one thing the devices do, drawn at random."""
     rng = d.rng
-    what = rng.choices(ACTIONS, weights=(2, 1, 1, 8, 6, 3, 4, 2, 1, 4, 10, 2, 1, 3))[0]
+    what = rng.choices(ACTIONS, weights=(2, 1, 1, 8, 6, 3, 4, 2, 1, 4, 10, 2, 1, 3, 3))[0]
     state = d.companion.state()
     if state["phase"] == "over" and rng.random() < 0.3:
         what = "undo"                 # the end taken back, at once or after the players moved on
@@ -407,6 +419,8 @@ def random_step(d: Driver) -> str:
         d.new_match(rng.choice((1, 1, 2, 3)))
     elif what == "next_game":
         d.next_game()
+    elif what == "wait":
+        d.wait()
     else:
         d.demo_players()
     return what

@@ -124,3 +124,32 @@ def test_a_match_record_that_does_not_replay_is_refused(bad):
     from willughby.engine.errors import InvalidRecordError
     with pytest.raises(InvalidRecordError):
         match_to_mat(bad)
+
+
+@needs_gnubg
+def test_a_match_lost_on_time_is_written_as_far_as_it_went_and_says_so(tmp_path):
+    """A flag ends the match ("When a player's time reserve is exhausted they have lost the match" -- BIBA
+    Clock Rules, Time Expiration). gnubg reads a "Wins" line as a resignation worth three times the cube at
+    most, so a match won on time cannot be its final score: the game is written unfinished, the games
+    before it as they were, and the head says why."""
+    m = Match(7)
+    first = m.next_game()
+    first.start_roll(3, 1)
+    assert first.play_notation("8/5 6/5").verdict == "legal"
+    first.offer_double()                                   # dark doubles, light drops: dark leads 1-0
+    first.drop()
+    game = m.next_game()
+    game.start_roll(3, 1)
+    assert game.play_notation("8/5 6/5").verdict == "legal"
+    m.lose_on_time(DARK)
+    text = match_to_mat(m.record())
+    assert "dark's flag fell" in text and "the game is written unfinished" in text
+    assert text.rstrip().endswith("8/5 6/5"), text
+    path = tmp_path / "flag.mat"
+    path.write_text(text, encoding="utf-8")
+    [theirs] = gnubg_import([path], tmp_path / "out.json")
+    games = theirs["match"]["games"]
+    assert len(games) == 2
+    won = games[0]["info"]
+    assert ({"X": LIGHT, "O": DARK}[won["winner"]], won["points-won"]) == (DARK, 1)
+    assert games[1]["info"].get("winner") is None

@@ -103,6 +103,21 @@ class RecordMachine(RuleBasedStateMachine):
     def camera(self, sure: bool) -> None:
         self.d.camera(sure)
 
+    @rule(length=st.sampled_from((1, 2, 3)), seed=st.integers(0, 2**16))
+    def match(self, length: int, seed: int) -> None:
+        """A match begun (half of them with a clock, some short enough for a flag to fall)."""
+        self.d.rng.seed(seed)
+        self.d.new_match(length)
+
+    @rule()
+    def next_game(self) -> None:
+        self.d.next_game()
+
+    @rule()
+    def wait(self) -> None:
+        """Time passes: a flag may fall and end the match."""
+        self.d.wait()
+
     @rule(seed=st.integers(0, 2**16), times=st.integers(1, 12))
     def demo_players(self, seed: int, times: int) -> None:
         self.d.rng.seed(seed)
@@ -110,7 +125,8 @@ class RecordMachine(RuleBasedStateMachine):
             self.d.demo_players()
             self.d.camera(True)
 
-    @precondition(lambda self: self.d.companion.state()["phase"] == "over")
+    @precondition(lambda self: self.d.companion.state()["phase"] == "over"
+                  and self.d.companion.state()["undo"] is not None)      # a fallen flag is not taken back
     @rule()
     def undo_the_end(self) -> None:
         """Undo straight after the end (the case that once broke a stored game)."""

@@ -128,3 +128,23 @@ def test_the_session_key_is_private_from_its_first_byte_and_kept(tmp_path, monke
     assert opened and all(mode == 0o600 for _, mode in opened)
     assert stat.S_IMODE((tmp_path / "session.key").stat().st_mode) == 0o600
     assert runtime._secret_key(tmp_path) == key and not (tmp_path / "session.key.part").exists()
+
+
+def test_a_configured_match_with_a_clock_begins_when_nothing_is_in_progress(tmp_path):
+    """[match] in the configuration: the configured game is a match to its length, with its clock; it is
+    carried on, not begun again, when the service starts again."""
+    config = CompanionConfig(data_dir=tmp_path, speech="off", players={"light": "Ann", "dark": "Bob"},
+                             match_length=5, clock_minutes=10, clock_delay_s=12)
+    rt = build(config)
+    try:
+        s = rt.companion.state()
+        assert s["match"]["length"] == 5 and s["match"]["text"] == "Ann needs 5, Bob needs 5"
+        assert s["clock"]["left"] == {"light": 600.0, "dark": 600.0} and s["clock"]["delay_s"] == 12.0
+        first = s["match"]["id"]
+    finally:
+        rt.close()
+    rt = build(config)
+    try:
+        assert rt.companion.state()["match"]["id"] == first
+    finally:
+        rt.close()

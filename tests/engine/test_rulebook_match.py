@@ -274,3 +274,44 @@ def test_no_beaver_without_the_option_and_the_options_need_the_cube() -> None:
         _money(cube="false", jacoby="true")
     with pytest.raises(InvalidOptionError, match="beavers=true needs the cube"):
         _money(cube="false", beavers="true")
+
+
+def test_a_flag_loses_the_match_whatever_the_score_and_the_record_says_so() -> None:
+    """"When a player's time reserve is exhausted they have lost the match" -- BIBA Clock Rules, Time
+    Expiration. The game in play ends there (in any phase: here with a double on offer) and its winner
+    scores the points he needed, so the score, the record and the match's end agree."""
+    m = Match(5, players={LIGHT: "Ann", DARK: "Bob"})
+    _win_by_cube(m.next_game(), LIGHT, 2)                      # Ann leads 2-0
+    game = m.next_game()
+    _open(game, DARK)
+    game.offer_double()                                        # Ann's turn: a double on offer to Bob ...
+    result = m.lose_on_time(LIGHT)                             # ... and Ann's flag falls while he thinks
+    assert (result.winner, result.kind, result.stake, result.rule) == (DARK, "flag", 5, "match.flag")
+    assert m.over and m.winner == DARK and m.score == {LIGHT: 2, DARK: 5}
+    assert m.describe() == "Bob wins the match 5-2 (to 5) on time (Ann's flag fell)"
+    assert Match.from_record(m.record()).describe() == m.describe()
+    with pytest.raises(MatchStateError, match="no game of the match is in play"):
+        m.lose_on_time(DARK)
+    assert "they have lost the match" in source("match.flag").quote
+
+
+def test_a_forged_flag_is_refused_in_a_match_record() -> None:
+    """A game lost on time is worth exactly what the winner needed (match.flag): a record that says
+    otherwise, or a flag in a game already over, does not replay."""
+    m = Match(5)
+    _open(m.next_game(), LIGHT)
+    m.lose_on_time(DARK)
+    record = m.record()
+    forged = dict(record, score={LIGHT: 3, DARK: 0}, winner=None)
+    forged["games"] = [dict(record["games"][0], actions=[*record["games"][0]["actions"][:-1],
+                                                         {"type": "flag", "player": DARK, "stake": 3}],
+                            result={"winner": LIGHT, "kind": "flag", "stake": 3})]
+    with pytest.raises(InvalidRecordError, match="lost on time for 3 points, but the winner needed 5"):
+        Match.from_record(forged)
+    game = Game.new("backgammon")
+    with pytest.raises(MatchStateError, match="worth 1 point or more"):
+        game.lose_on_time(LIGHT, 0)
+    _open(game, LIGHT)
+    game.lose_on_time(LIGHT, 1)
+    with pytest.raises(MatchStateError, match="the game is over"):
+        game.lose_on_time(DARK, 1)

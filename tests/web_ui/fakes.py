@@ -153,8 +153,12 @@ class FakeCompanion:
             return subscription
 
     def new_match(self, length: int, preset: str, options: dict[str, str], players: dict[str, str],
-                  crawford: bool, who: str) -> dict[str, Any]:
+                  crawford: bool, who: str, clock: dict[str, Any] | None = None) -> dict[str, Any]:
         self.calls.append(("new_match", (length, preset, options, players, crawford, who)))
+        if clock is not None:
+            self.calls.append(("clock", (clock,)))
+            if not 1 <= clock.get("reserve_s", 0) <= 86400:
+                raise FakeBadInput("a reserve is 1 s to 24 hours")
         state = self.new_game(preset, options, players, who, abandon_match=True)
         with self._lock:
             self._state["match"] = {"length": length, "crawford": crawford, "game": 1, "status": "playing",
@@ -164,6 +168,15 @@ class FakeCompanion:
     def next_game(self, who: str) -> dict[str, Any]:
         self.calls.append(("next_game", (who,)))
         raise FakeNotNow("this game of the match is still in play")
+
+    def press(self, button: str, who: str) -> None:
+        self.calls.append(("press", (button, who)))
+
+    def hold_clock(self, held: bool, who: str) -> dict[str, Any]:
+        self.calls.append(("hold_clock", (held, who)))
+        if self._state.get("clock") is None:
+            raise FakeNotNow("this game has no clock")
+        return self.state()
 
     def new_game(self, preset: str, options: dict[str, str], players: dict[str, str], who: str, *,
                  abandon_match: bool = False) -> dict[str, Any]:

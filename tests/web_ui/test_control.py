@@ -338,3 +338,29 @@ def test_the_next_game_of_a_match_not_over_is_409_and_new_game_may_abandon_a_mat
     assert post("/api/match/next", {}).status_code == 409
     assert post("/api/game", {"preset": "backgammon", "abandon_match": True}).status_code == 200
     assert post("/api/game", {"preset": "backgammon", "abandon_match": "yes"}).status_code == 400
+
+
+def test_a_match_with_a_clock_hands_its_terms_to_the_companion(post: Post, companion: FakeCompanion) -> None:
+    """POST /api/match's ``clock``: its four fields reach the companion as given; a clock that is not an
+    object, a field it has not, a reserve that is not a number, or one the companion refuses is 400."""
+    terms = {"reserve_s": 600, "delay_s": 12, "mode": "bronstein", "on_flag": "announce"}
+    assert post("/api/match", {"length": 5, "clock": terms}).status_code == 200
+    assert [args for name, args in companion.calls if name == "clock"][-1] == (terms,)
+    for bad, words in (("10 min", "'clock' must be an object"), ({"reserve": 600}, "not 'reserve'"),
+                       ({"reserve_s": "600"}, "'clock.reserve_s' must be a number"),
+                       ({"reserve_s": True}, "'clock.reserve_s' must be a number"),
+                       ({"reserve_s": 600, "mode": 3}, "'clock.mode' must be a word"),
+                       ({"reserve_s": 0}, "a reserve is 1 s to 24 hours")):
+        response = post("/api/match", {"length": 5, "clock": bad})
+        assert response.status_code == 400 and words in response.json["error"], (bad, response.json)
+
+
+def test_the_pages_done_and_the_clocks_hold_reach_the_companion(post: Post, companion: FakeCompanion) -> None:
+    """POST /api/done presses DONE as the box's button does; POST /api/clock holds the clock (409 where the
+    game has none) and a hold that is not true or false is 400."""
+    assert post("/api/done", {}).status_code == 200
+    assert [args[0] for name, args in companion.calls if name == "press"] == ["done"]
+    response = post("/api/clock", {"hold": True})
+    assert response.status_code == 409 and "no clock" in response.json["error"]
+    assert ("hold_clock", (True, companion.calls[-1][1][1])) == companion.calls[-1]
+    assert post("/api/clock", {"hold": "yes"}).status_code == 400

@@ -24,6 +24,7 @@
     renderBoard(state);
     renderGameOver(state);
     renderMatch(state);
+    W.renderClock(state);
     renderStakes(state);
     renderQuestion(state);
     renderRuling(state);
@@ -373,12 +374,17 @@
       const ends = inMatch ? "The match in play is abandoned." : "The game in progress ends unfinished.";
       if (!window.confirm(`Start ${what}? ${ends}`)) return;
       const body = { preset: $("new-preset").value, options, players };
+      const minutes = Number($("new-clock-min").value || 0);
+      const clock = minutes > 0 ? { reserve_s: minutes * 60, delay_s: Number($("new-clock-delay").value || 0),
+        mode: $("new-clock-mode").value, on_flag: $("new-clock-flag").value } : null;
       const started = length > 0
-        ? await send("/api/match", { ...body, length, crawford: $("new-crawford").checked })
+        ? await send("/api/match", { ...body, length, crawford: $("new-crawford").checked, clock })
         : await send("/api/game", { ...body, abandon_match: inMatch });
       if (started) $("new-game").open = false;
     });
     if ($("next-game")) $("next-game").addEventListener("click", () => send("/api/match/next", {}));
+    if ($("clock-done")) $("clock-done").addEventListener("click", () => send("/api/done", {}));
+    if ($("clock-hold")) $("clock-hold").addEventListener("click", () => send("/api/clock", { hold: !(current && current.clock && current.clock.held) }));
 
     // logging in or out changes which buttons work
     document.addEventListener("willughby:session", () => current && render({ ...current }));
