@@ -19,6 +19,7 @@ from typing import Any, NoReturn, Sequence
 from willughby.engine.errors import EngineError
 from willughby.companion.cli_games import UsageError, add_game_commands, read_board
 from willughby.companion.cli_watch import add_watch_command
+from willughby.companion.cli_analyse import add_analyse_command
 from willughby.companion.cli_records import add_record_commands
 from willughby.companion.config import ConfigError, DeviceAbsentError
 from willughby.companion.store_schema import CorruptStoreError, StoreError
@@ -249,6 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_game_commands(sub)
     add_watch_command(sub)
     add_record_commands(sub)
+    add_analyse_command(sub)
 
     from willughby.vision.cli import add_reader_commands, add_vision_commands
 

@@ -235,10 +235,14 @@ def _export_match(args: argparse.Namespace, store: Any) -> int:
     from willughby.companion.store import StoreError
     from willughby.companion.views import stored_match, stored_match_mat
 
+    from willughby.companion.analysis import saved_report
+
     try:
         doc = stored_match(store, args.game)
+        analysis = saved_report(Path(store.path).parent, args.game)
         body = (stored_match_mat(store, args.game) if args.format == "mat"
-                else json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+                else json.dumps(dict(doc, analysis=analysis) if analysis else doc, indent=1, ensure_ascii=False)
+                + "\n")
     except CompanionError as exc:
         raise UsageError(f"willughby export: match {args.game} cannot be a .mat file: {exc}") from None
     except (UnknownError, StoreError) as exc:
