@@ -9,6 +9,7 @@ from willughby.companion.config import CompanionConfig
 from willughby.companion.demo import DemoPlayers
 from willughby.companion.runtime import build
 
+from .test_matfile import needs_gnubg
 from .waiting import until
 
 
@@ -95,3 +96,44 @@ def test_demo_match_of_no_points_or_of_a_game_that_is_no_race_is_refused_in_one_
     assert "--match is the points a match is played to, 1 to 64, not 0" in capsys.readouterr().err
     assert main(["demo", "--match", "5", "--preset", "doublets", "--data-dir", str(tmp_path)]) == 2
     assert "a match is played with a race game" in capsys.readouterr().err
+
+
+@needs_gnubg
+def test_a_match_to_5_played_by_the_automatic_players_is_exported_and_gnubg_reads_its_final_score(tmp_path, capsys):
+    """The issue's proof: the demo's automatic players (``DemoPlayers``, with their mistakes put right after the
+    referee's rulings, the camera reading the men they set) play a match to 5 to its end; ``willughby export
+    m-... --format mat`` writes it and GNU Backgammon's import of the file ends at the match's score."""
+    from willughby.companion.cli import main
+    from willughby.companion.store import GameStore
+    from willughby.engine.match import Match
+
+    from .record_driver import Box, Driver
+    from .test_match_mat import gnubg_match_disagrees
+    from .test_matfile import gnubg_import
+
+    d = Driver(tmp_path / "data" / "games.sqlite", seed=7)
+    d.players = DemoPlayers(d.companion, d.table, Box(d.companion, d.rng), speed=1e9, seed=7,  # type: ignore[arg-type]
+                            mistakes=0.1, hold_s=0.0, question_s=0.0, match=5,
+                            players={"light": "Ann", "dark": "Bob"})
+    seen = None
+    for _ in range(40_000):
+        if d.players.finished.is_set():
+            break
+        d.demo_players()
+        table = d.table.position.physical_key() if d.table.position is not None else None
+        if table != seen:                      # the camera reads the board when the men have moved, as it does
+            d.camera(True)
+            seen = table
+    else:
+        raise AssertionError(f"the match was not finished: {d.companion.state()['match']}")
+    match_id = d.companion.state()["match"]["id"]
+    assert d.players.mistakes_made > 0 and d.players.moves > 50      # their mistakes were put right on the way
+    d.close()
+    out = tmp_path / "match.mat"
+    assert main(["export", match_id, "--format", "mat", "--out", str(out), "--data-dir", str(tmp_path / "data")]) == 0
+    capsys.readouterr()
+    [theirs] = gnubg_import([out], tmp_path / "out.json")
+    with GameStore(tmp_path / "data" / "games.sqlite") as store:
+        m = Match.from_record(store.match_record(match_id))
+    assert m.over and max(m.score.values()) >= 5 and len(m.games) >= 2
+    assert gnubg_match_disagrees(m, theirs) == []
