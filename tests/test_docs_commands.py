@@ -478,6 +478,9 @@ TRANSCRIPTS = {
         "(tests/companion/test_cli_records.py runs games and export over games it plays)",
     ("docs/command-line.md", "willughby export "):
         "the same session: its games by the ids of that store (tests/companion/test_cli_records.py)",
+    ("docs/command-line.md", "willughby analyse m-"):
+        "a match of a store played before, named by that store's id (tests/companion/test_analyse.py plays a "
+        "match and analyses it with gnubg)",
 }
 
 

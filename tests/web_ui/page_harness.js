@@ -116,10 +116,11 @@ const window = { confirm: () => true };
 const context = {
   window, document, fetch, EventSource, Node, console, JSON, Promise, Date, Math, Number, String, Array, Object,
   Set, Map, Error, RegExp, CustomEvent: class { constructor(type, init) { this.type = type; this.detail = init && init.detail; } },
-  setTimeout: () => 0, clearTimeout: () => {},
+  setTimeout: () => 0, clearTimeout: () => {}, setInterval: () => 0, clearInterval: () => {},
+  performance: { now: () => 0 },
 };
 vm.createContext(context);
-for (const script of ["common.js", "board.js"]) vm.runInContext(fs.readFileSync(path.join(STATIC, script), "utf8"), context);
+for (const script of ["common.js", "board.js", "clock.js"]) vm.runInContext(fs.readFileSync(path.join(STATIC, script), "utf8"), context);
 
 // the drawings and editors the other scripts give the page, stood in for (board.js's words are kept)
 const W = window.Willughby;
