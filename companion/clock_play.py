@@ -26,13 +26,16 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
+from willughby.engine.errors import EngineError
 from willughby.engine.position import other
 
 from .clock import ClockError, ClockTerms, MatchClock
-from .store import StoreError
+from .errors import NotNowError
+from .store import StoreError, StoreUnwritableError
 
 if TYPE_CHECKING:
     from .current_game import CurrentGame
+    from .match_play import MatchPlay
     from .state import Telling
 
 log = logging.getLogger(__name__)
@@ -66,10 +69,12 @@ def clock_holder(game: Any) -> str | None:
 class ClockPlay:
     """The clock of the match in play, if it has one (see the module docstring)."""
 
-    def __init__(self, game: "CurrentGame", telling: "Telling", question_open: Callable[[], bool],
-                 now: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, game: "CurrentGame", telling: "Telling", matches: "MatchPlay", question_open: Callable[[], bool],
+                 reload: Callable[[str], None], now: Callable[[], float] = time.monotonic) -> None:
         self._game = game
         self._telling = telling
+        self._matches = matches
+        self._reload = reload
         self._question_open = question_open
         self._now = now
         self.clock: MatchClock | None = None
@@ -148,6 +153,37 @@ class ClockPlay:
             self._log("resume", "clock")
         return None
 
+    def step(self) -> None:
+        """Before each state the companion publishes: the clock brought into step with the game (:meth:`follow`),
+        and a flag, if one fell, acted on: with ``lose-match`` the game ends there (``Game.lose_on_time``, the
+        points the other needed: match.flag) and is stored, else the clocks stop and the game goes on;
+        either way it is said."""
+        fell = self.follow()
+        if fell is None:
+            return
+        clock = self.clock
+        assert clock is not None
+        game, match_id = self._game.match, self._matches.match_id()
+        text = f"{self._game.who(fell)}'s flag has fallen: his reserve of time ran out"
+        if clock.terms.on_flag == "lose-match" and game is not None and game.result is None and match_id:
+            stake = self._matches.engine_match(match_id).needs(other(fell))
+            try:
+                game.lose_on_time(fell, stake)
+                self._game.save("clock")
+            except (EngineError, StoreError) as exc:
+                log.warning("the flag's end of the game was not stored: %s", exc)
+                self._reload(self._game.need_id())
+                text += f"; the game's end could not be stored ({exc}): the director rules"
+            else:
+                text += f": {self._game.who(other(fell))} wins the match on time (match.flag)"
+                self._matches.forget()
+        else:
+            text += ": the clocks stop and the game goes on (this match's clock only announces a flag)"
+        try:
+            self._telling.say(text, "clock", "clock")
+        except StoreUnwritableError:
+            self._telling.say(text, "clock", "clock", store=False)
+
     def flag_due(self) -> bool:
         """Whether the running reserve has run out and the flag is not said yet (the ticker asks)."""
         clock = self.clock
@@ -157,11 +193,11 @@ class ClockPlay:
     def hold(self, held: bool, who: str) -> None:
         """A player holds the clock (contesting a ruling, calling the director) or lets it run again."""
         if self.clock is None:
-            from .errors import NotNowError
             raise NotNowError("this game has no clock")
         if self.held != held:
             self.held = held
             self._log("held" if held else "released", who)
+            self._telling.say(f"{who} {'holds' if held else 'restarts'} the clock", "clock", who)
 
     def pressed(self, button: str, who: str) -> None:
         """A press of the box's or the page's DONE or UNDO, written to the log where a clock is kept."""

@@ -48,7 +48,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from willughby.engine.errors import EngineError
-from willughby.engine.position import other
 from willughby.engine.rules import get_preset, preset_rules
 
 from .clock import ClockError, ClockTerms, clock_words
@@ -103,8 +102,9 @@ class Companion:
         self.matches = MatchPlay(self.current)
         self._match_synced: tuple[str | None, bool] | None = None
         # the match's clock (clock_play.py): it follows the game before every state published
-        self.clocks = ClockPlay(self.current, self.telling, lambda: self.judging.question is not None, monotonic)
-        self.telling.before_publish = self._clock_step
+        self.clocks = ClockPlay(self.current, self.telling, self.matches, lambda: self.judging.question is not None,
+                                self._load, monotonic)
+        self.telling.before_publish = self.clocks.step
         self.telling.fresh = self._with_clock_now
         self._resume()
 
@@ -344,7 +344,6 @@ class Companion:
         lets it run again."""
         with self._lock:
             self.clocks.hold(held, who)
-            self.telling.say(f"{who} {'holds' if held else 'restarts'} the clock", "clock", who)
             self.telling.publish()
             return self.telling.doc
 
@@ -356,35 +355,6 @@ class Companion:
                 return False
             self.telling.publish()
             return True
-
-    def _clock_step(self) -> None:
-        """Before each state: the clock brought into step with the game, and a flag, if one fell, acted on."""
-        fell = self.clocks.follow()
-        if fell is None:
-            return
-        clock = self.clocks.clock
-        assert clock is not None
-        loser, winner = self.current.who(fell), self.current.who(other(fell))
-        text = f"{loser}'s flag has fallen: his reserve of time ran out"
-        game, match_id = self.current.match, self.matches.match_id()
-        if clock.terms.on_flag == "lose-match" and game is not None and game.result is None and match_id:
-            stake = self.matches.engine_match(match_id).needs(other(fell))
-            try:
-                game.lose_on_time(fell, stake)
-                self.current.save("clock")
-            except (EngineError, StoreError) as exc:
-                log.warning("the flag's end of the game was not stored: %s", exc)
-                self._load(self.current.need_id())
-                text += f"; the game's end could not be stored ({exc}): the director rules"
-            else:
-                text += f": {winner} wins the match on time (match.flag)"
-                self.matches.forget()
-        else:
-            text += ": the clocks stop and the game goes on (this match's clock only announces a flag)"
-        try:
-            self.telling.say(text, "clock", "clock")
-        except StoreUnwritableError:
-            self.telling.say(text, "clock", "clock", store=False)
 
     def _with_clock_now(self, doc: StateDoc) -> StateDoc:
         """The state document with the clock read now (the page counts down from the moment it arrives)."""
