@@ -22,7 +22,6 @@ A new game of the match carries the clock on, stopped between games; a game outs
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
@@ -40,7 +39,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ClockPlay", "ClockTicker", "clock_holder", "CLOCK_ENTRY"]
+__all__ = ["ClockPlay", "clock_holder", "CLOCK_ENTRY"]
 
 #: the kind of a clock's entries in a game's log
 CLOCK_ENTRY = "clock"
@@ -226,28 +225,3 @@ class ClockPlay:
         except StoreError as exc:       # the clock keeps time all the same; the store's own alert says why
             log.warning("the clock's %s was not written to the log: %s", event, exc)
 
-
-class ClockTicker:
-    """Looks at the clock a few times a second (``Companion.tick``), so a flag is said when it falls, not
-    at the next thing done; a thread of its own, stopped by :meth:`close`."""
-
-    def __init__(self, tick: Callable[[], Any], every_s: float = 0.2) -> None:
-        self._tick = tick
-        self.every_s = every_s
-        self._quit = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="willughby-clock", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def close(self) -> None:
-        self._quit.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=5.0)
-
-    def _run(self) -> None:
-        while not self._quit.wait(self.every_s):
-            try:
-                self._tick()
-            except Exception:  # noqa: the clock must go on being looked at; the fault is logged with its traceback
-                log.exception("looking at the clock failed")

@@ -19,8 +19,8 @@ from typing import Any, Callable
 
 from willughby.engine.position import Position
 
-from .clock_play import ClockTicker
 from .config import CompanionConfig, ConfigError, DeviceAbsentError, ensure_pin
+from .periodic import Periodic
 from .service import Companion
 from .store import GameStore, StoreError, StoreUnwritableError
 from .store_health import StoreHealth
@@ -157,7 +157,8 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
     health = StoreHealth(store, lambda alert: companion.set_device("store", alert))
     health.start()
     rt._closers.append(health.close)
-    ticker = ClockTicker(companion.tick)
+    # the match's clock looked at five times a second, so a flag is said when it falls
+    ticker = Periodic("willughby-clock", 0.2, companion.tick)
     ticker.start()
     rt._closers.append(ticker.close)
     try:

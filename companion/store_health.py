@@ -13,9 +13,9 @@ alert goes and the players may play on.
 from __future__ import annotations
 
 import logging
-import threading
 from typing import Any, Callable
 
+from .periodic import Periodic
 from .store import GameStore, StoreError
 
 __all__ = ["StoreHealth"]
@@ -31,16 +31,13 @@ class StoreHealth:
         self.show = show
         self.every_s = every_s
         self._shown: str | None = None
-        self._quit = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="willughby-store-health", daemon=True)
+        self._rounds = Periodic("willughby-store-health", every_s, self.look)
 
     def start(self) -> None:
-        self._thread.start()
+        self._rounds.start()
 
     def close(self) -> None:
-        self._quit.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout=5.0)
+        self._rounds.close()
 
     def look(self) -> None:
         """Look once: while the last write failed, try one; tell the players what holds now."""
@@ -61,10 +58,3 @@ class StoreHealth:
                 log.warning("the game store %s is written again", self.store.path)
             self._shown = text
             self.show(None if text is None else {"alert": text})
-
-    def _run(self) -> None:
-        while not self._quit.wait(self.every_s):
-            try:
-                self.look()
-            except Exception:  # noqa: the watch must go on; the fault is logged with its traceback
-                log.exception("looking at the game store failed")
