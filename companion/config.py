@@ -134,6 +134,10 @@ def watchers_problem(count: object) -> str | None:
     return None
 
 
+#: a board's name or the topics' root at the hub: one level of an MQTT topic, no wildcard
+_TOPIC_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,39}")
+
+
 @dataclass(frozen=True)
 class CompanionConfig:
     """Every setting of the companion (see the module docstring)."""
@@ -164,6 +168,13 @@ class CompanionConfig:
     clock_delay_s: int = 12
     clock_mode: str = "bronstein"
     clock_flag: str = "lose-match"
+    hub_broker: str = ""          # [hub]: the club's MQTT broker (empty: this board publishes nothing)
+    hub_port: int = 1883
+    hub_board: str = ""           # this board's name at the club (its topics: <root>/<board>/...)
+    hub_root: str = "willughby"
+    hub_tls: bool = False
+    hub_ca_file: str = ""         # the club's certificate authority, with hub_tls (empty: the system's)
+    hub_username: str = ""        # the password is the data directory's hub-password file, its owner's alone
     vision: Mapping[str, Any] = field(default_factory=dict)   # the [vision] table (willughby.vision.config)
     web: Mapping[str, Any] = field(default_factory=dict)      # the page's other [web] settings (WebConfig's)
 
@@ -194,6 +205,7 @@ class CompanionConfig:
         if self.speech not in ("auto", "on", "off"):
             raise ConfigError(f"speech.enabled must be auto, on or off, not {self.speech!r}")
         self._check_match(preset.id)
+        self._check_hub()
         if self.pin and not pin_is_good(self.pin):
             raise ConfigError(f"web.pin must be 4 to 12 digits, or a passphrase of {MIN_PASSPHRASE} to "
                               f"{MAX_PASSPHRASE} characters (not all digits, no spaces at its ends)")
@@ -243,6 +255,28 @@ class CompanionConfig:
             self.clock_terms()
         except ValueError as exc:
             raise ConfigError(f"match: {exc}") from None
+
+    def _check_hub(self) -> None:
+        """A board that publishes names its broker, a name of its own, and a port."""
+        if not self.hub_broker:
+            if self.hub_board or self.hub_username or self.hub_tls:
+                raise ConfigError("hub.broker: the club's broker is needed for the board to publish (or leave "
+                                  "[hub] out)")
+            return
+        problem = host_problem(self.hub_broker)
+        if problem:
+            raise ConfigError(f"hub.broker {problem}")
+        problem = port_problem(self.hub_port)
+        if problem:
+            raise ConfigError(f"hub.port {problem}")
+        for key, value in (("board", self.hub_board), ("root", self.hub_root)):
+            if not _TOPIC_NAME.fullmatch(value):
+                raise ConfigError(f"hub.{key} is 1 to 40 letters, digits, '-' and '_' (a topic's level), not {value!r}")
+
+    @property
+    def hub_password_path(self) -> Path:
+        """The board's password at the broker, kept private in the data directory."""
+        return Path(self.data_dir) / "hub-password"
 
     def clock_terms(self) -> dict[str, Any] | None:
         """The configured match's clock as ``Companion.new_match`` takes it, or None (no clock)."""
@@ -324,6 +358,8 @@ _TABLES: dict[str, dict[str, str]] = {
     "dice": {"source": "dice", "box_port": "box_port"},
     "hardware": {"enabled": "pins"},
     "speech": {"enabled": "speech"},
+    "hub": {"broker": "hub_broker", "port": "hub_port", "board": "hub_board", "root": "hub_root", "tls": "hub_tls",
+            "ca_file": "hub_ca_file", "username": "hub_username"},
     "match": {"length": "match_length", "crawford": "match_crawford", "clock_minutes": "clock_minutes",
               "clock_delay_s": "clock_delay_s", "clock_mode": "clock_mode", "clock_flag": "clock_flag"},
     "vision": {},                     # the camera's reading settings: every key is VisionConfig's to check

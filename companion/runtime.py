@@ -10,6 +10,7 @@ fake box.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import secrets
@@ -166,6 +167,7 @@ def build(config: CompanionConfig, *, demo: bool = False, speed: float = 1.0, se
         _camera(rt, demo, speed, start)
         _lights(rt, pin_factory)
         _voice(rt)
+        _hub(rt)
         if demo:
             from .demo import DemoPlayers
 
@@ -460,3 +462,42 @@ def _voice(rt: Runtime) -> None:
     rt._closers.append(speaker.close)
     c.add_announcement_listener(speaker)
     c.set_device("speech", True)
+
+
+def _hub(rt: Runtime) -> None:
+    """Where ``[hub]`` names the club's broker: the board, its games and logs published there
+    (``hub_publish.py``), from a thread of its own; the password is the data directory's ``hub-password``."""
+    config = rt.config
+    if not config.hub_broker:
+        return
+    from importlib.metadata import PackageNotFoundError, version
+
+    from .hub_publish import HubPublisher, HubSettings, PahoLink, topics
+
+    password = ""
+    path = config.hub_password_path
+    if path.exists():
+        if path.stat().st_mode & 0o077:
+            raise ConfigError(f"{path} (the board's password at the hub) must be its owner's alone: chmod 600 {path}")
+        password = path.read_text(encoding="utf-8").strip()
+    if config.hub_tls and config.hub_ca_file and not Path(config.hub_ca_file).is_file():
+        raise ConfigError(f"hub.ca_file: no certificate authority at {config.hub_ca_file}")
+    settings = HubSettings(broker=config.hub_broker, board=config.hub_board, port=config.hub_port,
+                           root=config.hub_root, username=config.hub_username, password=password,
+                           tls=config.hub_tls, ca_file=config.hub_ca_file)
+    try:
+        ours = version("willughby")
+    except PackageNotFoundError:
+        ours = ""
+    status = topics(settings.root, settings.board)["status"]
+    offline = json.dumps({"board": settings.board, "online": False}).encode("utf-8")
+    publisher = HubPublisher(rt.companion.store, settings, PahoLink(settings, will=(status, offline)),
+                             state=rt.companion.state, version=ours)
+    rt.companion.add_state_listener(publisher.wake)
+    where = f"{settings.board} at {settings.broker}:{settings.port}"
+    publisher.on_trouble = lambda text: rt.companion.set_device("hub", f"publishing as {where}" if text is None
+                                                                else f"waiting: {text}")
+    rt.companion.set_device("hub", f"connecting as {where}")
+    publisher.start()
+    rt.parts["hub"] = publisher
+    rt._closers.append(publisher.close)

@@ -59,7 +59,8 @@ The kinds the companion writes (any name of 1 to 20 letters ``a-z`` and
 
 Beside them, a store of schema 2 keeps matches (``matches`` and
 ``match_games``: a match's terms and status, its games in order), described
-with their methods in ``store_matches.py``.
+with their methods in ``store_matches.py``; of schema 3, the cursor of what
+the club's hub was sent (``published``: ``store_publish.py``).
 
 What a store's file is (its tables, the check made on opening it and the
 migration from schema 1, the errors) is ``store_schema.py``; the rows as
@@ -93,6 +94,7 @@ from willughby.engine.game import RECORD_FORMAT
 from .store_rows import check_action, check_undo, checked_entries, checked_game, decode, encode, game_doc, undone
 from .store_schema import APPLICATION_ID as APPLICATION_ID  # re-exported: the store's file is known by it
 from .store_matches import MatchRows
+from .store_publish import PublishRows
 from .store_schema import (GAME_COLUMNS, KINDS, LOW_SPACE, SCHEMA_VERSION, STATUSES, TURNS, CorruptStoreError,
                            GameNotFoundError, StoreClosedError, StoreError, StoreUnwritableError, free_bytes,
                            is_corruption, open_read_only, prepare, unwritable)
@@ -110,7 +112,7 @@ __all__ = [
     "STATUSES",
 ]
 
-class GameStore(MatchRows):
+class GameStore(MatchRows, PublishRows):
     """The games and their logs in one SQLite file at *path* (``":memory:"``
     for a store that lives only as long as the object, for tests).
 

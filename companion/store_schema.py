@@ -33,6 +33,7 @@ __all__ = [
     "SCHEMA",
     "MATCH_TABLES",
     "MIGRATIONS",
+    "PUBLISH_TABLES",
     "migrate",
     "TURNS",
     "GAME_COLUMNS",
@@ -43,9 +44,10 @@ __all__ = [
     "open_read_only",
 ]
 
-#: the schema this module writes (``PRAGMA user_version``): 1, the games and their log; 2, matches as well
-#: (a store of version 1 is brought to 2 when opened to write: ``MIGRATIONS``)
-SCHEMA_VERSION = 2
+#: the schema this module writes (``PRAGMA user_version``): 1, the games and their log; 2, matches as well; 3,
+#: the cursor of what the club's hub was sent (a store of an older version is brought on when opened to write:
+#: ``MIGRATIONS``)
+SCHEMA_VERSION = 3
 #: ``PRAGMA application_id`` of a Willughby store ("Wlgb")
 APPLICATION_ID = 0x576C6762
 #: the kinds of log entry the companion writes (documented with the store)
@@ -175,10 +177,18 @@ MATCH_TABLES = (
         PRIMARY KEY (match_id, number)) WITHOUT ROWID""",
 )
 
+#: the cursor of what the club's hub was sent (schema 3, ``store_publish.py``): per game, the last entry of its log
+#: the broker acknowledged, and its row (status and end) as last acknowledged
+PUBLISH_TABLES = (
+    """CREATE TABLE published (
+        game_id TEXT PRIMARY KEY REFERENCES games (id),
+        n       INTEGER NOT NULL CHECK (n >= -1),
+        status  TEXT,
+        ended   REAL) WITHOUT ROWID""",
+)
 #: what brings a store of each older schema version to the next, in one transaction with the version's change
-MIGRATIONS: dict[int, tuple[str, ...]] = {1: MATCH_TABLES}
-
-SCHEMA = (*SCHEMA, *MATCH_TABLES, f"PRAGMA user_version = {SCHEMA_VERSION}")
+MIGRATIONS: dict[int, tuple[str, ...]] = {1: MATCH_TABLES, 2: PUBLISH_TABLES}
+SCHEMA = (*SCHEMA, *MATCH_TABLES, *PUBLISH_TABLES, f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 # The turns of a game: its legal moves, and the turns each board the players placed ended, not taken back.  (A row
 # whose JSON is bad counts for nothing here: reading it raises.)

@@ -148,3 +148,43 @@ def test_a_configured_match_with_a_clock_begins_when_nothing_is_in_progress(tmp_
         assert rt.companion.state()["match"]["id"] == first
     finally:
         rt.close()
+
+
+def test_a_board_with_a_hub_publishes_and_keeps_its_password_private(tmp_path):
+    """[hub] names the club's broker: the service publishes its board there (tests/broker.py's Mosquitto,
+    where installed); a password file others may read stops the start in one line."""
+    import json
+
+    import pytest
+
+    from willughby.companion.config import ConfigError
+
+    from ..broker import MOSQUITTO, Broker, Subscriber
+
+    config = CompanionConfig(data_dir=tmp_path, speech="off", hub_broker="127.0.0.1", hub_port=1, hub_board="t3")
+    secret = tmp_path / "hub-password"
+    secret.write_text("sesame\n")
+    secret.chmod(0o644)
+    with pytest.raises(ConfigError, match="must be its owner's alone: chmod 600"):
+        build(config)
+    secret.chmod(0o600)
+    if MOSQUITTO is None:
+        pytest.skip("Eclipse Mosquitto is not installed (README: apt-get install mosquitto)")
+    broker = Broker(tmp_path).start()
+    sub = Subscriber(broker.port, client_id="runtime-test")
+    rt = build(CompanionConfig(data_dir=tmp_path, speech="off", hub_broker="127.0.0.1", hub_port=broker.port,
+                               hub_board="t3"))
+    try:
+        game_id = rt.companion.state()["game_id"]
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and not any(t == "willughby/t3/state" and json.loads(p)["game_id"] == game_id
+                                                      for t, p, _r in sub.got()):
+            time.sleep(0.05)
+        got = {t: json.loads(p) for t, p, _r in sub.got()}           # the last of each topic
+        assert got["willughby/t3/status"]["online"] is True
+        assert got["willughby/t3/state"]["game_id"] == game_id
+        assert rt.parts["hub"].settings.password == "sesame"
+    finally:
+        rt.close()
+        sub.close()
+        broker.stop()

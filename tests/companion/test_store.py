@@ -93,7 +93,7 @@ def test_the_file_is_wal_with_full_sync_foreign_keys_and_a_schema_version(store,
     raw = sqlite3.connect(path)
     try:
         assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 2
+        assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 3
         tables = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         assert {"games", "log"} <= tables
     finally:
@@ -110,7 +110,7 @@ def test_a_store_written_by_a_newer_willughby_is_refused_by_name(path):
     raw = sqlite3.connect(path)
     raw.execute("PRAGMA user_version = 7")
     raw.close()
-    with pytest.raises(StoreError, match=r"schema version 7, newer than this program reads \(2\)"):
+    with pytest.raises(StoreError, match=r"schema version 7, newer than this program reads \(3\)"):
         GameStore(path)
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from willughby.companion.store import GameStore, StoreError
 from willughby.companion.store_matches import MatchNotFoundError
-from willughby.companion.store_schema import MATCH_TABLES, SCHEMA
+from willughby.companion.store_schema import MATCH_TABLES, PUBLISH_TABLES, SCHEMA
 from willughby.engine.match import Match
 
 PLAYERS = {"light": "Ann", "dark": "Bob"}
@@ -28,7 +28,7 @@ def _v1_store(path: str) -> str:
     raw = sqlite3.connect(path)
     raw.execute("PRAGMA journal_mode = WAL")
     for statement in SCHEMA:
-        if statement not in MATCH_TABLES and not statement.startswith("PRAGMA user_version"):
+        if statement not in (*MATCH_TABLES, *PUBLISH_TABLES) and not statement.startswith("PRAGMA user_version"):
             raw.execute(statement)
     raw.execute("PRAGMA user_version = 1")
     raw.execute("INSERT INTO games VALUES ('g-00000000000a', 'backgammon', '{}', '{\"light\": \"Ann\"}', ?, 1.0, "
@@ -40,15 +40,16 @@ def _v1_store(path: str) -> str:
     return path
 
 
-def test_a_store_of_schema_1_is_brought_to_2_keeping_every_game_and_entry(path):
+def test_a_store_of_schema_1_is_brought_to_3_keeping_every_game_and_entry(path):
     _v1_store(path)
     with GameStore(path) as store:
         assert [g["id"] for g in store.games()] == ["g-00000000000a"]
         assert store.actions("g-00000000000a") == [{"type": "start_roll", "light": 3, "dark": 1}]
         assert store.has_matches() and store.matches() == []
+        assert store.waiting_to_publish() == 2        # its game's row and entry wait for the hub, as any
         store.create_match(5, True, "backgammon", {}, PLAYERS, START)
     raw = sqlite3.connect(path)
-    assert raw.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == 3
     raw.close()
 
 
