@@ -23,6 +23,17 @@ needs_mosquitto = pytest.mark.skipif(MOSQUITTO is None, reason="Eclipse Mosquitt
                                                               "(README: apt-get install mosquitto)")
 
 
+def passwords(path: Path, users: dict[str, str]) -> Path:
+    """A Mosquitto password file at *path* for *users* (name: password), made by mosquitto_passwd."""
+    tool = shutil.which("mosquitto_passwd") or shutil.which("mosquitto_passwd", path="/usr/sbin:/usr/local/sbin")
+    assert tool is not None, "mosquitto_passwd comes with Mosquitto"
+    path.touch()
+    for user, password in users.items():
+        subprocess.run([tool, "-b", str(path), user, password], check=True, capture_output=True)
+    path.chmod(0o600)
+    return path
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -68,7 +79,8 @@ class Subscriber:
     session is kept by the broker (QoS 1, not clean), so what comes while it is away waits for it, as the
     hub's does."""
 
-    def __init__(self, port: int, topic: str = "willughby/#", client_id: str = "test-subscriber") -> None:
+    def __init__(self, port: int, topic: str = "willughby/#", client_id: str = "test-subscriber",
+                 username: str = "", password: str = "") -> None:
         import paho.mqtt.client as mqtt
         from paho.mqtt.enums import CallbackAPIVersion
 
@@ -76,6 +88,8 @@ class Subscriber:
         self._lock = threading.Lock()
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=False)
         self.client.reconnect_delay_set(0.2, 1)
+        if username:
+            self.client.username_pw_set(username, password)
 
         def connected(client: Any, userdata: Any, flags: Any, reason: Any, properties: Any = None) -> None:
             client.subscribe(topic, qos=1)

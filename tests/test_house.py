@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("engine", "companion", "vision", "web_ui", "hardware", "firmware_bridge", "tools", "benchmarks")
+PACKAGES = ("engine", "companion", "vision", "web_ui", "hardware", "firmware_bridge", "hub", "tools", "benchmarks")
 
 
 def _modules() -> dict[str, Path]:

@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("engine", "vision", "companion", "web_ui", "hardware", "firmware_bridge")
+PACKAGES = ("engine", "vision", "companion", "web_ui", "hardware", "firmware_bridge", "hub")
 
 
 def run(packages: tuple[str, ...] = PACKAGES, cache_dir: Path | None = None) -> subprocess.CompletedProcess[str]:

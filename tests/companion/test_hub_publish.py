@@ -283,3 +283,96 @@ def test_a_referee_killed_while_the_broker_is_away_loses_nothing_once_both_are_b
     finally:
         sub.close()
         broker.stop()
+
+
+@needs_mosquitto
+def test_the_shipped_access_list_lets_a_board_write_only_under_its_own_name(tmp_path):
+    """hardware/club-broker: every board logs in as itself and may write only under its own name; the hub
+    reads. A board's messages under another board's name never reach the hub; a wrong password or none is
+    refused."""
+    import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    from ..broker import passwords
+
+    root = Path(__file__).resolve().parents[2] / "hardware" / "club-broker"
+    acl = tmp_path / "willughby.acl"
+    acl.write_text((root / "willughby.acl").read_text())
+    users = passwords(tmp_path / "willughby.passwd", {"hub": "h-secret", "table-3": "t3-secret", "table-4": "t4"})
+    broker = Broker(tmp_path, extra=f"password_file {users}\nacl_file {acl}\n", anonymous=False).start()
+    hub = Subscriber(broker.port, client_id="hub", username="hub", password="h-secret")
+    store = GameStore(tmp_path / "games.sqlite")
+    c = Companion(store)
+    settings = HubSettings(broker="127.0.0.1", board="table-3", port=broker.port, username="table-3",
+                           password="t3-secret")
+    names = topics("willughby", "table-3")
+    publisher = HubPublisher(store, settings, PahoLink(settings, will=(names["status"], b'{"online": false}')),
+                             state=c.state, version="test")
+    c.add_state_listener(publisher.wake)
+    publisher.start()
+    forger = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="forger")
+    forger.username_pw_set("table-3", "t3-secret")
+    try:
+        _play(c, random.Random(8), 20)
+        assert _until(lambda: store.waiting_to_publish() == 0)
+        assert _until(lambda: _archived(_entries([(t, p) for t, p, _r in hub.got()])) == _stored(store))
+        forger.connect("127.0.0.1", broker.port)
+        forger.loop_start()
+        forged = {"board": "table-4", "game_id": "g-00000000000f", "n": 0, "kind": "action", "who": "x", "at": 0,
+                  "data": {}}
+        forger.publish("willughby/table-4/log/g-00000000000f", json.dumps(forged), qos=1).wait_for_publish(5)
+        forger.publish("willughby/table-3/log/ok", b"{}", qos=1).wait_for_publish(5)
+        assert _until(lambda: any(t == "willughby/table-3/log/ok" for t, _p, _r in hub.got()))
+        assert not any(t.startswith("willughby/table-4/") for t, _p, _r in hub.got())   # dropped by the broker
+
+        wrong = HubSettings(broker="127.0.0.1", board="table-4", port=broker.port, username="table-4",
+                            password="not it")
+        refused = PahoLink(wrong, will=("willughby/table-4/status", b"{}"))
+        refused.start(lambda: None)
+        time.sleep(1.5)
+        assert not refused.connected()
+        refused.stop()
+    finally:
+        forger.loop_stop()
+        publisher.close()
+        hub.close()
+        store.close()
+        broker.stop()
+
+
+@needs_mosquitto
+def test_over_tls_with_the_clubs_own_authority_a_board_publishes_and_a_stranger_certificate_is_refused(tmp_path):
+    """hardware/club-broker/make-club-ca.sh makes the club's authority and the broker's certificate; a board
+    with the club's authority ([hub] tls, ca_file) publishes over TLS; one that trusts another authority does
+    not connect."""
+    import subprocess
+
+    script = Path(__file__).resolve().parents[2] / "hardware" / "club-broker" / "make-club-ca.sh"
+    subprocess.run(["sh", str(script), str(tmp_path / "club"), "localhost", "127.0.0.1"], check=True,
+                   capture_output=True)
+    subprocess.run(["sh", str(script), str(tmp_path / "other"), "localhost", "127.0.0.1"], check=True,
+                   capture_output=True)
+    club = tmp_path / "club"
+    broker = Broker(tmp_path, extra=f"cafile {club / 'club-ca.crt'}\ncertfile {club / 'broker.crt'}\n"
+                                    f"keyfile {club / 'broker.key'}\n").start()
+    store = GameStore(tmp_path / "games.sqlite")
+    c = Companion(store)
+    good = HubSettings(broker="127.0.0.1", board="table-3", port=broker.port, tls=True,
+                       ca_file=str(club / "club-ca.crt"))
+    publisher = HubPublisher(store, good, PahoLink(good, will=("willughby/table-3/status", b"{}")), state=c.state)
+    c.add_state_listener(publisher.wake)
+    publisher.start()
+    stranger = HubSettings(broker="127.0.0.1", board="table-9", port=broker.port, tls=True,
+                           ca_file=str(tmp_path / "other" / "club-ca.crt"))
+    other = PahoLink(stranger, will=("willughby/table-9/status", b"{}"))
+    try:
+        _play(c, random.Random(9), 10)
+        assert _until(lambda: store.waiting_to_publish() == 0)
+        other.start(lambda: None)
+        time.sleep(1.5)
+        assert not other.connected()
+    finally:
+        other.stop()
+        publisher.close()
+        store.close()
+        broker.stop()
