@@ -36,6 +36,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Protocol
 
+from .mqtt_client import BrokerAccount, mqtt_client
 from .store import GameStore, StoreError
 
 log = logging.getLogger(__name__)
@@ -55,6 +56,10 @@ class HubSettings:
     password: str = ""
     tls: bool = False
     ca_file: str = ""
+
+    @property
+    def account(self) -> BrokerAccount:
+        return BrokerAccount(self.broker, self.port, self.username, self.password, self.tls, self.ca_file)
 
 
 def topics(root: str, board: str) -> dict[str, str]:
@@ -229,17 +234,8 @@ class PahoLink:
     reconnecting by itself (1 s, doubling to 30 s); the last will marks the board offline."""
 
     def __init__(self, settings: HubSettings, will: tuple[str, bytes]) -> None:
-        import paho.mqtt.client as mqtt
-        from paho.mqtt.enums import CallbackAPIVersion
-
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"willughby-{settings.board}",
-                                  protocol=mqtt.MQTTv311, clean_session=True)
+        self.client = mqtt_client(settings.account, f"willughby-{settings.board}", clean_session=True)
         self.client.will_set(will[0], will[1], qos=1, retain=True)
-        if settings.username:
-            self.client.username_pw_set(settings.username, settings.password or None)
-        if settings.tls:
-            self.client.tls_set(ca_certs=settings.ca_file or None)
-        self.client.reconnect_delay_set(1, 30)
         self.client.max_inflight_messages_set(100)
         self.settings = settings
         self._on_connect: Callable[[], None] = lambda: None

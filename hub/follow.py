@@ -11,6 +11,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from willughby.companion.mqtt_client import BrokerAccount, mqtt_client
 from willughby.companion.periodic import Periodic
 
 from .archive import HubArchive, Refused
@@ -22,15 +23,11 @@ __all__ = ["HubFollower", "FollowSettings"]
 
 @dataclass(frozen=True)
 class FollowSettings:
-    """Where and as whom the hub reads (the broker's access list lets the user ``hub`` read every board)."""
+    """Where and as whom the hub reads (the broker's access list lets the user ``hub`` read every board), the
+    topics' root, and the client id its kept session is known by."""
 
-    broker: str
-    port: int = 1883
+    account: BrokerAccount
     root: str = "willughby"
-    username: str = ""
-    password: str = ""
-    tls: bool = False
-    ca_file: str = ""
     client_id: str = "willughby-hub"
 
 
@@ -39,25 +36,16 @@ class HubFollower:
     the archive check the games that ended every two seconds (``HubArchive.settle``)."""
 
     def __init__(self, archive: HubArchive, settings: FollowSettings) -> None:
-        import paho.mqtt.client as mqtt
-        from paho.mqtt.enums import CallbackAPIVersion
-
         self.archive = archive
         self.settings = settings
         self.kept = self.again = self.refused = 0
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=settings.client_id, clean_session=False,
-                                  protocol=mqtt.MQTTv311)
-        if settings.username:
-            self.client.username_pw_set(settings.username, settings.password or None)
-        if settings.tls:
-            self.client.tls_set(ca_certs=settings.ca_file or None)
-        self.client.reconnect_delay_set(1, 30)
+        self.client = mqtt_client(settings.account, settings.client_id, clean_session=False)
         self.client.on_connect = self._connected
         self.client.on_message = self._message
         self._settling = Periodic("willughby-hub-settle", 2.0, archive.settle)
 
     def start(self) -> None:
-        self.client.connect_async(self.settings.broker, self.settings.port, keepalive=30)
+        self.client.connect_async(self.settings.account.broker, self.settings.account.port, keepalive=30)
         self.client.loop_start()
         self._settling.start()
 

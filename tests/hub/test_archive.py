@@ -13,6 +13,7 @@ import pytest
 
 from willughby.companion.hub_fake import FakeBroker
 from willughby.companion.hub_publish import HubPublisher, HubSettings, PahoLink, topics
+from willughby.companion.mqtt_client import BrokerAccount
 from willughby.companion.service import Companion
 from willughby.companion.store import GameStore
 from willughby.hub.archive import HubArchive, Refused
@@ -153,7 +154,7 @@ def test_a_forged_end_that_its_log_does_not_replay_to_is_not_archived_and_says_w
 def test_through_mosquitto_the_hub_archives_two_boards_whole_even_when_it_was_away(tmp_path):
     broker = Broker(tmp_path).start()
     archive = HubArchive(tmp_path / "hub" / "hub.sqlite")
-    hub = HubFollower(archive, FollowSettings(broker="127.0.0.1", port=broker.port))
+    hub = HubFollower(archive, FollowSettings(BrokerAccount("127.0.0.1", broker.port)))
     hub.start()
     boards = []
     try:
@@ -176,7 +177,7 @@ def test_through_mosquitto_the_hub_archives_two_boards_whole_even_when_it_was_aw
             _finish(c, rng)                                 # ... while the games end
         for store, _c, _p in boards:
             assert _until(lambda: store.waiting_to_publish() == 0)
-        hub = HubFollower(archive, FollowSettings(broker="127.0.0.1", port=broker.port))
+        hub = HubFollower(archive, FollowSettings(BrokerAccount("127.0.0.1", broker.port)))
         hub.start()                                         # ... and comes back: its session kept what came
         want = {gid: log for store, _c, _p in boards for gid, log in _stored(store).items()}
         assert _until(lambda: _archived(archive) == want, 60)
