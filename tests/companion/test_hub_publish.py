@@ -252,9 +252,12 @@ def test_a_referee_killed_while_the_broker_is_away_loses_nothing_once_both_are_b
     sub = Subscriber(broker.port)
     path = tmp_path / "games.sqlite"
 
+    started: list[subprocess.Popen[str]] = []
+
     def referee(seed: int, steps: int) -> subprocess.Popen[str]:
         proc = subprocess.Popen([sys.executable, "-m", "tests.companion.hub_referee", str(path), str(broker.port),
                                  str(seed), str(steps)], cwd=root, stdout=subprocess.PIPE, text=True)
+        started.append(proc)
         assert proc.stdout is not None and proc.stdout.readline().strip() == "played"
         return proc
 
@@ -281,6 +284,10 @@ def test_a_referee_killed_while_the_broker_is_away_loses_nothing_once_both_are_b
         assert _until(lambda: any(t == "willughby/table-3/status" and not json.loads(p)["online"]
                                   for t, p, _r in sub.got()), 30)          # the last will: the board is offline
     finally:
+        for proc in started:                                 # none left behind, whatever failed
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=10)
         sub.close()
         broker.stop()
 
