@@ -21,6 +21,7 @@ from willughby.companion.service import Companion
 from willughby.companion.store import GameStore
 
 from ..broker import Broker, Subscriber, needs_mosquitto
+from ..hardware.helpers import wait_until
 
 PLAYERS = {"light": "Ann", "dark": "Bob"}
 SETTINGS = HubSettings(broker="127.0.0.1", board="table-3")
@@ -62,15 +63,6 @@ def _publisher(store: GameStore, c: Companion, link: Any, **kw: Any) -> HubPubli
     p = HubPublisher(store, SETTINGS, link, state=c.state, version="test", **kw)
     c.add_state_listener(p.wake)
     return p
-
-
-def _until(condition: Any, timeout: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()
 
 
 # ---------------------------------------------------------------- on the fake broker
@@ -219,18 +211,18 @@ def test_through_mosquitto_every_entry_arrives_and_a_broker_down_for_a_while_los
     rng = random.Random(4)
     try:
         _play(c, rng, 40)
-        assert _until(lambda: store.waiting_to_publish() == 0)
+        assert wait_until(lambda: store.waiting_to_publish() == 0, 20)
         broker.stop()                                        # the broker goes away mid-game ...
         _play(c, rng, 40)                                    # ... the referee goes on, storing what waits
         assert store.waiting_to_publish() > 0
         time.sleep(1.0)
         broker.start()                                       # ... and comes back on the same port
-        assert _until(lambda: store.waiting_to_publish() == 0, 40)
+        assert wait_until(lambda: store.waiting_to_publish() == 0, 40)
         stored = _stored(store)
-        assert _until(lambda: _archived(_entries([(t, p) for t, p, _r in sub.got()])) == stored, 20)
+        assert wait_until(lambda: _archived(_entries([(t, p) for t, p, _r in sub.got()])) == stored, 20)
         late = Subscriber(broker.port, client_id="late")      # a new watcher sees the board at once (retained)
-        assert _until(lambda: {t for t, _p, r in late.got() if r} >= {"willughby/table-3/state",
-                                                                      "willughby/table-3/status"})
+        assert wait_until(lambda: {t for t, _p, r in late.got() if r} >= {"willughby/table-3/state",
+                                                                      "willughby/table-3/status"}, 20)
         late.close()
     finally:
         publisher.close()
@@ -264,7 +256,7 @@ def test_a_referee_killed_while_the_broker_is_away_loses_nothing_once_both_are_b
     try:
         first = referee(5, 30)
         with GameStore(path, read_only=True) as store:
-            assert _until(lambda: store.waiting_to_publish() == 0)
+            assert wait_until(lambda: store.waiting_to_publish() == 0, 20)
         broker.stop()                                        # the broker goes ...
         first.send_signal(signal.SIGKILL)
         first.wait(timeout=10)
@@ -276,12 +268,12 @@ def test_a_referee_killed_while_the_broker_is_away_loses_nothing_once_both_are_b
         broker.start()
         second = referee(6, 30)                              # the referee starts again and plays on
         with GameStore(path, read_only=True) as store:
-            assert _until(lambda: store.waiting_to_publish() == 0, 40)
+            assert wait_until(lambda: store.waiting_to_publish() == 0, 40)
             stored = _stored(store)
-        assert _until(lambda: _archived(_entries([(t, p) for t, p, _r in sub.got()])) == stored, 20)
+        assert wait_until(lambda: _archived(_entries([(t, p) for t, p, _r in sub.got()])) == stored, 20)
         second.send_signal(signal.SIGKILL)
         second.wait(timeout=10)
-        assert _until(lambda: any(t == "willughby/table-3/status" and not json.loads(p)["online"]
+        assert wait_until(lambda: any(t == "willughby/table-3/status" and not json.loads(p)["online"]
                                   for t, p, _r in sub.got()), 30)          # the last will: the board is offline
     finally:
         for proc in started:                                 # none left behind, whatever failed
@@ -321,15 +313,15 @@ def test_the_shipped_access_list_lets_a_board_write_only_under_its_own_name(tmp_
     forger.username_pw_set("table-3", "t3-secret")
     try:
         _play(c, random.Random(8), 20)
-        assert _until(lambda: store.waiting_to_publish() == 0)
-        assert _until(lambda: _archived(_entries([(t, p) for t, p, _r in hub.got()])) == _stored(store))
+        assert wait_until(lambda: store.waiting_to_publish() == 0, 20)
+        assert wait_until(lambda: _archived(_entries([(t, p) for t, p, _r in hub.got()])) == _stored(store), 20)
         forger.connect("127.0.0.1", broker.port)
         forger.loop_start()
         forged = {"board": "table-4", "game_id": "g-00000000000f", "n": 0, "kind": "action", "who": "x", "at": 0,
                   "data": {}}
         forger.publish("willughby/table-4/log/g-00000000000f", json.dumps(forged), qos=1).wait_for_publish(5)
         forger.publish("willughby/table-3/log/ok", b"{}", qos=1).wait_for_publish(5)
-        assert _until(lambda: any(t == "willughby/table-3/log/ok" for t, _p, _r in hub.got()))
+        assert wait_until(lambda: any(t == "willughby/table-3/log/ok" for t, _p, _r in hub.got()), 20)
         assert not any(t.startswith("willughby/table-4/") for t, _p, _r in hub.got())   # dropped by the broker
 
         wrong = HubSettings(broker="127.0.0.1", board="table-4", port=broker.port, username="table-4",
@@ -374,7 +366,7 @@ def test_over_tls_with_the_clubs_own_authority_a_board_publishes_and_a_stranger_
     other = PahoLink(stranger, will=("willughby/table-9/status", b"{}"))
     try:
         _play(c, random.Random(9), 10)
-        assert _until(lambda: store.waiting_to_publish() == 0)
+        assert wait_until(lambda: store.waiting_to_publish() == 0, 20)
         other.start(lambda: None)
         time.sleep(1.5)
         assert not other.connected()

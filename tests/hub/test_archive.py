@@ -20,7 +20,8 @@ from willughby.hub.archive import HubArchive, Refused
 from willughby.hub.follow import FollowSettings, HubFollower
 
 from ..broker import Broker, needs_mosquitto
-from ..companion.test_hub_publish import _play, _stored, _until
+from ..companion.test_hub_publish import _play, _stored
+from ..hardware.helpers import wait_until
 
 PLAYERS = {"light": "Ann", "dark": "Bob"}
 
@@ -158,7 +159,7 @@ def test_through_mosquitto_the_hub_archives_two_boards_whole_even_when_it_was_aw
     hub.start()
     boards = []
     try:
-        assert _until(lambda: hub.client.is_connected())
+        assert wait_until(lambda: hub.client.is_connected(), 20)
         for name, seed in (("table-1", 5), ("table-2", 6)):
             store = GameStore(tmp_path / f"{name}.sqlite")
             c = Companion(store)
@@ -176,12 +177,12 @@ def test_through_mosquitto_the_hub_archives_two_boards_whole_even_when_it_was_aw
         for store, c, _p in boards:
             _finish(c, rng)                                 # ... while the games end
         for store, _c, _p in boards:
-            assert _until(lambda: store.waiting_to_publish() == 0)
+            assert wait_until(lambda: store.waiting_to_publish() == 0, 20)
         hub = HubFollower(archive, FollowSettings(BrokerAccount("127.0.0.1", broker.port)))
         hub.start()                                         # ... and comes back: its session kept what came
         want = {gid: log for store, _c, _p in boards for gid, log in _stored(store).items()}
-        assert _until(lambda: _archived(archive) == want, 60)
-        assert _until(lambda: all(g["whole"] for g in archive.games()), 10) and archive.trouble() == []
+        assert wait_until(lambda: _archived(archive) == want, 60)
+        assert wait_until(lambda: all(g["whole"] for g in archive.games()), 10) and archive.trouble() == []
         assert {b["board"] for b in archive.boards()} == {"table-1", "table-2"}
     finally:
         hub.close()
